@@ -1,0 +1,369 @@
+import { ClassicLevel } from 'classic-level';
+import { join } from 'node:path';
+import { AkashicError, invalidArgument, isAkashicError } from '../errors.js';
+import type { AffinityModel, CoAccessStats } from '../gc/affinity-model.js';
+import { runGcPass, type GcReport } from '../gc/block-compactor.js';
+import { DefaultAffinityModel } from '../gc/default-affinity.js';
+import { GcPool } from '../gc/gc-pool.js';
+import { decodeBlockInfo, invalidRatio, type BlockInfo } from '../record/block-info.js';
+import type { ChunkRecord } from '../record/chunk-record.js';
+import { checkContent, checkRef, checkRefs, type ChunkContent, type ChunkRef } from '../store/chunk-input.js';
+import { checkChunkId, checkId } from '../store/ids.js';
+import { refString } from '../store/keys.js';
+import { resolveStoreOptions, type AnyLevel, type ResolvedStoreOptions, type StoreOptions } from '../store/options.js';
+import { relocate, type RelocationResult } from '../store/relocation.js';
+import { computeStats, type StoreStats } from '../store/stats.js';
+import { StoreCore, type ListedEntry, type Mutation, type MutationResult, type ReadResult } from '../store/store-core.js';
+import { verifyStore, type VerifyReport } from '../store/verify.js';
+
+export interface AkashicStoreOptions extends StoreOptions {
+  /** Groups live chunks during GC. Default: DefaultAffinityModel (keyword overlap + co-access). */
+  readonly affinity?: AffinityModel;
+}
+
+/** A chunk to create. `chunkId` is generated (monotonic ULID) unless given. */
+export interface PutInput extends ChunkContent {
+  readonly sessionId: string;
+  readonly chunkId?: string;
+  /** Creation time in ms; defaults to now. */
+  readonly createdAt?: number;
+}
+
+/** One change of an atomic `write`. */
+export type WriteOp =
+  | ({ readonly op: 'put' } & PutInput)
+  | ({ readonly op: 'update'; readonly sessionId: string; readonly chunkId: string; readonly expectVersion?: number } & Partial<ChunkContent>)
+  | { readonly op: 'delete'; readonly sessionId: string; readonly chunkId: string; readonly expectVersion?: number; readonly supersededBy?: string };
+
+export type StoreStatus = 'opening' | 'open' | 'closing' | 'closed';
+
+/** One block as `blocks()` lists it. */
+export interface BlockListing extends BlockInfo {
+  readonly phi: number;
+}
+
+/**
+ * Akashic's storage engine: chunk records addressed by (user, session, ULID), placed by the engine in
+ * zstd-compressed blocks over LevelDB column families, relocated out of place and compacted by GC.
+ *
+ * @example
+ *   const store = await AkashicStore.open({ path: './memory' });
+ *   const { chunkId } = await store.put('alice', { sessionId: 's1', text: 'likes green tea', keywords: ['tea'] });
+ *   const { chunks, blocksTouched } = await store.getMany('alice', [{ sessionId: 's1', chunkId }]);
+ *   await store.close();
+ */
+export class AkashicStore {
+  #status: StoreStatus = 'opening';
+  readonly #core: StoreCore;
+  readonly #location: string | null;
+  readonly #affinity: AffinityModel;
+  readonly #pool: GcPool;
+  #timer: NodeJS.Timeout | null = null;
+  #gcRunning: Promise<GcReport> | null = null;
+  #inflight = new Set<Promise<unknown>>();
+
+  private constructor(core: StoreCore, location: string | null, affinity: AffinityModel) {
+    this.#core = core;
+    this.#location = location;
+    this.#affinity = affinity;
+    this.#pool = new GcPool(core.options.gcThreads);
+  }
+
+  /**
+   * Opens or creates a store. With `path`, an embedded classic-level (LevelDB) database in that directory;
+   * with `db`, any abstract-level database. A directory locked by another process fails with AKASHIC_LOCKED.
+   */
+  static async open(options: AkashicStoreOptions): Promise<AkashicStore> {
+    const resolved = resolveStoreOptions(options);
+    if ((options.path === undefined) === (options.db === undefined)) throw invalidArgument('give exactly one of options.path and options.db');
+    const db: AnyLevel = options.db ?? new ClassicLevel(options.path!, { keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing: !resolved.readOnly });
+    try {
+      await db.open();
+    } catch (err) {
+      throw mapOpenError(err, options.path);
+    }
+    let core: StoreCore;
+    try {
+      core = await StoreCore.open(db, resolved);
+    } catch (err) {
+      await db.close().catch(() => undefined);
+      throw isAkashicError(err) ? err : new AkashicError('AKASHIC_IO', `cannot open store: ${(err as Error).message}`, { cause: err });
+    }
+    const store = new AkashicStore(core, options.path ?? null, options.affinity ?? new DefaultAffinityModel());
+    store.#status = 'open';
+    if (resolved.gcIntervalMs > 0 && !resolved.readOnly) store.#startBackgroundGc(resolved);
+    return store;
+  }
+
+  get status(): StoreStatus {
+    return this.#status;
+  }
+
+  /** The resolved options in force. */
+  get options(): ResolvedStoreOptions {
+    return this.#core.options;
+  }
+
+  /** The internal engine, for the layers built on the store (MemAttention, tools). @internal */
+  get core(): StoreCore {
+    this.#checkOpen();
+    return this.#core;
+  }
+
+  #checkOpen(): void {
+    if (this.#status !== 'open') throw new AkashicError('AKASHIC_NOT_OPEN', `store is ${this.#status}`);
+  }
+
+  #checkWritable(): void {
+    this.#checkOpen();
+    if (this.#core.options.readOnly) throw new AkashicError('AKASHIC_INVALID_ARGUMENT', 'store was opened read-only');
+  }
+
+  #track<T>(p: Promise<T>): Promise<T> {
+    this.#inflight.add(p);
+    const done = (): void => {
+      this.#inflight.delete(p);
+    };
+    p.then(done, done);
+    return p.catch((err: unknown) => {
+      throw wrapIo(err);
+    });
+  }
+
+  /** Creates one chunk; returns its id and version. */
+  async put(userId: string, input: PutInput): Promise<MutationResult> {
+    const [r] = await this.write(userId, [{ op: 'put', ...input }]);
+    return r!;
+  }
+
+  /**
+   * Applies puts, updates and deletes of one user in one atomic batch: all land or none does.
+   * Updates and deletes may carry `expectVersion` (compare-and-swap; AKASHIC_CONFLICT when it lost).
+   */
+  write(userId: string, ops: readonly WriteOp[]): Promise<MutationResult[]> {
+    this.#checkWritable();
+    checkId(userId, 'userId');
+    if (!Array.isArray(ops) || ops.length === 0) throw invalidArgument('ops must be a non-empty array');
+    const mutations = ops.map((o, i) => toMutation(o, `ops[${i}]`));
+    return this.#track(this.#core.write(userId, mutations));
+  }
+
+  /** Restores exact records (dump/load). Idempotent: a record whose version is already stored is skipped. */
+  restore(userId: string, records: readonly ChunkRecord[]): Promise<MutationResult[]> {
+    this.#checkWritable();
+    checkId(userId, 'userId');
+    const mutations: Mutation[] = records.map((r, i) => {
+      checkRef(r, `records[${i}]`);
+      const c = checkContent(r, `records[${i}]`);
+      if (!Number.isInteger(r.version) || r.version < 1) throw invalidArgument(`records[${i}].version must be a positive integer`);
+      if (!Number.isFinite(r.createdAt) || !Number.isFinite(r.updatedAt)) throw invalidArgument(`records[${i}] needs finite createdAt and updatedAt`);
+      return { op: 'restore', record: { ...r, ...c, userId } };
+    });
+    return this.#track(this.#core.write(userId, mutations));
+  }
+
+  /** One chunk, or null when it does not exist or was deleted. */
+  async get(userId: string, sessionId: string, chunkId: string): Promise<ChunkRecord | null> {
+    const r = await this.getMany(userId, [{ sessionId, chunkId }]);
+    return r.chunks[0] ?? null;
+  }
+
+  /**
+   * Materializes chunks from one snapshot, touching each of their blocks once (one getMany, one decompression
+   * per frame not in cache). `blocksTouched` counts distinct blocks.
+   */
+  getMany(userId: string, refs: readonly ChunkRef[]): Promise<ReadResult> {
+    this.#checkOpen();
+    checkId(userId, 'userId');
+    return this.#track(this.#core.read(userId, checkRefs(refs, 'refs')));
+  }
+
+  /** Directory entries (metadata, no bodies) of a user or one session, in time order. */
+  async *list(userId: string, opts: { sessionId?: string; includeDeleted?: boolean } = {}): AsyncGenerator<ListedEntry> {
+    this.#checkOpen();
+    checkId(userId, 'userId');
+    const session = opts.sessionId === undefined ? null : checkId(opts.sessionId, 'sessionId');
+    for await (const e of this.#core.entries(userId, session)) {
+      if (e.entry.state === 'live' || opts.includeDeleted === true) yield e;
+    }
+  }
+
+  users(): Promise<string[]> {
+    this.#checkOpen();
+    return this.#track(this.#core.users());
+  }
+
+  sessions(userId: string): Promise<string[]> {
+    this.#checkOpen();
+    checkId(userId, 'userId');
+    return this.#track(this.#core.sessions(userId));
+  }
+
+  /** Out-of-place relocation of co-retrieved chunks into fresh blocks (Algorithm 2, lines 3–10). */
+  relocate(userId: string, refs: readonly ChunkRef[]): Promise<RelocationResult> {
+    this.#checkWritable();
+    checkId(userId, 'userId');
+    return this.#track(relocate(this.#core, userId, checkRefs(refs, 'refs', 1024)));
+  }
+
+  /** Records that these chunks were materialized together by one request. */
+  recordCoAccess(userId: string, refs: readonly ChunkRef[]): Promise<void> {
+    this.#checkWritable();
+    checkId(userId, 'userId');
+    return this.#track(this.#core.recordCoAccess(userId, checkRefs(refs, 'refs', 64)));
+  }
+
+  /** Co-access statistics among `refs` (all of the user's when omitted); ids are `session\0chunk`. */
+  async coAccess(userId: string, refs?: readonly ChunkRef[]): Promise<CoAccessStats> {
+    this.#checkOpen();
+    checkId(userId, 'userId');
+    const ids = refs === undefined ? undefined : checkRefs(refs, 'refs').map((r) => refString(r.sessionId, r.chunkId));
+    return this.#track(this.#core.coAccess(userId, ids));
+  }
+
+  /**
+   * Runs one GC pass now: sealed blocks with φ ≥ threshold (default: the store's θ), best cost-benefit first,
+   * at most `maxBlocks`. Concurrent calls share the pass in progress.
+   */
+  gc(opts: { threshold?: number; maxBlocks?: number; userId?: string } = {}): Promise<GcReport> {
+    this.#checkWritable();
+    const o = this.#core.options;
+    const threshold = opts.threshold ?? o.gcThreshold;
+    if (typeof threshold !== 'number' || !(threshold > 0 && threshold <= 1)) throw invalidArgument('threshold must be in (0, 1]');
+    const maxBlocks = opts.maxBlocks ?? Number.MAX_SAFE_INTEGER;
+    if (!Number.isInteger(maxBlocks) || maxBlocks < 1) throw invalidArgument('maxBlocks must be a positive integer');
+    const passOpts = opts.userId === undefined ? { threshold, maxBlocks } : { threshold, maxBlocks, userId: checkId(opts.userId, 'userId') };
+    if (this.#gcRunning !== null) return this.#gcRunning.then(() => this.gc(opts));
+    const run = this.#track(runGcPass(this.#core, this.#pool, this.#affinity, passOpts));
+    this.#gcRunning = run;
+    const clear = (): void => {
+      this.#gcRunning = null;
+    };
+    run.then(clear, clear);
+    return run;
+  }
+
+  #startBackgroundGc(o: ResolvedStoreOptions): void {
+    this.#timer = setInterval(() => {
+      if (this.#status !== 'open' || this.#gcRunning !== null) return;
+      this.gc({ maxBlocks: o.gcMaxBlocksPerPass }).catch(() => undefined);
+    }, o.gcIntervalMs);
+    this.#timer.unref();
+  }
+
+  /** Engine figures (see StoreStats). */
+  stats(): Promise<StoreStats> {
+    this.#checkOpen();
+    return this.#track(computeStats(this.#core, this.#location));
+  }
+
+  /** Checks every invariant; see VerifyReport. Never throws for damage: it reports it. */
+  verify(progress?: (blocksDone: number) => void): Promise<VerifyReport> {
+    this.#checkOpen();
+    return this.#track(verifyStore(this.#core, progress));
+  }
+
+  /** Block infos (optionally one user's) with φ, in block id order. */
+  async *blocks(opts: { userId?: string; includeReleased?: boolean } = {}): AsyncGenerator<BlockListing> {
+    this.#checkOpen();
+    const user = opts.userId === undefined ? null : checkId(opts.userId, 'userId');
+    for await (const [k, v] of this.#core.cf.blockInfo.iterator()) {
+      const info = decodeBlockInfo(v, `block info ${k}`);
+      if (user !== null && info.userId !== user) continue;
+      if (info.state === 'released' && opts.includeReleased !== true) continue;
+      yield { ...info, phi: invalidRatio(info) };
+    }
+  }
+
+  /** Waits for in-flight work, stops background GC and its workers, and closes the database. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#status === 'closed' || this.#status === 'closing') return;
+    this.#status = 'closing';
+    if (this.#timer !== null) clearInterval(this.#timer);
+    await Promise.allSettled([...this.#inflight]);
+    await this.#core.lock.drain();
+    await this.#pool.close();
+    await this.#core.db.close();
+    this.#status = 'closed';
+  }
+}
+
+function toMutation(o: WriteOp, what: string): Mutation {
+  if (o === null || typeof o !== 'object') throw invalidArgument(`${what} must be an object`);
+  const sessionId = checkId(o.sessionId, `${what}.sessionId`);
+  switch (o.op) {
+    case 'put': {
+      const m: { op: 'put'; sessionId: string; content: ReturnType<typeof checkContent>; chunkId?: string; createdAt?: number } = {
+        op: 'put',
+        sessionId,
+        content: checkContent(o, what),
+      };
+      if (o.chunkId !== undefined) m.chunkId = checkChunkId(o.chunkId, `${what}.chunkId`);
+      if (o.createdAt !== undefined) {
+        if (typeof o.createdAt !== 'number' || !Number.isFinite(o.createdAt) || o.createdAt < 0) throw invalidArgument(`${what}.createdAt must be a non-negative number of ms`);
+        m.createdAt = o.createdAt;
+      }
+      return m;
+    }
+    case 'update': {
+      const chunkId = checkChunkId(o.chunkId, `${what}.chunkId`);
+      const partial = checkPartial(o, what);
+      return o.expectVersion === undefined
+        ? { op: 'update', sessionId, chunkId, content: partial }
+        : { op: 'update', sessionId, chunkId, content: partial, expectVersion: checkVersion(o.expectVersion, what) };
+    }
+    case 'delete': {
+      const chunkId = checkChunkId(o.chunkId, `${what}.chunkId`);
+      const m: { op: 'delete'; sessionId: string; chunkId: string; expectVersion?: number; supersededBy?: string } = { op: 'delete', sessionId, chunkId };
+      if (o.expectVersion !== undefined) m.expectVersion = checkVersion(o.expectVersion, what);
+      if (o.supersededBy !== undefined) m.supersededBy = checkChunkId(o.supersededBy, `${what}.supersededBy`);
+      return m;
+    }
+    default:
+      throw invalidArgument(`${what}.op must be 'put', 'update' or 'delete'`);
+  }
+}
+
+function checkVersion(v: unknown, what: string): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw invalidArgument(`${what}.expectVersion must be a positive integer`);
+  return v;
+}
+
+/** Validates only the fields an update gives; absent ones are kept from the current version. */
+function checkPartial(o: Record<string, unknown> | object, what: string): Partial<ReturnType<typeof checkContent>> {
+  const src = o as Record<string, unknown>;
+  const fields = ['kind', 'text', 'tokenCount', 'keywords', 'attributes', 'payload', 'supersedes', 'provenance'] as const;
+  const given = fields.filter((f) => src[f] !== undefined);
+  if (given.length === 0) throw invalidArgument(`${what} changes nothing`);
+  const full = checkContent({ text: '', ...src }, what);
+  const out: Record<string, unknown> = {};
+  for (const f of given) out[f] = full[f];
+  return out as Partial<ReturnType<typeof checkContent>>;
+}
+
+function mapOpenError(err: unknown, path: string | undefined): AkashicError {
+  const codes: string[] = [];
+  for (let e: unknown = err; e instanceof Error; e = (e as Error & { cause?: unknown }).cause) {
+    const c = (e as Error & { code?: unknown }).code;
+    if (typeof c === 'string') codes.push(c);
+  }
+  if (codes.includes('LEVEL_LOCKED')) {
+    return new AkashicError('AKASHIC_LOCKED', `database is locked by another process (lock file ${path === undefined ? 'LOCK' : join(path, 'LOCK')})`, { cause: err });
+  }
+  if (codes.includes('LEVEL_CORRUPTION')) return new AkashicError('AKASHIC_CORRUPTION', `database is corrupt: ${(err as Error).message}`, { cause: err });
+  if (codes.includes('LEVEL_DATABASE_NOT_OPEN') && path !== undefined) {
+    return new AkashicError('AKASHIC_NOT_FOUND', `cannot open database at ${path}: ${String((err as Error & { cause?: Error }).cause?.message ?? (err as Error).message)}`, { cause: err });
+  }
+  return new AkashicError('AKASHIC_IO', `cannot open database: ${(err as Error).message}`, { cause: err });
+}
+
+/** Errors from the key-value store surface as AkashicError (LevelDB corruption as AKASHIC_CORRUPTION). */
+function wrapIo(err: unknown): unknown {
+  if (isAkashicError(err)) return err;
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === 'LEVEL_CORRUPTION') return new AkashicError('AKASHIC_CORRUPTION', `storage corruption: ${(err as Error).message}`, { cause: err });
+  if (code === 'LEVEL_DATABASE_NOT_OPEN') return new AkashicError('AKASHIC_NOT_OPEN', 'database is not open', { cause: err });
+  if (err instanceof Error) return new AkashicError('AKASHIC_IO', err.message, { cause: err });
+  return err;
+}
+

@@ -1,0 +1,46 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import type { ExtractResult, ExtractTask, PackResult, PackTask } from './gc-protocol.js';
+
+/**
+ * The worker file is the compiled `gc-worker.js`. Next to this module when running from `dist/`; when running
+ * from TypeScript sources (vitest), the compiled copy under `dist/` is used, so `npm run build` must have run.
+ */
+function workerPath(): string {
+  const here = new URL('./gc-worker.js', import.meta.url);
+  const local = fileURLToPath(here);
+  if (existsSync(local)) return local;
+  const fromSrc = fileURLToPath(new URL('../../dist/src/gc/gc-worker.js', import.meta.url));
+  if (existsSync(fromSrc)) return fromSrc;
+  throw new Error(`GC worker not found at ${local} or ${fromSrc}: run \`npm run build\``);
+}
+
+/** A lazily started piscina pool running GC's CPU work. */
+export class GcPool {
+  readonly #threads: number;
+  #pool: Piscina | null = null;
+
+  constructor(threads: number) {
+    this.#threads = threads;
+  }
+
+  #get(): Piscina {
+    this.#pool ??= new Piscina({ filename: workerPath(), minThreads: 0, maxThreads: this.#threads, idleTimeout: 5000 });
+    return this.#pool;
+  }
+
+  extract(task: ExtractTask): Promise<ExtractResult> {
+    return this.#get().run(task) as Promise<ExtractResult>;
+  }
+
+  pack(task: PackTask): Promise<PackResult> {
+    return this.#get().run(task) as Promise<PackResult>;
+  }
+
+  async close(): Promise<void> {
+    const p = this.#pool;
+    this.#pool = null;
+    if (p !== null) await p.destroy();
+  }
+}

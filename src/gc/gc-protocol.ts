@@ -1,0 +1,37 @@
+/**
+ * The typed message protocol between the engine thread and GC workers (piscina). Workers never touch the
+ * database: they get frame bytes, return record bytes or encoded frames. Commits stay on the owning thread.
+ */
+
+/** Decode victim frames and return every record with its position and identity. */
+export interface ExtractTask {
+  readonly kind: 'extract';
+  readonly frames: readonly { readonly key: string; readonly value: Uint8Array }[];
+}
+
+export interface ExtractedRecord {
+  readonly blockId: number;
+  readonly frame: number;
+  readonly slot: number;
+  readonly sessionId: string;
+  readonly chunkId: string;
+  readonly version: number;
+  readonly bytes: Uint8Array;
+}
+
+export interface ExtractResult {
+  readonly records: ExtractedRecord[];
+}
+
+/** Compress and envelope fresh single-frame blocks. */
+export interface PackTask {
+  readonly kind: 'pack';
+  readonly zstdLevel: number;
+  readonly blocks: readonly { readonly blockId: number; readonly userId: string; readonly records: readonly Uint8Array[] }[];
+}
+
+export interface PackResult {
+  readonly frames: { readonly blockId: number; readonly value: Uint8Array; readonly rawBytes: number }[];
+}
+
+export type GcTask = ExtractTask | PackTask;

@@ -1,0 +1,25 @@
+// Piscina worker entry for GC: the CPU side of block compaction (verify, decompress, parse, re-encode,
+// compress). It has no database handle; see gc-protocol.ts.
+import { decodeFrame, encodeFrame } from '../block/frame-codec.js';
+import { decodeChunkRecord } from '../record/chunk-record.js';
+import type { ExtractResult, GcTask, PackResult } from './gc-protocol.js';
+
+export default async function gcWorker(task: GcTask): Promise<ExtractResult | PackResult> {
+  if (task.kind === 'extract') {
+    const records: ExtractResult['records'] = [];
+    for (const { key, value } of task.frames) {
+      const f = await decodeFrame(value, `block frame ${key}`);
+      f.records.forEach((bytes, slot) => {
+        const r = decodeChunkRecord(bytes, `block frame ${key} slot ${slot}`);
+        records.push({ blockId: f.blockId, frame: f.frameNo, slot, sessionId: r.sessionId, chunkId: r.chunkId, version: r.version, bytes });
+      });
+    }
+    return { records };
+  }
+  const frames: PackResult['frames'] = [];
+  for (const b of task.blocks) {
+    const f = await encodeFrame(b.blockId, 0, b.userId, b.records, task.zstdLevel);
+    frames.push({ blockId: b.blockId, value: f.value, rawBytes: f.rawBytes });
+  }
+  return { frames };
+}

@@ -1,0 +1,25 @@
+// Public entry point of `akashic`. Everything exported here is the supported API; the rest is @internal.
+export { AkashicError, isAkashicError, type AkashicErrorCode } from './errors.js';
+export {
+  AkashicStore,
+  type AkashicStoreOptions,
+  type BlockListing,
+  type PutInput,
+  type StoreStatus,
+  type WriteOp,
+} from './engine/akashic-store.js';
+export type { GcOptions, StoreOptions } from './store/options.js';
+export type { ChunkRecord, ChunkKind } from './record/chunk-record.js';
+export type { BlockInfo, BlockState, BlockOrigin } from './record/block-info.js';
+export type { DirEntry, SlotRef } from './record/dir-entry.js';
+export type { ChunkContent, ChunkRef } from './store/chunk-input.js';
+export { LIMITS } from './store/chunk-input.js';
+export { MAX_ID_BYTES } from './store/ids.js';
+export type { MutationResult, ReadResult, ListedEntry } from './store/store-core.js';
+export type { RelocationResult } from './store/relocation.js';
+export type { StoreStats } from './store/stats.js';
+export type { VerifyReport, Problem, ProblemKind } from './store/verify.js';
+export type { GcReport } from './gc/block-compactor.js';
+export type { AffinityModel, AffinityChunk, CoAccessStats } from './gc/affinity-model.js';
+export { DefaultAffinityModel } from './gc/default-affinity.js';
+export { FORMAT_VERSION } from './record/envelope.js';

@@ -1,0 +1,101 @@
+import * as flatbuffers from 'flatbuffers';
+import { corruption } from '../errors.js';
+import { FORMAT_VERSION, ValueType, open, seal } from './envelope.js';
+import { Accounting as FbAccounting } from './generated/akashic/fb/accounting.js';
+
+/**
+ * Exact, persistent byte and event counters. Written in the same batch as every change they describe,
+ * so they survive restarts and crashes exactly. All byte counts are encoded ChunkRecord bytes unless named
+ * otherwise (`storedBytes` is what the block frames occupy as values).
+ */
+export interface Accounting {
+  /** Encoded bytes of every record a caller handed to the engine (first writes and content updates). */
+  logicalBytesIngested: number;
+  /** Encoded record bytes the engine wrote, counting every copy (append, relocation, GC, load). */
+  engineBytesWritten: number;
+  /** Encoded bytes of the live version of every live chunk. */
+  liveBytes: number;
+  /** Uncompressed record bytes held by non-released blocks, live or not. */
+  storedRawBytes: number;
+  /** Bytes of the frame values of non-released blocks, as stored (compressed, enveloped). */
+  storedBytes: number;
+  chunksWritten: number;
+  relocations: number;
+  relocatedChunks: number;
+  gcRuns: number;
+  gcMovedChunks: number;
+  blocksCreated: number;
+  blocksReleased: number;
+  retrievals: number;
+  retrievalBlocks: number;
+}
+
+export const ACCOUNTING_FIELDS = [
+  'logicalBytesIngested',
+  'engineBytesWritten',
+  'liveBytes',
+  'storedRawBytes',
+  'storedBytes',
+  'chunksWritten',
+  'relocations',
+  'relocatedChunks',
+  'gcRuns',
+  'gcMovedChunks',
+  'blocksCreated',
+  'blocksReleased',
+  'retrievals',
+  'retrievalBlocks',
+] as const satisfies readonly (keyof Accounting)[];
+
+export function emptyAccounting(): Accounting {
+  const a = {} as Record<keyof Accounting, number>;
+  for (const f of ACCOUNTING_FIELDS) a[f] = 0;
+  return a;
+}
+
+export function encodeAccounting(a: Accounting): Buffer {
+  const b = new flatbuffers.Builder(160);
+  FbAccounting.startAccounting(b);
+  FbAccounting.addFormatVersion(b, FORMAT_VERSION);
+  FbAccounting.addLogicalBytesIngested(b, BigInt(a.logicalBytesIngested));
+  FbAccounting.addEngineBytesWritten(b, BigInt(a.engineBytesWritten));
+  FbAccounting.addLiveBytes(b, BigInt(a.liveBytes));
+  FbAccounting.addStoredRawBytes(b, BigInt(a.storedRawBytes));
+  FbAccounting.addStoredBytes(b, BigInt(a.storedBytes));
+  FbAccounting.addChunksWritten(b, BigInt(a.chunksWritten));
+  FbAccounting.addRelocations(b, BigInt(a.relocations));
+  FbAccounting.addRelocatedChunks(b, BigInt(a.relocatedChunks));
+  FbAccounting.addGcRuns(b, BigInt(a.gcRuns));
+  FbAccounting.addGcMovedChunks(b, BigInt(a.gcMovedChunks));
+  FbAccounting.addBlocksCreated(b, BigInt(a.blocksCreated));
+  FbAccounting.addBlocksReleased(b, BigInt(a.blocksReleased));
+  FbAccounting.addRetrievals(b, BigInt(a.retrievals));
+  FbAccounting.addRetrievalBlocks(b, BigInt(a.retrievalBlocks));
+  b.finish(FbAccounting.endAccounting(b));
+  return seal(ValueType.Accounting, b.asUint8Array());
+}
+
+export function decodeAccounting(value: Uint8Array, what: string): Accounting {
+  const body = open(ValueType.Accounting, value, what);
+  try {
+    const a = FbAccounting.getRootAsAccounting(new flatbuffers.ByteBuffer(body));
+    return {
+      logicalBytesIngested: Number(a.logicalBytesIngested()),
+      engineBytesWritten: Number(a.engineBytesWritten()),
+      liveBytes: Number(a.liveBytes()),
+      storedRawBytes: Number(a.storedRawBytes()),
+      storedBytes: Number(a.storedBytes()),
+      chunksWritten: Number(a.chunksWritten()),
+      relocations: Number(a.relocations()),
+      relocatedChunks: Number(a.relocatedChunks()),
+      gcRuns: Number(a.gcRuns()),
+      gcMovedChunks: Number(a.gcMovedChunks()),
+      blocksCreated: Number(a.blocksCreated()),
+      blocksReleased: Number(a.blocksReleased()),
+      retrievals: Number(a.retrievals()),
+      retrievalBlocks: Number(a.retrievalBlocks()),
+    };
+  } catch (err) {
+    throw corruption(`${what}: undecodable accounting record`, err);
+  }
+}

@@ -1,0 +1,131 @@
+import * as flatbuffers from 'flatbuffers';
+import { corruption } from '../errors.js';
+import { FORMAT_VERSION } from './envelope.js';
+import { Attribute } from './generated/akashic/fb/attribute.js';
+import { ChunkRecord as FbChunkRecord } from './generated/akashic/fb/chunk-record.js';
+import { ChunkKind as FbChunkKind } from './generated/akashic/fb/chunk-kind.js';
+
+/** What a chunk holds. */
+export type ChunkKind = 'memory' | 'turn' | 'summary' | 'note';
+export const CHUNK_KINDS: readonly ChunkKind[] = ['memory', 'turn', 'summary', 'note'];
+
+/** One immutable chunk record: a version of a logical chunk (user, session, chunkId). */
+export interface ChunkRecord {
+  readonly userId: string;
+  readonly sessionId: string;
+  /** ULID; key order within a namespace is time order. */
+  readonly chunkId: string;
+  /** 1 for the first write, +1 per content update. */
+  readonly version: number;
+  /** When the logical chunk was first written (ms since epoch). */
+  readonly createdAt: number;
+  /** When this version was written (ms since epoch). */
+  readonly updatedAt: number;
+  readonly tokenCount: number;
+  readonly kind: ChunkKind;
+  readonly text: string;
+  readonly keywords: readonly string[];
+  readonly attributes: Readonly<Record<string, string>>;
+  /** Opaque binary payload (embeddings, KV tensors), or null. */
+  readonly payload: Uint8Array | null;
+  /** Chunk ids this chunk replaced during reconciliation. */
+  readonly supersedes: readonly string[];
+  /** Ids of the turns this chunk was built from. */
+  readonly provenance: readonly string[];
+}
+
+const KIND_TO_FB: Record<ChunkKind, FbChunkKind> = {
+  memory: FbChunkKind.Memory,
+  turn: FbChunkKind.Turn,
+  summary: FbChunkKind.Summary,
+  note: FbChunkKind.Note,
+};
+
+export function kindToFb(kind: ChunkKind): FbChunkKind {
+  return KIND_TO_FB[kind];
+}
+
+export function kindFromFb(kind: FbChunkKind, what: string): ChunkKind {
+  const k = CHUNK_KINDS[kind];
+  if (k === undefined) throw corruption(`${what}: unknown chunk kind ${kind}`);
+  return k;
+}
+
+function strings(builder: flatbuffers.Builder, values: readonly string[]): number[] {
+  return values.map((v) => builder.createString(v));
+}
+
+/** Encodes a record as FlatBuffers bytes (not enveloped: records live inside checksummed block frames). */
+export function encodeChunkRecord(r: ChunkRecord): Uint8Array {
+  const b = new flatbuffers.Builder(256 + r.text.length * 2 + (r.payload?.length ?? 0));
+  const user = b.createString(r.userId);
+  const session = b.createString(r.sessionId);
+  const id = b.createString(r.chunkId);
+  const text = b.createString(r.text);
+  const keywords = FbChunkRecord.createKeywordsVector(b, strings(b, r.keywords));
+  const attrKeys = Object.keys(r.attributes).sort();
+  const attrs = FbChunkRecord.createAttributesVector(
+    b,
+    attrKeys.map((k) => Attribute.createAttribute(b, b.createString(k), b.createString(r.attributes[k] ?? ''))),
+  );
+  const payload = r.payload === null ? 0 : FbChunkRecord.createPayloadVector(b, r.payload);
+  const supersedes = FbChunkRecord.createSupersedesVector(b, strings(b, r.supersedes));
+  const provenance = FbChunkRecord.createProvenanceVector(b, strings(b, r.provenance));
+  FbChunkRecord.startChunkRecord(b);
+  FbChunkRecord.addFormatVersion(b, FORMAT_VERSION);
+  FbChunkRecord.addUserId(b, user);
+  FbChunkRecord.addSessionId(b, session);
+  FbChunkRecord.addChunkId(b, id);
+  FbChunkRecord.addVersion(b, r.version);
+  FbChunkRecord.addCreatedAtMs(b, r.createdAt);
+  FbChunkRecord.addUpdatedAtMs(b, r.updatedAt);
+  FbChunkRecord.addTokenCount(b, r.tokenCount);
+  FbChunkRecord.addKind(b, kindToFb(r.kind));
+  FbChunkRecord.addText(b, text);
+  FbChunkRecord.addKeywords(b, keywords);
+  FbChunkRecord.addAttributes(b, attrs);
+  if (payload !== 0) FbChunkRecord.addPayload(b, payload);
+  FbChunkRecord.addSupersedes(b, supersedes);
+  FbChunkRecord.addProvenance(b, provenance);
+  b.finish(FbChunkRecord.endChunkRecord(b));
+  return b.asUint8Array();
+}
+
+function readStrings(n: number, at: (i: number) => string | null): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) out.push(at(i) ?? '');
+  return out;
+}
+
+/** Decodes a record; `what` names it in errors. Payload is copied, so the result owns its memory. */
+export function decodeChunkRecord(bytes: Uint8Array, what: string): ChunkRecord {
+  try {
+    const r = FbChunkRecord.getRootAsChunkRecord(new flatbuffers.ByteBuffer(bytes));
+    if (r.formatVersion() !== FORMAT_VERSION) throw corruption(`${what}: chunk format version ${r.formatVersion()}`);
+    const attributes: Record<string, string> = {};
+    for (let i = 0; i < r.attributesLength(); i++) {
+      const a = r.attributes(i);
+      if (a) attributes[a.key() ?? ''] = a.value() ?? '';
+    }
+    const payloadArr = r.payloadArray();
+    return {
+      userId: r.userId() ?? '',
+      sessionId: r.sessionId() ?? '',
+      chunkId: r.chunkId() ?? '',
+      version: r.version(),
+      createdAt: r.createdAtMs(),
+      updatedAt: r.updatedAtMs(),
+      tokenCount: r.tokenCount(),
+      kind: kindFromFb(r.kind(), what),
+      text: r.text() ?? '',
+      keywords: readStrings(r.keywordsLength(), (i) => r.keywords(i)),
+      attributes,
+      payload: payloadArr === null ? null : Uint8Array.from(payloadArr),
+      supersedes: readStrings(r.supersedesLength(), (i) => r.supersedes(i)),
+      provenance: readStrings(r.provenanceLength(), (i) => r.provenance(i)),
+    };
+  } catch (err) {
+    if (err instanceof Error && err.name === 'AkashicError') throw err;
+    throw corruption(`${what}: undecodable chunk record`, err);
+  }
+}

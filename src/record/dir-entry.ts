@@ -1,0 +1,91 @@
+import * as flatbuffers from 'flatbuffers';
+import { corruption } from '../errors.js';
+import { FORMAT_VERSION, ValueType, open, seal } from './envelope.js';
+import { kindFromFb, kindToFb, type ChunkKind } from './chunk-record.js';
+import { DirEntry as FbDirEntry } from './generated/akashic/fb/dir-entry.js';
+import { EntryState } from './generated/akashic/fb/entry-state.js';
+
+/** Where a chunk version lives: block, frame within the block, record index within the frame. */
+export interface SlotRef {
+  readonly blockId: number;
+  readonly frame: number;
+  readonly slot: number;
+}
+
+/**
+ * The logical directory entry of one chunk, keyed user/session/ulid. Carries the metadata recall needs
+ * (keywords, time, tokens) so candidates are gathered without reading chunk bodies.
+ * A deleted chunk keeps a tombstone entry (state 'deleted', no slot) for accounting and inspection.
+ */
+export interface DirEntry {
+  readonly state: 'live' | 'deleted';
+  readonly version: number;
+  /** Null for deleted entries. */
+  readonly location: SlotRef | null;
+  readonly recordBytes: number;
+  readonly tokenCount: number;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  readonly kind: ChunkKind;
+  readonly keywords: readonly string[];
+  /** For entries deleted by reconciliation: the chunk that replaced this one. */
+  readonly supersededBy: string | null;
+  readonly deletedAt: number | null;
+}
+
+export function sameLocation(a: SlotRef | null, b: SlotRef | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.blockId === b.blockId && a.frame === b.frame && a.slot === b.slot;
+}
+
+export function encodeDirEntry(e: DirEntry): Buffer {
+  const b = new flatbuffers.Builder(128);
+  const kws = FbDirEntry.createKeywordsVector(b, e.keywords.map((k) => b.createString(k)));
+  const sup = e.supersededBy === null ? 0 : b.createString(e.supersededBy);
+  FbDirEntry.startDirEntry(b);
+  FbDirEntry.addFormatVersion(b, FORMAT_VERSION);
+  FbDirEntry.addState(b, e.state === 'live' ? EntryState.Live : EntryState.Deleted);
+  FbDirEntry.addVersion(b, e.version);
+  if (e.location !== null) {
+    FbDirEntry.addBlockId(b, BigInt(e.location.blockId));
+    FbDirEntry.addFrame(b, e.location.frame);
+    FbDirEntry.addSlot(b, e.location.slot);
+  }
+  FbDirEntry.addRecordBytes(b, e.recordBytes);
+  FbDirEntry.addTokenCount(b, e.tokenCount);
+  FbDirEntry.addCreatedAtMs(b, e.createdAt);
+  FbDirEntry.addUpdatedAtMs(b, e.updatedAt);
+  FbDirEntry.addKind(b, kindToFb(e.kind));
+  FbDirEntry.addKeywords(b, kws);
+  if (sup !== 0) FbDirEntry.addSupersededBy(b, sup);
+  if (e.deletedAt !== null) FbDirEntry.addDeletedAtMs(b, e.deletedAt);
+  b.finish(FbDirEntry.endDirEntry(b));
+  return seal(ValueType.DirEntry, b.asUint8Array());
+}
+
+export function decodeDirEntry(value: Uint8Array, what: string): DirEntry {
+  const body = open(ValueType.DirEntry, value, what);
+  try {
+    const d = FbDirEntry.getRootAsDirEntry(new flatbuffers.ByteBuffer(body));
+    const live = d.state() === EntryState.Live;
+    if (!live && d.state() !== EntryState.Deleted) throw corruption(`${what}: unknown entry state ${d.state()}`);
+    const keywords: string[] = [];
+    for (let i = 0; i < d.keywordsLength(); i++) keywords.push(d.keywords(i) ?? '');
+    return {
+      state: live ? 'live' : 'deleted',
+      version: d.version(),
+      location: live ? { blockId: Number(d.blockId()), frame: d.frame(), slot: d.slot() } : null,
+      recordBytes: d.recordBytes(),
+      tokenCount: d.tokenCount(),
+      createdAt: d.createdAtMs(),
+      updatedAt: d.updatedAtMs(),
+      kind: kindFromFb(d.kind(), what),
+      keywords,
+      supersededBy: d.supersededBy(),
+      deletedAt: live ? null : d.deletedAtMs(),
+    };
+  } catch (err) {
+    if (err instanceof Error && err.name === 'AkashicError') throw err;
+    throw corruption(`${what}: undecodable directory entry`, err);
+  }
+}

@@ -1,0 +1,122 @@
+import * as flatbuffers from 'flatbuffers';
+import { corruption } from '../errors.js';
+import { FORMAT_VERSION, ValueType, open, seal } from './envelope.js';
+import { AllocatorState } from './generated/akashic/fb/allocator-state.js';
+import { OpenBlockRef } from './generated/akashic/fb/open-block-ref.js';
+import { CoAccess } from './generated/akashic/fb/co-access.js';
+import { EngineMeta as FbEngineMeta } from './generated/akashic/fb/engine-meta.js';
+import { ActiveTurn as FbActiveTurn } from './generated/akashic/fb/active-turn.js';
+
+// Small engine-state records. Each is enveloped (checksum + version), like every stored value.
+
+function guard<T>(what: string, kind: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof Error && err.name === 'AkashicError') throw err;
+    throw corruption(`${what}: undecodable ${kind}`, err);
+  }
+}
+
+export function encodeAllocator(nextBlockId: number): Buffer {
+  const b = new flatbuffers.Builder(32);
+  b.finish(AllocatorState.createAllocatorState(b, FORMAT_VERSION, BigInt(nextBlockId)));
+  return seal(ValueType.AllocatorState, b.asUint8Array());
+}
+
+export function decodeAllocator(value: Uint8Array, what: string): number {
+  const body = open(ValueType.AllocatorState, value, what);
+  return guard(what, 'allocator state', () =>
+    Number(AllocatorState.getRootAsAllocatorState(new flatbuffers.ByteBuffer(body)).nextBlockId()),
+  );
+}
+
+export function encodeOpenBlockRef(blockId: number): Buffer {
+  const b = new flatbuffers.Builder(32);
+  b.finish(OpenBlockRef.createOpenBlockRef(b, FORMAT_VERSION, BigInt(blockId)));
+  return seal(ValueType.OpenBlockRef, b.asUint8Array());
+}
+
+export function decodeOpenBlockRef(value: Uint8Array, what: string): number {
+  const body = open(ValueType.OpenBlockRef, value, what);
+  return guard(what, 'open block ref', () =>
+    Number(OpenBlockRef.getRootAsOpenBlockRef(new flatbuffers.ByteBuffer(body)).blockId()),
+  );
+}
+
+export interface CoAccessValue {
+  readonly count: number;
+  readonly lastAt: number;
+}
+
+export function encodeCoAccess(v: CoAccessValue): Buffer {
+  const b = new flatbuffers.Builder(32);
+  b.finish(CoAccess.createCoAccess(b, FORMAT_VERSION, v.count, v.lastAt));
+  return seal(ValueType.CoAccess, b.asUint8Array());
+}
+
+export function decodeCoAccess(value: Uint8Array, what: string): CoAccessValue {
+  const body = open(ValueType.CoAccess, value, what);
+  return guard(what, 'co-access record', () => {
+    const c = CoAccess.getRootAsCoAccess(new flatbuffers.ByteBuffer(body));
+    return { count: c.count(), lastAt: c.lastMs() };
+  });
+}
+
+/** Engine-wide settings fixed when the database is created. */
+export interface EngineMeta {
+  readonly createdAt: number;
+  readonly engineVersion: string;
+  readonly blockCapacity: number;
+  readonly blockMaxBytes: number;
+  readonly crossSessionBlocks: boolean;
+}
+
+export function encodeEngineMeta(m: EngineMeta): Buffer {
+  const b = new flatbuffers.Builder(64);
+  const v = b.createString(m.engineVersion);
+  b.finish(
+    FbEngineMeta.createEngineMeta(b, FORMAT_VERSION, m.createdAt, v, m.blockCapacity, m.blockMaxBytes, m.crossSessionBlocks),
+  );
+  return seal(ValueType.EngineMeta, b.asUint8Array());
+}
+
+export function decodeEngineMeta(value: Uint8Array, what: string): EngineMeta {
+  const body = open(ValueType.EngineMeta, value, what);
+  return guard(what, 'engine meta', () => {
+    const m = FbEngineMeta.getRootAsEngineMeta(new flatbuffers.ByteBuffer(body));
+    return {
+      createdAt: m.createdAtMs(),
+      engineVersion: m.engineVersion() ?? '',
+      blockCapacity: m.blockCapacity(),
+      blockMaxBytes: m.blockMaxBytes(),
+      crossSessionBlocks: m.crossSessionBlocks(),
+    };
+  });
+}
+
+/** One turn of an active chunk (MemAttention layer). */
+export interface ActiveTurnValue {
+  readonly turnId: string;
+  readonly role: string;
+  readonly text: string;
+  readonly at: number;
+  readonly tokenCount: number;
+}
+
+export function encodeActiveTurn(t: ActiveTurnValue): Buffer {
+  const b = new flatbuffers.Builder(64 + t.text.length * 2);
+  const id = b.createString(t.turnId);
+  const role = b.createString(t.role);
+  const text = b.createString(t.text);
+  b.finish(FbActiveTurn.createActiveTurn(b, FORMAT_VERSION, id, role, text, t.at, t.tokenCount));
+  return seal(ValueType.ActiveTurn, b.asUint8Array());
+}
+
+export function decodeActiveTurn(value: Uint8Array, what: string): ActiveTurnValue {
+  const body = open(ValueType.ActiveTurn, value, what);
+  return guard(what, 'active turn', () => {
+    const t = FbActiveTurn.getRootAsActiveTurn(new flatbuffers.ByteBuffer(body));
+    return { turnId: t.turnId() ?? '', role: t.role() ?? '', text: t.text() ?? '', at: t.atMs(), tokenCount: t.tokenCount() };
+  });
+}

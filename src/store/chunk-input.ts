@@ -1,0 +1,113 @@
+import { invalidArgument } from '../errors.js';
+import { CHUNK_KINDS, type ChunkKind } from '../record/chunk-record.js';
+import { checkChunkId, checkId } from './ids.js';
+
+/** Limits on one chunk record (docs/format.md, "Limits"). */
+export const LIMITS = {
+  textBytes: 1024 * 1024,
+  payloadBytes: 4 * 1024 * 1024,
+  keywords: 256,
+  keywordBytes: 256,
+  attributes: 64,
+  attributeKeyBytes: 256,
+  attributeValueBytes: 16 * 1024,
+  provenance: 4096,
+} as const;
+
+/** The content fields of a chunk a caller supplies. */
+export interface ChunkContent {
+  readonly kind?: ChunkKind;
+  readonly text: string;
+  readonly tokenCount?: number;
+  readonly keywords?: readonly string[];
+  readonly attributes?: Readonly<Record<string, string>>;
+  readonly payload?: Uint8Array | null;
+  readonly supersedes?: readonly string[];
+  readonly provenance?: readonly string[];
+}
+
+function checkText(v: unknown, what: string, maxBytes: number): string {
+  if (typeof v !== 'string') throw invalidArgument(`${what} must be a string, got ${typeof v}`);
+  if (!v.isWellFormed()) throw invalidArgument(`${what} contains a lone UTF-16 surrogate`);
+  const n = Buffer.byteLength(v, 'utf8');
+  if (n > maxBytes) throw invalidArgument(`${what} is ${n} bytes; the limit is ${maxBytes}`);
+  return v;
+}
+
+function checkStrings(v: unknown, what: string, max: number, maxBytes: number): string[] {
+  if (!Array.isArray(v)) throw invalidArgument(`${what} must be an array of strings`);
+  if (v.length > max) throw invalidArgument(`${what} has ${v.length} items; the limit is ${max}`);
+  return v.map((s, i) => checkText(s, `${what}[${i}]`, maxBytes));
+}
+
+/** Validated, defaulted content. @internal */
+export interface CheckedContent {
+  readonly kind: ChunkKind;
+  readonly text: string;
+  readonly tokenCount: number;
+  readonly keywords: readonly string[];
+  readonly attributes: Readonly<Record<string, string>>;
+  readonly payload: Uint8Array | null;
+  readonly supersedes: readonly string[];
+  readonly provenance: readonly string[];
+}
+
+/**
+ * Validates content from an untrusted (possibly plain-JS) caller; throws AKASHIC_INVALID_ARGUMENT and never
+ * partially accepts. `base` supplies fields an update leaves out.
+ */
+export function checkContent(c: unknown, what: string, base?: CheckedContent): CheckedContent {
+  if (c === null || typeof c !== 'object') throw invalidArgument(`${what} must be an object`);
+  const o = c as Record<string, unknown>;
+  const kind = o['kind'] ?? base?.kind ?? 'memory';
+  if (!CHUNK_KINDS.includes(kind as ChunkKind)) throw invalidArgument(`${what}.kind must be one of ${CHUNK_KINDS.join(', ')}`);
+  const text = o['text'] === undefined && base ? base.text : checkText(o['text'], `${what}.text`, LIMITS.textBytes);
+  const tc = o['tokenCount'] ?? base?.tokenCount ?? 0;
+  if (typeof tc !== 'number' || !Number.isInteger(tc) || tc < 0 || tc > 0xffffffff) {
+    throw invalidArgument(`${what}.tokenCount must be a non-negative integer`);
+  }
+  const keywords =
+    o['keywords'] === undefined ? (base?.keywords ?? []) : checkStrings(o['keywords'], `${what}.keywords`, LIMITS.keywords, LIMITS.keywordBytes);
+  let attributes: Record<string, string> = { ...(base?.attributes ?? {}) };
+  if (o['attributes'] !== undefined) {
+    const a = o['attributes'];
+    if (a === null || typeof a !== 'object' || Array.isArray(a)) throw invalidArgument(`${what}.attributes must be a string→string object`);
+    const entries = Object.entries(a as Record<string, unknown>);
+    if (entries.length > LIMITS.attributes) throw invalidArgument(`${what}.attributes has ${entries.length} keys; the limit is ${LIMITS.attributes}`);
+    attributes = {};
+    for (const [k, v] of entries) {
+      checkText(k, `${what}.attributes key`, LIMITS.attributeKeyBytes);
+      attributes[k] = checkText(v, `${what}.attributes[${JSON.stringify(k)}]`, LIMITS.attributeValueBytes);
+    }
+  }
+  let payload: Uint8Array | null = base?.payload ?? null;
+  if (o['payload'] !== undefined) {
+    const p = o['payload'];
+    if (p !== null && !(p instanceof Uint8Array)) throw invalidArgument(`${what}.payload must be a Uint8Array or null`);
+    if (p !== null && p.length > LIMITS.payloadBytes) throw invalidArgument(`${what}.payload is ${p.length} bytes; the limit is ${LIMITS.payloadBytes}`);
+    payload = p;
+  }
+  const supersedes =
+    o['supersedes'] === undefined ? (base?.supersedes ?? []) : checkStrings(o['supersedes'], `${what}.supersedes`, LIMITS.provenance, 64).map((s, i) => checkChunkId(s, `${what}.supersedes[${i}]`));
+  const provenance =
+    o['provenance'] === undefined ? (base?.provenance ?? []) : checkStrings(o['provenance'], `${what}.provenance`, LIMITS.provenance, LIMITS.keywordBytes);
+  return { kind: kind as ChunkKind, text, tokenCount: tc, keywords, attributes, payload, supersedes, provenance };
+}
+
+/** A caller's reference to one chunk. */
+export interface ChunkRef {
+  readonly sessionId: string;
+  readonly chunkId: string;
+}
+
+export function checkRef(r: unknown, what: string): ChunkRef {
+  if (r === null || typeof r !== 'object') throw invalidArgument(`${what} must be { sessionId, chunkId }`);
+  const o = r as Record<string, unknown>;
+  return { sessionId: checkId(o['sessionId'], `${what}.sessionId`), chunkId: checkChunkId(o['chunkId'], `${what}.chunkId`) };
+}
+
+export function checkRefs(refs: unknown, what: string, max = 10_000): ChunkRef[] {
+  if (!Array.isArray(refs)) throw invalidArgument(`${what} must be an array`);
+  if (refs.length > max) throw invalidArgument(`${what} has ${refs.length} items; the limit is ${max}`);
+  return refs.map((r, i) => checkRef(r, `${what}[${i}]`));
+}

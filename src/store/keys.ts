@@ -1,0 +1,91 @@
+/**
+ * Key layouts of every column family (docs/format.md, "Keys"). All keys are UTF-8 strings; U+0000 separates
+ * components (ids may not contain it), so `user\0` is an exact prefix that never matches a longer user id.
+ */
+export const SEP = '\u0000';
+/** Sorts after every id character: upper bound of a prefix range. */
+export const HIGH = '\uffff';
+
+/** Column family names (LevelDB sublevel prefixes). Frozen. */
+export const CF = {
+  meta: 'meta',
+  dir: 'dir',
+  blocks: 'blk',
+  blockInfo: 'binfo',
+  alloc: 'alloc',
+  coaccess: 'coacc',
+  active: 'active',
+} as const;
+
+export function dirKey(userId: string, sessionId: string, chunkId: string): string {
+  return userId + SEP + sessionId + SEP + chunkId;
+}
+
+export function parseDirKey(key: string): { userId: string; sessionId: string; chunkId: string } | null {
+  const parts = key.split(SEP);
+  if (parts.length !== 3) return null;
+  const [userId, sessionId, chunkId] = parts as [string, string, string];
+  return { userId, sessionId, chunkId };
+}
+
+/** `[gte, lt)` of all keys starting with the given components plus a separator. */
+export function prefixRange(...parts: string[]): { gte: string; lt: string } {
+  const p = parts.join(SEP) + SEP;
+  return { gte: p, lt: p + HIGH };
+}
+
+const BLOCK_ID_DIGITS = 12;
+
+/** Block ids as fixed-width lower-case hex, so key order is id order (ids are allocated increasing). */
+export function blockKey(blockId: number): string {
+  return blockId.toString(16).padStart(BLOCK_ID_DIGITS, '0');
+}
+
+export function parseBlockKey(key: string): number {
+  return parseInt(key, 16);
+}
+
+export function frameKey(blockId: number, frameNo: number): string {
+  return blockKey(blockId) + '.' + frameNo.toString(16).padStart(4, '0');
+}
+
+/** Frame keys of one block: `[gte, lt)`. */
+export function frameRange(blockId: number): { gte: string; lt: string } {
+  const k = blockKey(blockId);
+  return { gte: k + '.', lt: k + '/' };
+}
+
+export const ALLOC_NEXT_KEY = 'next';
+
+/** Open block of a user (cross-session blocks) or of a user's session. */
+export function openBlockKey(userId: string, sessionId: string | null): string {
+  return 'open' + SEP + userId + (sessionId === null ? '' : SEP + sessionId);
+}
+
+export const META_ENGINE_KEY = 'engine';
+export const META_ACCOUNTING_KEY = 'accounting';
+
+/** Per-chunk access count: `a\0user\0session\0chunk`. */
+export function accessKey(userId: string, ref: string): string {
+  return 'a' + SEP + userId + SEP + ref;
+}
+
+/** Pair co-access count, refs ordered (a < b): `p\0user\0refA\0refB`. A ref is `session\0chunk`. */
+export function pairKey(userId: string, a: string, b: string): string {
+  return a < b ? 'p' + SEP + userId + SEP + a + SEP + b : 'p' + SEP + userId + SEP + b + SEP + a;
+}
+
+/** A chunk reference inside co-access keys and model calls: `session\0chunk`. */
+export function refString(sessionId: string, chunkId: string): string {
+  return sessionId + SEP + chunkId;
+}
+
+export function parseRefString(ref: string): { sessionId: string; chunkId: string } {
+  const i = ref.lastIndexOf(SEP);
+  return { sessionId: ref.slice(0, i), chunkId: ref.slice(i + 1) };
+}
+
+/** Active-chunk turn key: `user\0session\0seq` with a 10-digit sequence. */
+export function activeKey(userId: string, sessionId: string, seq: number): string {
+  return userId + SEP + sessionId + SEP + seq.toString().padStart(10, '0');
+}

@@ -1,0 +1,106 @@
+import type { AbstractLevel } from 'abstract-level';
+import { invalidArgument } from '../errors.js';
+
+/** Any abstract-level database with string keys (classic-level, memory-level, ...). */
+// The value type is Buffer for every sublevel we open; the root's own encodings do not matter.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyLevel = AbstractLevel<any, any, any>;
+
+export interface GcOptions {
+  /** θ: a sealed block is a GC candidate when its invalid ratio φ(B) ≥ θ. Default 0.3 (seed 000 §5.5). */
+  readonly threshold?: number;
+  /** Background pass interval in ms; 0 disables background GC (on-demand `gc()` still works). Default 2000. */
+  readonly intervalMs?: number;
+  /** Rate limit: at most this many victim blocks per pass. Default 64. */
+  readonly maxBlocksPerPass?: number;
+  /** Worker threads of the GC pool. Default 1. */
+  readonly threads?: number;
+}
+
+export interface StoreOptions {
+  /** Directory of the embedded LevelDB database (classic-level). Exactly one of `path` and `db`. */
+  readonly path?: string;
+  /** An abstract-level database to use instead (e.g. `new MemoryLevel()`); the store opens and closes it. */
+  readonly db?: AnyLevel;
+  /** Slots per block (records, live or not). Default 16. */
+  readonly blockCapacity?: number;
+  /** A block also seals once its records reach this many uncompressed bytes. Default 256 KiB. */
+  readonly blockMaxBytes?: number;
+  /** Whether one block may hold several sessions of the same user (never several users). Default true. */
+  readonly crossSessionBlocks?: boolean;
+  /** Byte budget of the decoded-frame cache; 0 disables it. Default 32 MiB. */
+  readonly cacheBytes?: number;
+  /** 'sync' fsyncs every commit before it is acknowledged; 'relaxed' leaves it to the OS. Default 'sync'. */
+  readonly durability?: 'sync' | 'relaxed';
+  /** zstd level for block frames. Default 3. */
+  readonly zstdLevel?: number;
+  readonly gc?: GcOptions;
+  /** Open read-only where the backend allows (classic-level: no writes are issued; the lock is still taken). */
+  readonly readOnly?: boolean;
+  /** Clock, for tests. */
+  readonly now?: () => number;
+}
+
+/** Options with every default filled in. @internal */
+export interface ResolvedStoreOptions {
+  readonly blockCapacity: number;
+  readonly blockMaxBytes: number;
+  readonly crossSessionBlocks: boolean;
+  readonly cacheBytes: number;
+  readonly durability: 'sync' | 'relaxed';
+  readonly zstdLevel: number;
+  readonly gcThreshold: number;
+  readonly gcIntervalMs: number;
+  readonly gcMaxBlocksPerPass: number;
+  readonly gcThreads: number;
+  readonly readOnly: boolean;
+  readonly now: () => number;
+}
+
+export const DEFAULT_BLOCK_CAPACITY = 16;
+export const DEFAULT_BLOCK_MAX_BYTES = 256 * 1024;
+/** Slots per block can never exceed this: frame and slot numbers are u16 on disk. */
+export const MAX_BLOCK_CAPACITY = 4096;
+
+function intIn(name: string, v: unknown, min: number, max: number, dflt: number): number {
+  if (v === undefined) return dflt;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
+    throw invalidArgument(`option ${name} must be an integer in [${min}, ${max}], got ${String(v)}`);
+  }
+  return v;
+}
+
+/** Validates options and fills defaults; throws AKASHIC_INVALID_ARGUMENT naming the bad option. */
+export function resolveStoreOptions(o: StoreOptions): ResolvedStoreOptions {
+  if (o === null || typeof o !== 'object') throw invalidArgument('options must be an object');
+  const gc = o.gc ?? {};
+  const threshold = gc.threshold ?? 0.3;
+  if (typeof threshold !== 'number' || !(threshold > 0 && threshold <= 1)) {
+    throw invalidArgument(`option gc.threshold must be in (0, 1], got ${String(threshold)}`);
+  }
+  if (o.durability !== undefined && o.durability !== 'sync' && o.durability !== 'relaxed') {
+    throw invalidArgument(`option durability must be 'sync' or 'relaxed', got ${String(o.durability)}`);
+  }
+  return {
+    blockCapacity: intIn('blockCapacity', o.blockCapacity, 1, MAX_BLOCK_CAPACITY, DEFAULT_BLOCK_CAPACITY),
+    blockMaxBytes: intIn('blockMaxBytes', o.blockMaxBytes, 1024, 64 * 1024 * 1024, DEFAULT_BLOCK_MAX_BYTES),
+    crossSessionBlocks: o.crossSessionBlocks ?? true,
+    cacheBytes: intIn('cacheBytes', o.cacheBytes, 0, Number.MAX_SAFE_INTEGER, 32 * 1024 * 1024),
+    durability: o.durability ?? 'sync',
+    zstdLevel: intIn('zstdLevel', o.zstdLevel, 1, 19, 3),
+    gcThreshold: threshold,
+    gcIntervalMs: intIn('gc.intervalMs', gc.intervalMs, 0, 24 * 3600 * 1000, 2000),
+    gcMaxBlocksPerPass: intIn('gc.maxBlocksPerPass', gc.maxBlocksPerPass, 1, 1_000_000, 64),
+    gcThreads: intIn('gc.threads', gc.threads, 1, 64, 1),
+    readOnly: o.readOnly ?? false,
+    now: o.now ?? Date.now,
+  };
+}
+
+/**
+ * Batch/put options for the durability setting. classic-level reads `sync`; other backends ignore it.
+ * Typed loosely because abstract-level's option types do not declare `sync`.
+ */
+export function writeOptions(o: { readonly durability: 'sync' | 'relaxed' }): Record<string, never> {
+  return { sync: o.durability === 'sync' } as unknown as Record<string, never>;
+}

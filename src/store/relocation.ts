@@ -1,0 +1,50 @@
+import type { ChunkRef } from './chunk-input.js';
+import { dirKey } from './keys.js';
+import type { StoreCore } from './store-core.js';
+
+export interface RelocationResult {
+  /** Chunks rewritten into fresh blocks. */
+  readonly moved: number;
+  /** Distinct blocks the live chunks occupied before, and occupy after. */
+  readonly blocksBefore: number;
+  readonly blocksAfter: number;
+  /** True when nothing was done because the set already sat in as few blocks as it could. */
+  readonly skipped: boolean;
+}
+
+/** Fewest blocks that could hold `n` records under the slot capacity (bytes permitting). */
+export function lowerBoundBlocks(n: number, capacity: number): number {
+  return Math.ceil(n / capacity);
+}
+
+/**
+ * Out-of-place relocation (seed 000, Algorithm 2 lines 3–10): writes the live chunks of `refs` in temporal
+ * order into fresh sealed block(s), tombstones their old slots and repoints the directory, all in one batch.
+ * Readers on an older snapshot keep seeing the old copies; a sealed block left with no live slot is released
+ * in the same batch.
+ */
+export function relocate(core: StoreCore, userId: string, refs: readonly ChunkRef[]): Promise<RelocationResult> {
+  return core.transact(async (txn) => {
+    const keys = [...new Set(refs.map((r) => dirKey(userId, r.sessionId, r.chunkId)))];
+    const entries = await txn.dirEntries(keys);
+    const live = keys
+      .map((key, i) => ({ key, ref: refs.find((r) => dirKey(userId, r.sessionId, r.chunkId) === key)!, entry: entries[i] ?? null }))
+      .filter((x) => x.entry !== null && x.entry.state === 'live');
+    const before = new Set(live.map((x) => x.entry!.location!.blockId)).size;
+    const bound = lowerBoundBlocks(live.length, core.options.blockCapacity);
+    if (live.length < 2 || before <= bound) return { moved: 0, blocksBefore: before, blocksAfter: before, skipped: true };
+    const { records } = await core.readCurrent(live.map((x) => x.entry!.location!));
+    const items = live.map((x, i) => {
+      core.checkRecord(records[i]!, x.entry!, userId, x.ref.sessionId, x.ref.chunkId);
+      return { ...x, bytes: records[i]! };
+    });
+    items.sort((a, b) => a.entry!.createdAt - b.entry!.createdAt || (a.ref.chunkId < b.ref.chunkId ? -1 : 1));
+    for (const it of items) await txn.invalidate(it.entry!.location!, it.entry!.recordBytes);
+    txn.packSealed(userId, 'relocation', [
+      items.map((it) => ({ bytes: it.bytes, dirKey: it.key, entry: it.entry!, sessionId: it.ref.sessionId })),
+    ]);
+    txn.acct.relocations++;
+    txn.acct.relocatedChunks += items.length;
+    return { moved: items.length, blocksBefore: before, blocksAfter: lowerBoundBlocks(items.length, core.options.blockCapacity), skipped: false };
+  });
+}

@@ -1,0 +1,388 @@
+import { decodeTime, monotonicFactory, type ULIDFactory } from 'ulid';
+import { BlockCache } from '../block/block-cache.js';
+import { AkashicError, corruption } from '../errors.js';
+import { decodeAccounting, emptyAccounting, type Accounting } from '../record/accounting.js';
+import { decodeChunkRecord, encodeChunkRecord, type ChunkRecord } from '../record/chunk-record.js';
+import { decodeDirEntry, type DirEntry, type SlotRef } from '../record/dir-entry.js';
+import { decodeAllocator, decodeCoAccess, decodeEngineMeta, encodeCoAccess, encodeEngineMeta, type EngineMeta } from '../record/engine-records.js';
+import { FORMAT_VERSION } from '../record/envelope.js';
+import { readSlots, type SlotReadResult } from './block-reader.js';
+import type { CheckedContent, ChunkRef } from './chunk-input.js';
+import { openFamilies, type ColumnFamilies } from './column-families.js';
+import {
+  ALLOC_NEXT_KEY,
+  HIGH,
+  META_ACCOUNTING_KEY,
+  META_ENGINE_KEY,
+  SEP,
+  accessKey,
+  dirKey,
+  pairKey,
+  parseDirKey,
+  prefixRange,
+  refString,
+} from './keys.js';
+import { writeOptions, type AnyLevel, type ResolvedStoreOptions } from './options.js';
+import { Txn, type TxnContext } from './txn.js';
+import { WriteLock } from './write-lock.js';
+
+export const ENGINE_VERSION = '0.1.0';
+
+/** One change inside an atomic write. All mutations of one write belong to one user. */
+export type Mutation =
+  | { readonly op: 'put'; readonly sessionId: string; readonly chunkId?: string; readonly createdAt?: number; readonly content: CheckedContent }
+  | { readonly op: 'update'; readonly sessionId: string; readonly chunkId: string; readonly expectVersion?: number; readonly content: Partial<CheckedContent> }
+  | { readonly op: 'delete'; readonly sessionId: string; readonly chunkId: string; readonly expectVersion?: number; readonly supersededBy?: string }
+  | { readonly op: 'restore'; readonly record: ChunkRecord };
+
+export interface MutationResult {
+  readonly op: Mutation['op'];
+  readonly sessionId: string;
+  readonly chunkId: string;
+  /** Version after the write (for delete: the deleted version). `skipped` restores changed nothing. */
+  readonly version: number;
+  readonly skipped?: boolean;
+}
+
+export interface ReadResult extends Omit<SlotReadResult, 'records'> {
+  /** One per requested ref, in request order; null where the chunk does not exist or is deleted. */
+  readonly chunks: (ChunkRecord | null)[];
+}
+
+export interface ListedEntry {
+  readonly userId: string;
+  readonly sessionId: string;
+  readonly chunkId: string;
+  readonly entry: DirEntry;
+}
+
+/**
+ * The internal engine: trusts its inputs (the public AkashicStore validates them), serializes every mutation
+ * under one write lock, and reads from snapshots.
+ * @internal
+ */
+export class StoreCore {
+  readonly db: AnyLevel;
+  readonly cf: ColumnFamilies;
+  readonly options: ResolvedStoreOptions;
+  readonly lock = new WriteLock();
+  readonly cache: BlockCache;
+  readonly ctx: TxnContext;
+  meta: EngineMeta;
+  readonly #ulids = new Map<string, { f: ULIDFactory; last: string }>();
+
+  private constructor(db: AnyLevel, options: ResolvedStoreOptions, meta: EngineMeta, accounting: Accounting, nextBlockId: number) {
+    this.db = db;
+    this.options = options;
+    this.cf = openFamilies(db);
+    this.cache = new BlockCache(options.cacheBytes);
+    this.meta = meta;
+    const cache = this.cache;
+    this.ctx = {
+      cf: this.cf,
+      options,
+      accounting,
+      nextBlockId,
+      onReleased(ids) {
+        for (const id of ids) cache.evictBlock(id.toString(16).padStart(12, '0') + '.');
+      },
+    };
+  }
+
+  /** Opens (creating if needed) the engine on an abstract-level database that is already open. */
+  static async open(db: AnyLevel, options: ResolvedStoreOptions): Promise<StoreCore> {
+    const cf = openFamilies(db);
+    const metaValue = await cf.meta.get(META_ENGINE_KEY);
+    let meta: EngineMeta;
+    if (metaValue === undefined) {
+      if (options.readOnly) throw new AkashicError('AKASHIC_NOT_FOUND', 'no Akashic database here (opened read-only, so none was created)');
+      meta = {
+        createdAt: options.now(),
+        engineVersion: ENGINE_VERSION,
+        blockCapacity: options.blockCapacity,
+        blockMaxBytes: options.blockMaxBytes,
+        crossSessionBlocks: options.crossSessionBlocks,
+      };
+      await cf.meta.put(META_ENGINE_KEY, encodeEngineMeta(meta), writeOptions(options));
+    } else {
+      if (metaValue.length > 4 && metaValue[4] !== FORMAT_VERSION) {
+        throw new AkashicError('AKASHIC_FORMAT_VERSION', `database format version ${metaValue[4]}; this engine reads ${FORMAT_VERSION}`);
+      }
+      meta = decodeEngineMeta(metaValue, 'engine meta');
+    }
+    const acctValue = await cf.meta.get(META_ACCOUNTING_KEY);
+    const accounting = acctValue === undefined ? emptyAccounting() : decodeAccounting(acctValue, 'accounting');
+    const allocValue = await cf.alloc.get(ALLOC_NEXT_KEY);
+    const nextBlockId = allocValue === undefined ? 1 : decodeAllocator(allocValue, 'allocator state');
+    return new StoreCore(db, options, meta, accounting, nextBlockId);
+  }
+
+  get accounting(): Accounting {
+    return this.ctx.accounting;
+  }
+
+  /** Runs `fn` with a fresh transaction under the write lock and commits it. */
+  transact<T>(fn: (txn: Txn) => Promise<T>): Promise<T> {
+    return this.lock.run(async () => {
+      const txn = new Txn(this.ctx);
+      const out = await fn(txn);
+      await txn.commit();
+      return out;
+    });
+  }
+
+  async #nextChunkId(userId: string, sessionId: string, now: number): Promise<string> {
+    const ns = userId + SEP + sessionId;
+    let g = this.#ulids.get(ns);
+    if (g === undefined) {
+      let last = '';
+      for await (const k of this.cf.dir.keys({ ...prefixRange(userId, sessionId), reverse: true, limit: 1 })) {
+        last = parseDirKey(k)?.chunkId ?? '';
+      }
+      g = { f: monotonicFactory(), last };
+      this.#ulids.set(ns, g);
+    }
+    const lastTime = g.last === '' ? 0 : decodeTime(g.last);
+    let id = g.f(Math.max(now, lastTime));
+    if (id <= g.last) id = g.f(lastTime + 1);
+    g.last = id;
+    return id;
+  }
+
+  /**
+   * Reserves `n` consecutive block ids for blocks built outside a transaction (GC workers). The ids are taken
+   * in memory at once; the transaction that writes the blocks persists the allocator past them
+   * (`Txn.noteReserved`). Unused reserved ids are simply never used.
+   */
+  reserveBlockIds(n: number): Promise<number> {
+    return this.lock.run(async () => {
+      const first = this.ctx.nextBlockId;
+      this.ctx.nextBlockId += n;
+      return first;
+    });
+  }
+
+  /** Reads record bytes at slots in the current (committed) state. Only under the write lock. */
+  async readCurrent(locs: readonly SlotRef[]): Promise<SlotReadResult> {
+    return readSlots(this.cf.blocks, this.cache, locs);
+  }
+
+  /** Applies mutations of one user atomically. Any error leaves the store unchanged. */
+  write(userId: string, mutations: readonly Mutation[]): Promise<MutationResult[]> {
+    return this.transact(async (txn) => {
+      const results: MutationResult[] = [];
+      const seen = new Set<string>();
+      for (const m of mutations) {
+        const sessionId = m.op === 'restore' ? m.record.sessionId : m.sessionId;
+        const chunkId = m.op === 'restore' ? m.record.chunkId : m.op === 'put' ? (m.chunkId ?? (await this.#nextChunkId(userId, sessionId, txn.now))) : m.chunkId;
+        const key = dirKey(userId, sessionId, chunkId);
+        if (seen.has(key)) throw new AkashicError('AKASHIC_INVALID_ARGUMENT', `chunk ${sessionId}/${chunkId} appears twice in one write`);
+        seen.add(key);
+        results.push(await this.#apply(txn, userId, sessionId, chunkId, key, m));
+      }
+      return results;
+    });
+  }
+
+  async #apply(txn: Txn, userId: string, sessionId: string, chunkId: string, key: string, m: Mutation): Promise<MutationResult> {
+    const existing = await txn.dirEntry(key);
+    const live = existing !== null && existing.state === 'live' ? existing : null;
+    const check = (): DirEntry => {
+      if (live === null) throw new AkashicError('AKASHIC_NOT_FOUND', `chunk ${sessionId}/${chunkId} of user ${JSON.stringify(userId)} does not exist`);
+      if ('expectVersion' in m && m.expectVersion !== undefined && m.expectVersion !== live.version) {
+        throw new AkashicError('AKASHIC_CONFLICT', `chunk ${sessionId}/${chunkId} is at version ${live.version}, expected ${m.expectVersion}`);
+      }
+      return live;
+    };
+    switch (m.op) {
+      case 'put': {
+        if (existing !== null) throw new AkashicError('AKASHIC_CONFLICT', `chunk ${sessionId}/${chunkId} already exists`);
+        const at = m.createdAt ?? txn.now;
+        const record: ChunkRecord = { userId, sessionId, chunkId, version: 1, createdAt: at, updatedAt: at, ...m.content };
+        this.#stage(txn, key, record, true);
+        return { op: 'put', sessionId, chunkId, version: 1 };
+      }
+      case 'update': {
+        const cur = check();
+        const old = await this.#readRecord(cur, userId, sessionId, chunkId);
+        await txn.invalidate(cur.location!, cur.recordBytes);
+        const record: ChunkRecord = { ...old, ...m.content, version: cur.version + 1, updatedAt: Math.max(txn.now, old.updatedAt) };
+        this.#stage(txn, key, record, true);
+        return { op: 'update', sessionId, chunkId, version: record.version };
+      }
+      case 'delete': {
+        const cur = check();
+        await txn.invalidate(cur.location!, cur.recordBytes);
+        txn.putDir(key, { ...cur, state: 'deleted', location: null, supersededBy: m.supersededBy ?? null, deletedAt: txn.now });
+        return { op: 'delete', sessionId, chunkId, version: cur.version };
+      }
+      case 'restore': {
+        if (existing !== null && existing.version >= m.record.version) {
+          return { op: 'restore', sessionId, chunkId, version: existing.version, skipped: true };
+        }
+        if (live !== null) await txn.invalidate(live.location!, live.recordBytes);
+        this.#stage(txn, key, { ...m.record, userId }, true);
+        return { op: 'restore', sessionId, chunkId, version: m.record.version };
+      }
+    }
+  }
+
+  #stage(txn: Txn, key: string, record: ChunkRecord, ingested: boolean): void {
+    const bytes = encodeChunkRecord(record);
+    if (ingested) txn.acct.logicalBytesIngested += bytes.length;
+    txn.acct.chunksWritten++;
+    txn.append(record.userId, record.sessionId, bytes, key, {
+      state: 'live',
+      version: record.version,
+      recordBytes: bytes.length,
+      tokenCount: record.tokenCount,
+      createdAt: record.createdAt,
+      updatedAt: record.updatedAt,
+      kind: record.kind,
+      keywords: record.keywords,
+      supersededBy: null,
+      deletedAt: null,
+    });
+  }
+
+  async #readRecord(entry: DirEntry, userId: string, sessionId: string, chunkId: string): Promise<ChunkRecord> {
+    const { records } = await this.readCurrent([entry.location!]);
+    return this.checkRecord(records[0]!, entry, userId, sessionId, chunkId);
+  }
+
+  /** Decodes a record and checks it is the one the directory entry promises. */
+  checkRecord(bytes: Uint8Array, entry: DirEntry, userId: string, sessionId: string, chunkId: string): ChunkRecord {
+    const loc = entry.location!;
+    const what = `record at block ${loc.blockId} frame ${loc.frame} slot ${loc.slot}`;
+    const r = decodeChunkRecord(bytes, what);
+    if (r.userId !== userId || r.sessionId !== sessionId || r.chunkId !== chunkId || r.version !== entry.version) {
+      throw corruption(`${what} holds ${r.userId}/${r.sessionId}/${r.chunkId} v${r.version}, directory expects ${userId}/${sessionId}/${chunkId} v${entry.version}`);
+    }
+    return r;
+  }
+
+  /** Materializes chunks from one consistent snapshot. */
+  async read(userId: string, refs: readonly ChunkRef[]): Promise<ReadResult> {
+    const snapshot = this.db.snapshot();
+    try {
+      const keys = refs.map((r) => dirKey(userId, r.sessionId, r.chunkId));
+      const values = keys.length === 0 ? [] : await this.cf.dir.getMany(keys, { snapshot });
+      const entries = values.map((v, i) => (v === undefined ? null : decodeDirEntry(v, `directory entry ${JSON.stringify(keys[i])}`)));
+      const wanted: { i: number; entry: DirEntry }[] = [];
+      entries.forEach((e, i) => {
+        if (e !== null && e.state === 'live') wanted.push({ i, entry: e });
+      });
+      const slots = await readSlots(this.cf.blocks, this.cache, wanted.map((w) => w.entry.location!), snapshot);
+      const chunks: (ChunkRecord | null)[] = refs.map(() => null);
+      wanted.forEach((w, k) => {
+        const ref = refs[w.i]!;
+        chunks[w.i] = this.checkRecord(slots.records[k]!, w.entry, userId, ref.sessionId, ref.chunkId);
+      });
+      this.ctx.accounting.retrievals++;
+      this.ctx.accounting.retrievalBlocks += slots.blocksTouched;
+      return { chunks, blocksTouched: slots.blocksTouched, framesRead: slots.framesRead, bytesRead: slots.bytesRead };
+    } finally {
+      await snapshot.close();
+    }
+  }
+
+  /** Directory entries of a user (optionally one session), in key (= time) order. */
+  async *entries(userId: string, sessionId: string | null, snapshot?: unknown): AsyncGenerator<ListedEntry> {
+    const range = sessionId === null ? prefixRange(userId) : prefixRange(userId, sessionId);
+    const opts = snapshot === undefined ? range : { ...range, snapshot };
+    for await (const [k, v] of this.cf.dir.iterator(opts as typeof range)) {
+      const p = parseDirKey(k);
+      if (p === null) throw corruption(`malformed directory key ${JSON.stringify(k)}`);
+      yield { ...p, entry: decodeDirEntry(v, `directory entry ${JSON.stringify(k)}`) };
+    }
+  }
+
+  /** Distinct users (skip-scan of the directory: one seek per user). */
+  async users(): Promise<string[]> {
+    const out: string[] = [];
+    const it = this.cf.dir.keys();
+    try {
+      for (;;) {
+        const k = await it.next();
+        if (k === undefined) break;
+        const user = k.slice(0, k.indexOf(SEP));
+        out.push(user);
+        it.seek(user + SEP + HIGH);
+      }
+    } finally {
+      await it.close();
+    }
+    return out;
+  }
+
+  /** Distinct sessions of a user. */
+  async sessions(userId: string): Promise<string[]> {
+    const out: string[] = [];
+    const range = prefixRange(userId);
+    const it = this.cf.dir.keys(range);
+    try {
+      for (;;) {
+        const k = await it.next();
+        if (k === undefined) break;
+        const p = parseDirKey(k);
+        if (p === null) break;
+        out.push(p.sessionId);
+        it.seek(userId + SEP + p.sessionId + SEP + HIGH);
+      }
+    } finally {
+      await it.close();
+    }
+    return out;
+  }
+
+  /** Adds one co-access observation: each chunk's access count, and each pair's. */
+  recordCoAccess(userId: string, refs: readonly ChunkRef[]): Promise<void> {
+    const ids = [...new Set(refs.map((r) => refString(r.sessionId, r.chunkId)))].sort();
+    if (ids.length === 0) return Promise.resolve();
+    return this.lock.run(async () => {
+      const keys: string[] = ids.map((id) => accessKey(userId, id));
+      for (let a = 0; a < ids.length; a++) for (let b = a + 1; b < ids.length; b++) keys.push(pairKey(userId, ids[a]!, ids[b]!));
+      const values = await this.cf.coaccess.getMany(keys);
+      const now = this.options.now();
+      await this.cf.coaccess.batch(
+        keys.map((key, i) => {
+          const v = values[i];
+          const count = v === undefined ? 1 : decodeCoAccess(v, `co-access ${JSON.stringify(key)}`).count + 1;
+          return { type: 'put' as const, key, value: encodeCoAccess({ count, lastAt: now }) };
+        }),
+        writeOptions(this.options),
+      );
+    });
+  }
+
+  /** Co-access statistics among the given chunk refs (`session\0chunk`), or all of a user's when omitted. */
+  async coAccess(userId: string, ids?: readonly string[]): Promise<{ accesses: Map<string, number>; pairs: Map<string, number> }> {
+    const accesses = new Map<string, number>();
+    const pairs = new Map<string, number>();
+    if (ids !== undefined) {
+      const sorted = [...new Set(ids)].sort();
+      const keys = sorted.map((id) => accessKey(userId, id));
+      const pk: [string, string][] = [];
+      for (let a = 0; a < sorted.length; a++) for (let b = a + 1; b < sorted.length; b++) pk.push([sorted[a]!, sorted[b]!]);
+      const values = await this.cf.coaccess.getMany([...keys, ...pk.map(([a, b]) => pairKey(userId, a, b))]);
+      sorted.forEach((id, i) => {
+        const v = values[i];
+        if (v !== undefined) accesses.set(id, decodeCoAccess(v, 'co-access').count);
+      });
+      pk.forEach(([a, b], i) => {
+        const v = values[sorted.length + i];
+        if (v !== undefined) pairs.set(a + SEP + b, decodeCoAccess(v, 'co-access').count);
+      });
+      return { accesses, pairs };
+    }
+    const aPrefix = 'a' + SEP + userId + SEP;
+    for await (const [k, v] of this.cf.coaccess.iterator({ gte: aPrefix, lt: aPrefix + HIGH })) {
+      accesses.set(k.slice(aPrefix.length), decodeCoAccess(v, 'co-access').count);
+    }
+    const pPrefix = 'p' + SEP + userId + SEP;
+    for await (const [k, v] of this.cf.coaccess.iterator({ gte: pPrefix, lt: pPrefix + HIGH })) {
+      pairs.set(k.slice(pPrefix.length), decodeCoAccess(v, 'co-access').count);
+    }
+    return { accesses, pairs };
+  }
+}
