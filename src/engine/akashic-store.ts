@@ -140,7 +140,7 @@ export class AkashicStore {
    * Applies puts, updates and deletes of one user in one atomic batch: all land or none does.
    * Updates and deletes may carry `expectVersion` (compare-and-swap; AKASHIC_CONFLICT when it lost).
    */
-  write(userId: string, ops: readonly WriteOp[]): Promise<MutationResult[]> {
+  async write(userId: string, ops: readonly WriteOp[]): Promise<MutationResult[]> {
     this.#checkWritable();
     checkId(userId, 'userId');
     if (!Array.isArray(ops) || ops.length === 0) throw invalidArgument('ops must be a non-empty array');
@@ -149,7 +149,7 @@ export class AkashicStore {
   }
 
   /** Restores exact records (dump/load). Idempotent: a record whose version is already stored is skipped. */
-  restore(userId: string, records: readonly ChunkRecord[]): Promise<MutationResult[]> {
+  async restore(userId: string, records: readonly ChunkRecord[]): Promise<MutationResult[]> {
     this.#checkWritable();
     checkId(userId, 'userId');
     const mutations: Mutation[] = records.map((r, i) => {
@@ -172,7 +172,7 @@ export class AkashicStore {
    * Materializes chunks from one snapshot, touching each of their blocks once (one getMany, one decompression
    * per frame not in cache). `blocksTouched` counts distinct blocks.
    */
-  getMany(userId: string, refs: readonly ChunkRef[]): Promise<ReadResult> {
+  async getMany(userId: string, refs: readonly ChunkRef[]): Promise<ReadResult> {
     this.#checkOpen();
     checkId(userId, 'userId');
     return this.#track(this.#core.read(userId, checkRefs(refs, 'refs')));
@@ -188,26 +188,26 @@ export class AkashicStore {
     }
   }
 
-  users(): Promise<string[]> {
+  async users(): Promise<string[]> {
     this.#checkOpen();
     return this.#track(this.#core.users());
   }
 
-  sessions(userId: string): Promise<string[]> {
+  async sessions(userId: string): Promise<string[]> {
     this.#checkOpen();
     checkId(userId, 'userId');
     return this.#track(this.#core.sessions(userId));
   }
 
   /** Out-of-place relocation of co-retrieved chunks into fresh blocks (Algorithm 2, lines 3–10). */
-  relocate(userId: string, refs: readonly ChunkRef[]): Promise<RelocationResult> {
+  async relocate(userId: string, refs: readonly ChunkRef[]): Promise<RelocationResult> {
     this.#checkWritable();
     checkId(userId, 'userId');
     return this.#track(relocate(this.#core, userId, checkRefs(refs, 'refs', 1024)));
   }
 
   /** Records that these chunks were materialized together by one request. */
-  recordCoAccess(userId: string, refs: readonly ChunkRef[]): Promise<void> {
+  async recordCoAccess(userId: string, refs: readonly ChunkRef[]): Promise<void> {
     this.#checkWritable();
     checkId(userId, 'userId');
     return this.#track(this.#core.recordCoAccess(userId, checkRefs(refs, 'refs', 64)));
@@ -225,7 +225,7 @@ export class AkashicStore {
    * Runs one GC pass now: sealed blocks with φ ≥ threshold (default: the store's θ), best cost-benefit first,
    * at most `maxBlocks`. Concurrent calls share the pass in progress.
    */
-  gc(opts: { threshold?: number; maxBlocks?: number; userId?: string } = {}): Promise<GcReport> {
+  async gc(opts: { threshold?: number; maxBlocks?: number; userId?: string } = {}): Promise<GcReport> {
     this.#checkWritable();
     const o = this.#core.options;
     const threshold = opts.threshold ?? o.gcThreshold;
@@ -252,13 +252,13 @@ export class AkashicStore {
   }
 
   /** Engine figures (see StoreStats). */
-  stats(): Promise<StoreStats> {
+  async stats(): Promise<StoreStats> {
     this.#checkOpen();
     return this.#track(computeStats(this.#core, this.#location));
   }
 
   /** Checks every invariant; see VerifyReport. Never throws for damage: it reports it. */
-  verify(progress?: (blocksDone: number) => void): Promise<VerifyReport> {
+  async verify(progress?: (blocksDone: number) => void): Promise<VerifyReport> {
     this.#checkOpen();
     return this.#track(verifyStore(this.#core, progress));
   }

@@ -1,0 +1,134 @@
+/**
+ * The embedded `MemoryModel`: every MemAttention decision made locally, lexically and deterministically, with no
+ * network. It is the default so that Akashic works (and its tests run) without an LLM; it is honest about what a
+ * lexical model cannot do: it never summarizes or rewrites, it only ranks, groups and drops exact duplicates.
+ */
+import type {
+  ChunkBodyView,
+  ChunkMetaView,
+  CoAccessView,
+  CompressResult,
+  JointCompactResult,
+  MemoryModel,
+  MetaResult,
+  ModelTurn,
+} from './memory-model.js';
+import { invalidArgument } from '../errors.js';
+import { associationComponents } from './association.js';
+import { bm25Scores } from './bm25-ranking.js';
+import { DEFAULT_KEYWORD_LIMIT, extractKeywords, termsOf } from './keywords.js';
+import { checkThreshold, checkTopP, checkUniqueIds } from './model-arguments.js';
+
+/** Options of {@link EmbeddedModel}. */
+export interface EmbeddedModelOptions {
+  /** Keywords per chunk or query from `buildMeta`. Default {@link DEFAULT_KEYWORD_LIMIT} (24). */
+  readonly keywordLimit?: number;
+  /** Minimum association for two chunks to share a GROUP. Default 0.5. */
+  readonly groupThreshold?: number;
+}
+
+/** Default minimum association of GROUP. */
+export const DEFAULT_GROUP_THRESHOLD = 0.5;
+
+/**
+ * Lexical, offline implementation of {@link MemoryModel}.
+ *
+ * - COMPRESS keeps every turn verbatim (`role: text` lines under the date of the first turn). Without an LLM any
+ *   shortening would be guesswork, and dropping facts is worse than keeping tokens.
+ * - BUILDMETA ranks keywords by term frequency ({@link extractKeywords}).
+ * - SELECT ranks candidates' keywords against the query with BM25 and returns only candidates that match at all.
+ * - JOINT-COMPACT does no semantic reconciliation: it returns the fresh text unchanged, never updates, and deletes a
+ *   related chunk only when it is an exact duplicate (its keywords are a subset of the fresh chunk's and its text
+ *   is contained verbatim in the fresh text). Superseded-but-reworded facts are therefore kept; that is the price
+ *   of not having a model that understands them.
+ * - COLOCATE / GROUP use connected components over pairwise association (co-access ratio or keyword Jaccard).
+ *
+ * @example
+ * ```ts
+ * const model = new EmbeddedModel();
+ * const { keywords } = await model.buildMeta('Alice moved to Berlin in May.');
+ * const ids = await model.select({ text: 'where does Alice live?', keywords: [] }, candidates, 5);
+ * ```
+ */
+export class EmbeddedModel implements MemoryModel {
+  readonly name = 'embedded';
+  readonly #keywordLimit: number;
+  readonly #groupThreshold: number;
+
+  /** @throws AkashicError `AKASHIC_INVALID_ARGUMENT` naming the bad option. */
+  constructor(options: EmbeddedModelOptions = {}) {
+    const keywordLimit = options.keywordLimit ?? DEFAULT_KEYWORD_LIMIT;
+    if (!Number.isSafeInteger(keywordLimit) || keywordLimit < 1) {
+      throw invalidArgument(`keywordLimit must be a positive integer, got ${String(keywordLimit)}`);
+    }
+    const groupThreshold = options.groupThreshold ?? DEFAULT_GROUP_THRESHOLD;
+    checkThreshold('groupThreshold', groupThreshold);
+    this.#keywordLimit = keywordLimit;
+    this.#groupThreshold = groupThreshold;
+  }
+
+  async compress(turns: readonly ModelTurn[]): Promise<CompressResult> {
+    if (turns.length === 0) return { text: '' };
+    const lines = turns.map((turn) => `${turn.role}: ${turn.text}`);
+    const first = turns[0]?.at;
+    if (first !== undefined && Number.isFinite(first)) {
+      const date = new Date(first);
+      if (!Number.isNaN(date.getTime())) lines.unshift(`[${date.toISOString().slice(0, 10)}]`);
+    }
+    return { text: lines.join('\n') };
+  }
+
+  async buildMeta(text: string): Promise<MetaResult> {
+    return { keywords: extractKeywords(text, this.#keywordLimit) };
+  }
+
+  async select(
+    query: { readonly text: string; readonly keywords: readonly string[] },
+    candidates: readonly ChunkMetaView[],
+    topP: number,
+  ): Promise<string[]> {
+    checkTopP(topP);
+    checkUniqueIds('select candidates', candidates);
+    if (topP === 0 || candidates.length === 0) return [];
+
+    // A term named in both the keywords and the text counts once: BM25 has no query-side term frequency.
+    const queryTerms = [...new Set([...termsOf(query.keywords.join('\n')), ...termsOf(query.text)])];
+    const documents = candidates.map((candidate) => termsOf(candidate.keywords.join('\n')));
+    const scores = bm25Scores(documents, queryTerms);
+
+    return candidates
+      .map((candidate, i) => ({ id: candidate.id, score: scores[i] ?? 0 }))
+      .filter((entry) => entry.score > 0)
+      .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .slice(0, topP)
+      .map((entry) => entry.id);
+  }
+
+  async jointCompact(
+    fresh: { readonly text: string; readonly keywords: readonly string[] },
+    related: readonly ChunkBodyView[],
+  ): Promise<JointCompactResult> {
+    checkUniqueIds('jointCompact related', related);
+    const freshKeywords = new Set(fresh.keywords.map((keyword) => keyword.toLowerCase()));
+    const deletions = related
+      .filter(
+        (chunk) =>
+          chunk.keywords.every((keyword) => freshKeywords.has(keyword.toLowerCase())) && fresh.text.includes(chunk.text),
+      )
+      .map((chunk) => chunk.id);
+    return { text: fresh.text, updates: [], deletions };
+  }
+
+  async colocate(chunks: readonly ChunkMetaView[], coAccess: CoAccessView, tauAssoc: number): Promise<string[][]> {
+    checkThreshold('tauAssoc', tauAssoc);
+    checkUniqueIds('colocate chunks', chunks);
+    return associationComponents(chunks, coAccess, tauAssoc)
+      .filter((group) => group.length >= 2)
+      .map((group) => group.map((chunk) => chunk.id));
+  }
+
+  async group(chunks: readonly ChunkMetaView[], coAccess: CoAccessView): Promise<string[][]> {
+    checkUniqueIds('group chunks', chunks);
+    return associationComponents(chunks, coAccess, this.#groupThreshold).map((group) => group.map((chunk) => chunk.id));
+  }
+}

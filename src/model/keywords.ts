@@ -1,0 +1,168 @@
+/**
+ * Lexical keyword extraction for the embedded model (BUILDMETA / BUILDQUERY without an LLM).
+ *
+ * Two views of the same text are produced:
+ * - `extractKeywords` returns readable, lower-cased words ranked by salience; these are what gets stored as chunk
+ *   metadata and may later be shown to an LLM, so they are never stemmed.
+ * - `termsOf` returns normalized matching terms (Porter2 stems for plain words); select and association compare
+ *   these, so `memories` in a query meets `memory` in a chunk.
+ *
+ * Everything here is deterministic: same text, same output, on every platform.
+ */
+import nlpUtils from 'wink-nlp-utils';
+import { invalidArgument } from '../errors.js';
+import { STOP_WORDS } from './stop-words.js';
+
+/** How many keywords `extractKeywords` returns when no limit is given. */
+export const DEFAULT_KEYWORD_LIMIT = 24;
+
+/**
+ * A word is a run of letters/digits that may contain inner `.`, `-`, `_` or `'` (so `node.js`, `gpt-4o`,
+ * `2024-05-01`, `don't` stay whole), but never starts or ends with them.
+ */
+const WORD = /[\p{L}\p{N}]+(?:['._-][\p{L}\p{N}]+)*/gu;
+
+/** Plain alphabetic words are the only ones the English stemmer understands; identifiers are kept verbatim. */
+const STEMMABLE = /^[a-z]{4,}$/u;
+
+/** Characters after which a capital letter is ordinary sentence casing, not a sign of a name. */
+const SENTENCE_BREAK = new Set(['.', '!', '?', ':', '\n', '"', '(', '[', '*', '-']);
+
+/** Weight of words that look like names (capitalized mid-sentence) or identifiers (letters mixed with digits). */
+const SALIENT_WEIGHT = 1.5;
+/**
+ * Weight of purely numeric words (amounts, years, the date line `compress` writes): they rarely recur between a
+ * query and a chunk, so they get a place only when the text has room to spare.
+ */
+const NUMERIC_WEIGHT = 0.5;
+const NUMERIC = /^[\p{N}._-]+$/u;
+
+interface Token {
+  /** Lower-cased surface form. */
+  readonly word: string;
+  /** Matching term: the stem for plain words, the word itself otherwise. */
+  readonly term: string;
+  /** Capitalized mid-sentence, or mixing letters and digits. */
+  readonly salient: boolean;
+}
+
+function normalizeApostrophes(text: string): string {
+  return text.normalize('NFKC').replace(/[\u2018\u2019\u02bc]/gu, "'");
+}
+
+/** Lower-cases, drops stop words and one-character words, strips possessive `'s`; returns `undefined` to skip. */
+function toWord(raw: string): string | undefined {
+  let word = raw.toLowerCase();
+  if (word.endsWith("'s")) word = word.slice(0, -2);
+  if (word.length < 2 || STOP_WORDS.has(word)) return undefined;
+  return word;
+}
+
+function toTerm(word: string): string {
+  return STEMMABLE.test(word) ? nlpUtils.string.stem(word) : word;
+}
+
+function startsSentence(text: string, index: number): boolean {
+  for (let i = index - 1; i >= 0; i -= 1) {
+    const ch = text[i] ?? '';
+    if (ch === '\n') return true;
+    if (ch.trim() !== '') return SENTENCE_BREAK.has(ch);
+  }
+  return true;
+}
+
+function tokenize(text: string): Token[] {
+  const source = normalizeApostrophes(text);
+  const tokens: Token[] = [];
+  for (const match of source.matchAll(WORD)) {
+    const word = toWord(match[0]);
+    if (word === undefined) continue;
+    const first = match[0].charAt(0);
+    const capitalized = first !== first.toLowerCase() && !startsSentence(source, match.index);
+    const identifier = /\p{N}/u.test(word) && /\p{L}/u.test(word);
+    tokens.push({ word, term: toTerm(word), salient: capitalized || identifier });
+  }
+  return tokens;
+}
+
+/**
+ * Normalized matching terms of `text`, in order of appearance, repeats kept (callers that need a set make one).
+ *
+ * @example
+ * ```ts
+ * termsOf('The databases were running'); // ['databas', 'run']
+ * ```
+ */
+export function termsOf(text: string): string[] {
+  return tokenize(text).map((token) => token.term);
+}
+
+interface TermStats {
+  count: number;
+  salient: boolean;
+  readonly firstAt: number;
+  /** Occurrences of each surface form, to pick the most common one as the readable keyword. */
+  readonly forms: Map<string, number>;
+}
+
+/**
+ * The top `limit` distinct keywords of `text`, most important first, lower-cased.
+ *
+ * Ranking is term frequency over stems (so `memory` and `memories` pool their counts), weighted up by half for
+ * terms that ever appear as a name or identifier and down by half for pure numbers; ties go to the earlier first
+ * occurrence. Each stem yields one keyword: its most frequent surface form (earliest on a tie).
+ *
+ * @example
+ * ```ts
+ * extractKeywords('Alice moved to Berlin. Alice likes Berlin cafes.', 3); // ['berlin', 'alice', 'moved']
+ * ```
+ * @throws AkashicError `AKASHIC_INVALID_ARGUMENT` when `limit` is not a non-negative integer.
+ */
+export function extractKeywords(text: string, limit: number = DEFAULT_KEYWORD_LIMIT): string[] {
+  if (!Number.isSafeInteger(limit) || limit < 0) {
+    throw invalidArgument(`keyword limit must be a non-negative integer, got ${String(limit)}`);
+  }
+  const stats = new Map<string, TermStats>();
+  tokenize(text).forEach((token, position) => {
+    let entry = stats.get(token.term);
+    if (entry === undefined) {
+      entry = { count: 0, salient: false, firstAt: position, forms: new Map() };
+      stats.set(token.term, entry);
+    }
+    entry.count += 1;
+    entry.salient ||= token.salient;
+    entry.forms.set(token.word, (entry.forms.get(token.word) ?? 0) + 1);
+  });
+
+  const score = (term: string, entry: TermStats): number =>
+    entry.count * (entry.salient ? SALIENT_WEIGHT : NUMERIC.test(term) ? NUMERIC_WEIGHT : 1);
+  const ranked = [...stats.entries()]
+    .map(([term, entry]) => ({ entry, score: score(term, entry) }))
+    .sort((a, b) => b.score - a.score || a.entry.firstAt - b.entry.firstAt)
+    .map(({ entry }) => entry);
+
+  const keywords: string[] = [];
+  const seen = new Set<string>();
+  for (const entry of ranked) {
+    if (keywords.length >= limit) break;
+    const form = mostCommonForm(entry.forms);
+    // Two stems can share a surface form only in odd cases (`node.js` vs `node`); keep the contract of no duplicates.
+    if (seen.has(form)) continue;
+    seen.add(form);
+    keywords.push(form);
+  }
+  return keywords;
+}
+
+/** Map iteration follows insertion order, so on a tie the form seen first wins. */
+function mostCommonForm(forms: ReadonlyMap<string, number>): string {
+  let best = '';
+  let bestCount = -1;
+  for (const [form, count] of forms) {
+    if (count > bestCount) {
+      best = form;
+      bestCount = count;
+    }
+  }
+  return best;
+}

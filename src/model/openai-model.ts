@@ -1,0 +1,291 @@
+/**
+ * A `MemoryModel` backed by any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM, SGLang, Ollama, ...),
+ * through the official `openai` package. Every MemAttention decision is one JSON-mode chat request whose reply is
+ * parsed, schema-checked and meaning-checked before it is returned (see `llm-replies.ts`).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
+import type { z } from 'zod';
+import type {
+  ChunkBodyView,
+  ChunkMetaView,
+  CoAccessView,
+  CompressResult,
+  JointCompactResult,
+  MemoryModel,
+  MetaResult,
+  ModelTurn,
+} from './memory-model.js';
+import { AkashicError, invalidArgument } from '../errors.js';
+import { checkThreshold, checkTopP, checkUniqueIds } from './model-arguments.js';
+import type { Prompt } from './llm-prompts.js';
+import {
+  colocatePrompt,
+  compressPrompt,
+  groupPrompt,
+  jointCompactPrompt,
+  metaPrompt,
+  selectPrompt,
+} from './llm-prompts.js';
+import {
+  MalformedReplyError,
+  checkJointCompact,
+  compressReply,
+  groupsReply,
+  jointCompactReply,
+  metaReply,
+  normalizeKeywords,
+  parseReply,
+  repairColocation,
+  repairPartition,
+  repairSelection,
+  selectReply,
+} from './llm-replies.js';
+
+/** Options of {@link OpenAIChatModel}; every one is optional. */
+export interface OpenAIChatModelOptions {
+  /** Endpoint root, e.g. `http://127.0.0.1:8000/v1`. Default: env `OPENAI_BASE_URL`, else OpenAI's. */
+  readonly baseURL?: string;
+  /**
+   * Default: env `OPENAI_API_KEY`. Required for OpenAI itself; when a custom `baseURL` is set and no key is known,
+   * a placeholder is sent, since local servers usually ignore it.
+   */
+  readonly apiKey?: string;
+  /** Model name sent with every request. Default: env `AKASHIC_MODEL`, else `gpt-4o-mini`. */
+  readonly model?: string;
+  /** Per-request timeout in milliseconds. Default 30000. */
+  readonly timeoutMs?: number;
+  /** Retries after the first request of a call (so at most `maxRetries + 1` requests). Default 2. */
+  readonly maxRetries?: number;
+  /** Base of the exponential back-off between retries, in milliseconds. Default 500; 0 retries at once. */
+  readonly retryDelayMs?: number;
+  /** Sampling temperature. Default 0, so repeated calls agree as far as the server allows. */
+  readonly temperature?: number;
+}
+
+/** Counters of an {@link OpenAIChatModel} since construction. */
+export interface OpenAIChatModelStats {
+  /** Model method calls that sent at least one request. */
+  readonly calls: number;
+  /** HTTP requests sent (first attempts plus retries). */
+  readonly requests: number;
+  /** Requests that were retries. */
+  readonly retries: number;
+  /** Calls that rejected with `AKASHIC_MODEL`. */
+  readonly failures: number;
+  /** Sum of `usage.prompt_tokens` over replies that reported usage. */
+  readonly promptTokens: number;
+  /** Sum of `usage.completion_tokens` over replies that reported usage. */
+  readonly completionTokens: number;
+}
+
+const DEFAULT_MODEL = 'gpt-4o-mini';
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_MAX_RETRIES = 2;
+const DEFAULT_RETRY_DELAY_MS = 500;
+/** No single back-off, including a server's `retry-after`, waits longer than this. */
+const MAX_RETRY_DELAY_MS = 10_000;
+const PLACEHOLDER_API_KEY = 'akashic-no-key';
+
+function nonEmptyEnv(name: string): string | undefined {
+  const value = process.env[name];
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+/**
+ * Failures worth another attempt: the model's own sloppiness (malformed JSON, wrong shape, unknown ids), timeouts,
+ * lost connections, rate limits and server errors. Other 4xx (bad key, unknown model) will not heal by retrying.
+ */
+function isRetryable(err: unknown): boolean {
+  if (err instanceof MalformedReplyError) return true;
+  if (err instanceof APIUserAbortError) return false;
+  if (err instanceof APIConnectionError) return true;
+  if (err instanceof APIError) {
+    const status = err.status ?? 0;
+    return status === 408 || status === 409 || status === 429 || status >= 500;
+  }
+  return false;
+}
+
+/** A server's `retry-after-ms` / `retry-after` (seconds) hint, if any. */
+function retryAfterMs(err: unknown): number | undefined {
+  if (!(err instanceof APIError) || !(err.headers instanceof Headers)) return undefined;
+  const ms = Number.parseFloat(err.headers.get('retry-after-ms') ?? '');
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const seconds = Number.parseFloat(err.headers.get('retry-after') ?? '');
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined;
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * {@link MemoryModel} over an OpenAI-compatible chat-completions API.
+ *
+ * Every call sends a system and a user message with `response_format: {type: 'json_object'}` and temperature 0.
+ * A reply that is not JSON, does not match the method's schema, or names ids it was not given, and any timeout,
+ * connection error, HTTP 408/409/429 or 5xx, is retried up to `maxRetries` times with exponential back-off; then the
+ * call rejects with `AkashicError('AKASHIC_MODEL')` whose `cause` is the last failure. The `openai` client's own
+ * retries are disabled so that the number of requests is exactly bounded by `maxRetries + 1`.
+ *
+ * @example
+ * ```ts
+ * const model = new OpenAIChatModel({ baseURL: 'http://127.0.0.1:8000/v1', model: 'qwen2.5-7b-instruct' });
+ * const ids = await model.select({ text: 'where does Alice live?', keywords: ['alice'] }, candidates, 5);
+ * console.log(model.stats.requests, model.stats.promptTokens);
+ * ```
+ */
+export class OpenAIChatModel implements MemoryModel {
+  readonly name: string;
+  /** The model name sent with every request. */
+  readonly model: string;
+  readonly #client: OpenAI;
+  readonly #maxRetries: number;
+  readonly #retryDelayMs: number;
+  readonly #temperature: number;
+  readonly #stats = { calls: 0, requests: 0, retries: 0, failures: 0, promptTokens: 0, completionTokens: 0 };
+
+  /** @throws AkashicError `AKASHIC_INVALID_ARGUMENT` naming the bad option, or when no API key can be found. */
+  constructor(options: OpenAIChatModelOptions = {}) {
+    const model = options.model ?? nonEmptyEnv('AKASHIC_MODEL') ?? DEFAULT_MODEL;
+    if (typeof model !== 'string' || model.trim() === '') throw invalidArgument('model must be a non-empty string');
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+      throw invalidArgument(`timeoutMs must be a positive number, got ${String(timeoutMs)}`);
+    }
+    const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+    if (!Number.isSafeInteger(maxRetries) || maxRetries < 0) {
+      throw invalidArgument(`maxRetries must be a non-negative integer, got ${String(maxRetries)}`);
+    }
+    const retryDelayMs = options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS;
+    if (!Number.isFinite(retryDelayMs) || retryDelayMs < 0) {
+      throw invalidArgument(`retryDelayMs must be a non-negative number, got ${String(retryDelayMs)}`);
+    }
+    const temperature = options.temperature ?? 0;
+    if (!Number.isFinite(temperature) || temperature < 0 || temperature > 2) {
+      throw invalidArgument(`temperature must be a number in [0, 2], got ${String(temperature)}`);
+    }
+    const baseURL = options.baseURL ?? nonEmptyEnv('OPENAI_BASE_URL');
+    let apiKey = options.apiKey ?? nonEmptyEnv('OPENAI_API_KEY');
+    if (apiKey === undefined) {
+      if (baseURL === undefined) throw invalidArgument('apiKey is required (pass apiKey or set OPENAI_API_KEY)');
+      apiKey = PLACEHOLDER_API_KEY;
+    }
+
+    this.model = model;
+    this.name = `openai:${model}`;
+    this.#maxRetries = maxRetries;
+    this.#retryDelayMs = retryDelayMs;
+    this.#temperature = temperature;
+    this.#client = new OpenAI({ apiKey, baseURL, timeout: timeoutMs, maxRetries: 0 });
+  }
+
+  /** A snapshot of the counters; later calls do not change a returned object. */
+  get stats(): OpenAIChatModelStats {
+    return { ...this.#stats };
+  }
+
+  async compress(turns: readonly ModelTurn[]): Promise<CompressResult> {
+    if (turns.length === 0) return { text: '' };
+    return this.#call('compress', compressPrompt(turns), compressReply, (reply) => ({ text: reply.text }));
+  }
+
+  async buildMeta(text: string): Promise<MetaResult> {
+    if (text.trim() === '') return { keywords: [] };
+    return this.#call('buildMeta', metaPrompt(text), metaReply, (reply) => ({
+      keywords: normalizeKeywords(reply.keywords),
+    }));
+  }
+
+  async select(
+    query: { readonly text: string; readonly keywords: readonly string[] },
+    candidates: readonly ChunkMetaView[],
+    topP: number,
+  ): Promise<string[]> {
+    checkTopP(topP);
+    checkUniqueIds('select candidates', candidates);
+    if (topP === 0 || candidates.length === 0) return [];
+    const known = new Set(candidates.map((c) => c.id));
+    return this.#call('select', selectPrompt(query, candidates, topP), selectReply, (reply) =>
+      repairSelection(reply.ids, known, topP),
+    );
+  }
+
+  async jointCompact(
+    fresh: { readonly text: string; readonly keywords: readonly string[] },
+    related: readonly ChunkBodyView[],
+  ): Promise<JointCompactResult> {
+    checkUniqueIds('jointCompact related', related);
+    const known = new Set(related.map((c) => c.id));
+    return this.#call('jointCompact', jointCompactPrompt(fresh, related), jointCompactReply, (reply) =>
+      checkJointCompact(reply, known),
+    );
+  }
+
+  async colocate(chunks: readonly ChunkMetaView[], coAccess: CoAccessView, tauAssoc: number): Promise<string[][]> {
+    checkThreshold('tauAssoc', tauAssoc);
+    checkUniqueIds('colocate chunks', chunks);
+    if (chunks.length < 2) return [];
+    const known = new Set(chunks.map((c) => c.id));
+    return this.#call('colocate', colocatePrompt(chunks, coAccess, tauAssoc), groupsReply, (reply) =>
+      repairColocation(reply.groups, known),
+    );
+  }
+
+  async group(chunks: readonly ChunkMetaView[], coAccess: CoAccessView): Promise<string[][]> {
+    checkUniqueIds('group chunks', chunks);
+    if (chunks.length <= 1) return chunks.map((c) => [c.id]);
+    const ids = chunks.map((c) => c.id);
+    return this.#call('group', groupPrompt(chunks, coAccess), groupsReply, (reply) => repairPartition(reply.groups, ids));
+  }
+
+  /**
+   * One model call: request, parse against `schema`, then `accept` (which throws `MalformedReplyError` to reject),
+   * retrying retryable failures. The whole pipeline is inside the loop so a meaning-level rejection is retried too.
+   */
+  async #call<T, R>(method: string, prompt: Prompt, schema: z.ZodType<T>, accept: (reply: T) => R): Promise<R> {
+    this.#stats.calls += 1;
+    let lastError: unknown;
+    let attempts = 0;
+    while (attempts <= this.#maxRetries) {
+      if (attempts > 0) {
+        this.#stats.retries += 1;
+        await this.#backOff(attempts, lastError);
+      }
+      attempts += 1;
+      try {
+        this.#stats.requests += 1;
+        const completion = await this.#client.chat.completions.create({
+          model: this.model,
+          temperature: this.#temperature,
+          response_format: { type: 'json_object' },
+          messages: [
+            { role: 'system', content: prompt.system },
+            { role: 'user', content: prompt.user },
+          ],
+        });
+        if (completion.usage) {
+          this.#stats.promptTokens += completion.usage.prompt_tokens;
+          this.#stats.completionTokens += completion.usage.completion_tokens;
+        }
+        return accept(parseReply(completion.choices[0]?.message.content, schema));
+      } catch (err) {
+        lastError = err;
+        if (!isRetryable(err)) break;
+      }
+    }
+    this.#stats.failures += 1;
+    throw new AkashicError(
+      'AKASHIC_MODEL',
+      `${this.name} ${method} failed after ${attempts} request(s): ${describe(lastError)}`,
+      { cause: lastError },
+    );
+  }
+
+  async #backOff(retry: number, lastError: unknown): Promise<void> {
+    const exponential = this.#retryDelayMs * 2 ** (retry - 1);
+    const delay = Math.min(MAX_RETRY_DELAY_MS, Math.max(exponential, retryAfterMs(lastError) ?? 0));
+    if (delay > 0) await sleep(delay);
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * A real HTTP server on 127.0.0.1 that speaks just enough of the OpenAI chat-completions protocol to drive
+ * `OpenAIChatModel` through its success, retry and failure paths. Each request to `POST /v1/chat/completions`
+ * consumes the next step of a script; requests are recorded so tests can check what the client sent.
+ */
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One scripted reaction to one request. */
+export type ScriptStep =
+  /** 200 with `JSON.stringify(value)` as the assistant message content. */
+  | { readonly kind: 'json'; readonly value: unknown }
+  /** 200 with this exact content (use for malformed or schema-mismatched replies). */
+  | { readonly kind: 'content'; readonly content: string }
+  /** An HTTP error with an OpenAI-style error body. */
+  | { readonly kind: 'status'; readonly status: number; readonly headers?: Readonly<Record<string, string>> }
+  /** Wait `ms` before performing `then` (default: a valid empty JSON object); the client may give up first. */
+  | { readonly kind: 'delay'; readonly ms: number; readonly then?: ScriptStep };
+
+/** What the client sent. */
+export interface RecordedRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly authorization: string | undefined;
+  readonly body: ChatRequestBody;
+}
+
+/** The fields of a chat-completions request body that tests inspect. */
+export interface ChatRequestBody {
+  readonly model?: string;
+  readonly temperature?: number;
+  readonly response_format?: { readonly type?: string };
+  readonly messages?: ReadonlyArray<{ readonly role: string; readonly content: string }>;
+}
+
+export interface ScriptedChatServer {
+  /** Base URL to hand to the client, ending in `/v1`. */
+  readonly baseURL: string;
+  /** Every request received, in arrival order. */
+  readonly requests: RecordedRequest[];
+  /** Appends steps to the script. */
+  enqueue(...steps: ScriptStep[]): void;
+  /** Steps not consumed yet. */
+  remaining(): number;
+  /** Clears the script and the recorded requests. */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+/** Usage reported with every successful reply, so token accounting can be asserted. */
+export const SCRIPTED_USAGE = { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 } as const;
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    req.on('data', (part: Buffer) => parts.push(part));
+    req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.writableEnded || res.destroyed) return;
+  const payload = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...headers });
+  res.end(payload);
+}
+
+function completion(model: string, content: string): object {
+  return {
+    id: `chatcmpl-scripted-${Date.now()}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop', logprobs: null }],
+    usage: SCRIPTED_USAGE,
+  };
+}
+
+function perform(res: ServerResponse, step: ScriptStep, model: string): void {
+  switch (step.kind) {
+    case 'json':
+      sendJson(res, 200, completion(model, JSON.stringify(step.value)));
+      return;
+    case 'content':
+      sendJson(res, 200, completion(model, step.content));
+      return;
+    case 'status':
+      sendJson(
+        res,
+        step.status,
+        { error: { message: `scripted status ${step.status}`, type: 'scripted_error', code: null, param: null } },
+        { ...step.headers },
+      );
+      return;
+    case 'delay': {
+      const timer = setTimeout(() => perform(res, step.then ?? { kind: 'json', value: {} }, model), step.ms);
+      // The client aborting (timeout) closes the response early; do not keep the timer alive for nothing.
+      res.on('close', () => clearTimeout(timer));
+      return;
+    }
+  }
+}
+
+/** Starts a server on 127.0.0.1 with an OS-chosen port. */
+export async function startScriptedChatServer(): Promise<ScriptedChatServer> {
+  const script: ScriptStep[] = [];
+  const requests: RecordedRequest[] = [];
+
+  const server = createServer((req, res) => {
+    void readBody(req).then((raw) => {
+      let body: ChatRequestBody = {};
+      try {
+        body = JSON.parse(raw) as ChatRequestBody;
+      } catch {
+        // Recorded as an empty body; the test inspecting it will fail with a clear diff.
+      }
+      requests.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        authorization: req.headers.authorization,
+        body,
+      });
+      if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
+        sendJson(res, 404, { error: { message: `no route ${req.method} ${req.url}`, type: 'not_found' } });
+        return;
+      }
+      const step = script.shift();
+      if (step === undefined) {
+        // 400 is not retried by the client, so an exhausted script fails the test fast and visibly.
+        sendJson(res, 400, { error: { message: 'script exhausted', type: 'scripted_error' } });
+        return;
+      }
+      perform(res, step, body.model ?? 'unknown');
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    requests,
+    enqueue: (...steps) => {
+      script.push(...steps);
+    },
+    remaining: () => script.length,
+    reset: () => {
+      script.length = 0;
+      requests.length = 0;
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        // Keep-alive sockets from the client's fetch would otherwise hold close() open.
+        server.closeAllConnections();
+        server.close((err) => (err ? reject(err) : resolve()));
+      }),
+  };
+}

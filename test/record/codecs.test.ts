@@ -1,0 +1,114 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { decodeFrame, encodeFrame } from '../../src/block/frame-codec.js';
+import { layoutGroups } from '../../src/block/pack-layout.js';
+import { decodeBlockInfo, encodeBlockInfo, type BlockInfo } from '../../src/record/block-info.js';
+import { decodeChunkRecord, encodeChunkRecord, type ChunkRecord } from '../../src/record/chunk-record.js';
+import { decodeDirEntry, encodeDirEntry, type DirEntry } from '../../src/record/dir-entry.js';
+
+const str = fc.string({ unit: 'grapheme', maxLength: 40 });
+const record: fc.Arbitrary<ChunkRecord> = fc.record({
+  userId: str,
+  sessionId: str,
+  chunkId: fc.stringMatching(/^[0-9A-HJKMNP-TV-Z]{26}$/),
+  version: fc.integer({ min: 1, max: 0xffffffff }),
+  // -0 is stored as the field default and reads back as 0; times are never -0.
+  createdAt: fc.double({ noNaN: true }).map((x) => x + 0),
+  updatedAt: fc.double({ noNaN: true }).map((x) => x + 0),
+  tokenCount: fc.integer({ min: 0, max: 0xffffffff }),
+  kind: fc.constantFrom('memory', 'turn', 'summary', 'note'),
+  text: fc.string({ unit: 'grapheme', maxLength: 500 }),
+  keywords: fc.array(str, { maxLength: 8 }),
+  attributes: fc.dictionary(str, str, { maxKeys: 5 }),
+  payload: fc.option(fc.uint8Array({ maxLength: 300 }), { nil: null }),
+  supersedes: fc.array(fc.stringMatching(/^[0-9A-HJKMNP-TV-Z]{26}$/), { maxLength: 3 }),
+  provenance: fc.array(str, { maxLength: 5 }),
+});
+
+function sortedAttrs(r: ChunkRecord): ChunkRecord {
+  return { ...r, attributes: Object.fromEntries(Object.entries(r.attributes).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) };
+}
+
+describe('record codecs', () => {
+  it('round-trips any chunk record', () => {
+    fc.assert(
+      fc.property(record, (r) => {
+        const back = decodeChunkRecord(encodeChunkRecord(r), 'test');
+        expect(sortedAttrs(back)).toEqual({ ...sortedAttrs(r), payload: r.payload === null ? null : Uint8Array.from(r.payload) });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('round-trips directory entries and block infos', () => {
+    const entry: fc.Arbitrary<DirEntry> = fc.record({
+      state: fc.constant('live' as const),
+      version: fc.integer({ min: 1, max: 1000 }),
+      location: fc.record({ blockId: fc.integer({ min: 1, max: 2 ** 40 }), frame: fc.integer({ min: 0, max: 65535 }), slot: fc.integer({ min: 0, max: 65535 }) }),
+      recordBytes: fc.nat(),
+      tokenCount: fc.nat(),
+      createdAt: fc.nat(),
+      updatedAt: fc.nat(),
+      kind: fc.constantFrom('memory', 'turn', 'summary', 'note'),
+      keywords: fc.array(str, { maxLength: 5 }),
+      supersededBy: fc.constant(null),
+      deletedAt: fc.constant(null),
+    });
+    fc.assert(
+      fc.property(entry, (e) => {
+        expect(decodeDirEntry(encodeDirEntry(e), 't')).toEqual(e);
+      }),
+      { numRuns: 200 },
+    );
+    const info: BlockInfo = {
+      blockId: 7, userId: 'u', sessionId: '', state: 'sealed', origin: 'gc', frameSlots: [3, 2], frameBytes: [100, 90],
+      liveSlots: 4, liveBytes: 400, rawBytes: 500, storedBytes: 190, createdAt: 1, lastWriteAt: 2, sealedAt: 3, releasedAt: null,
+    };
+    expect(decodeBlockInfo(encodeBlockInfo(info), 't')).toEqual(info);
+  });
+
+  it('detects every single flipped byte of an enveloped value', () => {
+    const v = encodeDirEntry({
+      state: 'live', version: 1, location: { blockId: 1, frame: 0, slot: 0 }, recordBytes: 10, tokenCount: 1, createdAt: 1,
+      updatedAt: 1, kind: 'memory', keywords: ['a', 'b'], supersededBy: null, deletedAt: null,
+    });
+    for (let i = 0; i < v.length; i++) {
+      const bad = Buffer.from(v);
+      bad[i]! ^= 0x01;
+      expect(() => decodeDirEntry(bad, 'flip'), `byte ${i}`).toThrow(expect.objectContaining({ code: 'AKASHIC_CORRUPTION' }));
+    }
+  });
+
+  it('round-trips frames and detects damage in them', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(record, { minLength: 1, maxLength: 6 }), fc.nat(), async (recs, at) => {
+        const bytes = recs.map(encodeChunkRecord);
+        const f = await encodeFrame(3, 1, 'u', bytes);
+        const back = await decodeFrame(f.value, 'frame');
+        expect(back.records.map((b) => Buffer.from(b))).toEqual(bytes.map((b) => Buffer.from(b)));
+        const bad = Buffer.from(f.value);
+        bad[at % bad.length]! ^= 0x80;
+        await expect(decodeFrame(bad, 'frame')).rejects.toMatchObject({ code: 'AKASHIC_CORRUPTION' });
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('lays out groups whole where they fit, never over capacity', () => {
+    fc.assert(
+      fc.property(fc.array(fc.array(fc.integer({ min: 1, max: 100 }), { minLength: 1, maxLength: 10 }), { maxLength: 10 }), fc.integer({ min: 1, max: 8 }), (groups, cap) => {
+        const blocks = layoutGroups(groups, cap, 10_000);
+        const flat = blocks.flat();
+        expect(flat).toEqual([...flat.keys()]);
+        for (const b of blocks) expect(b.length).toBeLessThanOrEqual(cap);
+        // A group that fits in a block is never split.
+        let at = 0;
+        for (const g of groups) {
+          const idx = g.map((_, i) => at + i);
+          at += g.length;
+          if (g.length <= cap) expect(new Set(idx.map((i) => blocks.findIndex((b) => b.includes(i)))).size).toBe(1);
+        }
+      }),
+    );
+  });
+});

@@ -1,0 +1,177 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AffinityModel, AkashicStore, BlockListing, ChunkRef } from '../../src/index.js';
+import { costBenefit } from '../../src/gc/block-compactor.js';
+import { BACKENDS, text, type Backend } from '../helpers/backends.js';
+
+async function blocks(store: AkashicStore): Promise<BlockListing[]> {
+  const out: BlockListing[] = [];
+  for await (const b of store.blocks()) out.push(b);
+  return out;
+}
+
+describe.each(BACKENDS)('GC on $name', ({ make }) => {
+  let be: Backend;
+  let store: AkashicStore;
+  afterEach(async () => {
+    await store.close();
+    await be.cleanup();
+  });
+
+  async function seed(n: number, user = 'u'): Promise<ChunkRef[]> {
+    const refs: ChunkRef[] = [];
+    for (let i = 0; i < n; i++) {
+      const r = await store.put(user, { sessionId: `s${i % 2}`, text: text(i), keywords: [`topic${i % 3}`] });
+      refs.push({ sessionId: r.sessionId, chunkId: r.chunkId });
+    }
+    return refs;
+  }
+
+  it('compacts blocks at or above θ, releases them, and keeps every live chunk', async () => {
+    be = await make();
+    store = await be.open({ blockCapacity: 4, gc: { intervalMs: 0, threshold: 0.5 } });
+    const refs = await seed(16);
+    // Delete half of blocks 1 and 2 (φ = 0.5), one chunk of block 3 (φ = 0.25).
+    const gone = [refs[0]!, refs[1]!, refs[4]!, refs[5]!, refs[8]!];
+    await store.write('u', gone.map((r) => ({ op: 'delete' as const, ...r })));
+    const before = await store.stats();
+    const report = await store.gc();
+    expect(report.candidates).toBe(2);
+    expect(report.victims).toBe(2);
+    expect(report.chunksMoved).toBe(4);
+    expect(report.blocksReleased).toBe(2);
+    expect(report.conflicts).toBe(0);
+    const after = await store.stats();
+    expect(after.chunks).toBe(11);
+    expect(after.spaceAmplification!).toBeLessThan(before.spaceAmplification!);
+    expect(after.gcRuns).toBe(1);
+    const live = refs.filter((r) => !gone.includes(r));
+    const got = await store.getMany('u', live);
+    expect(got.chunks.every((c) => c !== null)).toBe(true);
+    expect((await store.verify()).ok).toBe(true);
+    const gcBlocks = (await blocks(store)).filter((b) => b.origin === 'gc');
+    expect(gcBlocks.reduce((n, b) => n + b.liveSlots, 0)).toBe(4);
+  });
+
+  it('groups live chunks by the affinity model and packs each group in time order', async () => {
+    be = await make();
+    const calls: string[][] = [];
+    const affinity: AffinityModel = {
+      async group(chunks) {
+        calls.push(chunks.map((c) => c.id));
+        // Odd-indexed keywords together, even together.
+        const a = chunks.filter((c) => c.keywords[0] === 'topic0').map((c) => c.id);
+        const b = chunks.filter((c) => c.keywords[0] !== 'topic0').map((c) => c.id);
+        return [a, b].filter((g) => g.length > 0);
+      },
+    };
+    store = await be.open({ blockCapacity: 4, affinity, gc: { intervalMs: 0, threshold: 0.25 } });
+    const refs = await seed(12);
+    await store.write('u', [refs[0]!, refs[4]!, refs[8]!].map((r) => ({ op: 'delete' as const, ...r })));
+    const report = await store.gc();
+    expect(report.victims).toBe(3);
+    expect(calls.length).toBe(1);
+    expect(calls[0]!.length).toBe(9);
+    expect((await store.verify()).ok).toBe(true);
+    // Each topic0 chunk shares a block only with topic0 chunks.
+    for (const b of (await blocks(store)).filter((x) => x.origin === 'gc')) {
+      const kws = new Set<string>();
+      for await (const e of store.list('u')) if (e.entry.location?.blockId === b.blockId) kws.add(e.entry.keywords[0] === 'topic0' ? 'a' : 'b');
+      expect(kws.size).toBe(1);
+    }
+  });
+
+  it('falls back to temporal order when the affinity model fails', async () => {
+    be = await make();
+    const affinity: AffinityModel = {
+      async group() {
+        throw new Error('model down');
+      },
+    };
+    store = await be.open({ blockCapacity: 4, affinity, gc: { intervalMs: 0, threshold: 0.25 } });
+    const refs = await seed(8);
+    await store.write('u', [{ op: 'delete', ...refs[0]! }]);
+    const r = await store.gc();
+    expect(r.affinityFallbacks).toBe(1);
+    expect(r.chunksMoved).toBe(3);
+    expect((await store.verify()).ok).toBe(true);
+  });
+
+  it('never mixes users when compacting', async () => {
+    be = await make();
+    store = await be.open({ blockCapacity: 4, gc: { intervalMs: 0, threshold: 0.25 } });
+    const a = await seed(8, 'alice');
+    const b = await seed(8, 'bob');
+    await store.write('alice', [{ op: 'delete', ...a[0]! }, { op: 'delete', ...a[5]! }]);
+    await store.write('bob', [{ op: 'delete', ...b[1]! }, { op: 'delete', ...b[6]! }]);
+    const r = await store.gc();
+    expect(r.victims).toBe(4);
+    const v = await store.verify();
+    expect(v.problems.filter((p) => p.kind === 'block-mixes-users')).toEqual([]);
+    expect(v.ok).toBe(true);
+  });
+
+  it('races concurrent updates, deletes and relocations: nothing lost, nothing resurrected', async () => {
+    be = await make();
+    store = await be.open({ blockCapacity: 4, gc: { intervalMs: 0, threshold: 0.25 } });
+    const refs = await seed(32);
+    const expected = new Map<string, string | null>(refs.map((r, i) => [r.chunkId, text(i)]));
+    await store.write('u', [0, 4, 8, 12, 16, 20, 24, 28].map((i) => ({ op: 'delete' as const, ...refs[i]! })));
+    for (const i of [0, 4, 8, 12, 16, 20, 24, 28]) expected.set(refs[i]!.chunkId, null);
+    for (let round = 0; round < 3; round++) {
+      const ops: Promise<unknown>[] = [store.gc()];
+      for (let k = 0; k < 8; k++) {
+        const i = 1 + ((round * 8 + k * 3) % 31);
+        const ref = refs[i]!;
+        if (expected.get(ref.chunkId) === null) continue;
+        if (k % 3 === 0) {
+          ops.push(store.write('u', [{ op: 'delete', ...ref }]));
+          expected.set(ref.chunkId, null);
+        } else if (k % 3 === 1) {
+          const t = `updated ${round} ${k}`;
+          ops.push(store.write('u', [{ op: 'update', ...ref, text: t }]));
+          expected.set(ref.chunkId, t);
+        } else {
+          ops.push(store.relocate('u', [ref, refs[(i + 7) % 32]!, refs[(i + 13) % 32]!]));
+        }
+        ops.push(store.gc());
+      }
+      await Promise.all(ops);
+      await store.gc({ threshold: 0.01 });
+      const got = await store.getMany('u', refs);
+      refs.forEach((r, i) => expect(got.chunks[i]?.text ?? null).toBe(expected.get(r.chunkId)));
+      const v = await store.verify();
+      expect(v.problems).toEqual([]);
+    }
+  });
+
+  it('ranks victims by cost-benefit, not by φ alone', () => {
+    const base = { blockId: 1, userId: 'u', sessionId: '', state: 'sealed', origin: 'append', frameSlots: [4], frameBytes: [100], liveSlots: 2, rawBytes: 400, storedBytes: 100, createdAt: 0, sealedAt: 0, releasedAt: null } as const;
+    const hotEmptier = { ...base, liveBytes: 100, lastWriteAt: 9_990 }; // u = 0.25, changed 10 ms ago
+    const coldFuller = { ...base, liveBytes: 200, lastWriteAt: 0 }; // u = 0.5, stable for 10 s
+    expect(costBenefit(coldFuller, 10_000)).toBeGreaterThan(costBenefit(hotEmptier, 10_000));
+  });
+
+  it('persists GC results across reopen', async () => {
+    be = await make();
+    store = await be.open({ blockCapacity: 4, gc: { intervalMs: 0, threshold: 0.25 } });
+    const refs = await seed(8);
+    await store.write('u', [{ op: 'delete', ...refs[1]! }]);
+    await store.gc();
+    const st = await store.stats();
+    await store.close();
+    store = await be.reopen({ blockCapacity: 4 });
+    expect({ ...(await store.stats()), diskBytes: 0 }).toEqual({ ...st, diskBytes: 0 });
+    expect((await store.verify()).ok).toBe(true);
+  });
+
+  it('runs in the background on its policy', async () => {
+    be = await make();
+    store = await be.open({ blockCapacity: 4, gc: { intervalMs: 50, threshold: 0.25 } });
+    const refs = await seed(8);
+    await store.write('u', [{ op: 'delete', ...refs[1]! }]);
+    const deadline = Date.now() + 10_000;
+    while ((await store.stats()).gcRuns === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect((await store.stats()).gcRuns).toBeGreaterThan(0);
+    expect((await store.verify()).ok).toBe(true);
+  });
+});
