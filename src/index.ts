@@ -23,3 +23,6 @@ export type { GcReport } from './gc/block-compactor.js';
 export type { AffinityModel, AffinityChunk, CoAccessStats } from './gc/affinity-model.js';
 export { DefaultAffinityModel } from './gc/default-affinity.js';
 export { FORMAT_VERSION } from './record/envelope.js';
+export * from './memattention/index.js';
+export * from './model/index.js';
+export * from './workload/index.js';

@@ -146,10 +146,15 @@ function coAccessNeighbours(chunks: readonly ChunkMetaView[], coAccess: CoAccess
   chunks.forEach((chunk, i) => index.set(chunk.id, i));
   const neighbours = new Map<number, number[]>();
   for (const key of coAccess.pairs.keys()) {
-    const sep = key.indexOf('\u0000');
-    if (sep < 0) continue;
-    const x = index.get(key.slice(0, sep));
-    const y = index.get(key.slice(sep + 1));
+    // Ids may themselves contain U+0000 (the engine passes `session\0ulid`), so try every separator position
+    // and keep the split whose two halves are both ids of this call.
+    let x: number | undefined;
+    let y: number | undefined;
+    for (let sep = key.indexOf('\u0000'); sep >= 0; sep = key.indexOf('\u0000', sep + 1)) {
+      x = index.get(key.slice(0, sep));
+      y = index.get(key.slice(sep + 1));
+      if (x !== undefined && y !== undefined) break;
+    }
     if (x === undefined || y === undefined || x === y) continue;
     const [i, j] = x < y ? [x, y] : [y, x];
     const list = neighbours.get(i) ?? [];

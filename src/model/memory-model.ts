@@ -20,7 +20,7 @@ export interface ModelTurn {
 
 /** What a model sees of a stored chunk when only metadata may be read (select, colocate, group). */
 export interface ChunkMetaView {
-  /** Opaque id, unique within the call (the engine passes `session/ulid`). */
+  /** Opaque id, unique within the call (the engine passes `session\u0000ulid`). */
   readonly id: string;
   readonly sessionId: string;
   readonly createdAt: number;

@@ -167,8 +167,15 @@ export class StoreCore {
     return readSlots(this.cf.blocks, this.cache, locs);
   }
 
-  /** Applies mutations of one user atomically. Any error leaves the store unchanged. */
-  write(userId: string, mutations: readonly Mutation[]): Promise<MutationResult[]> {
+  /**
+   * Applies mutations of one user atomically. Any error leaves the store unchanged.
+   *
+   * `extra`, when given, runs after every mutation is staged and before the commit, inside the same Txn and under
+   * the same write lock: whatever it stages (typically `txn.raw(...)` ops on another column family, such as the
+   * deletion of the active turns a compaction consumed) lands in the same LevelDB batch as the chunk changes, or
+   * not at all if it throws.
+   */
+  write(userId: string, mutations: readonly Mutation[], extra?: (txn: Txn) => void | Promise<void>): Promise<MutationResult[]> {
     return this.transact(async (txn) => {
       const results: MutationResult[] = [];
       const seen = new Set<string>();
@@ -180,6 +187,7 @@ export class StoreCore {
         seen.add(key);
         results.push(await this.#apply(txn, userId, sessionId, chunkId, key, m));
       }
+      if (extra !== undefined) await extra(txn);
       return results;
     });
   }

@@ -136,3 +136,15 @@ describe('EmbeddedModel.group', () => {
     expect(await model.group([], NO_CO_ACCESS)).toEqual([]);
   });
 });
+
+describe('co-access with engine-style ids', () => {
+  it('joins chunks that are only co-accessed when ids contain the separator', async () => {
+    const { EmbeddedModel } = await import('../../src/model/embedded-model.js');
+    const model = new EmbeddedModel();
+    const a = { id: 's\u0000A', sessionId: 's', createdAt: 1, tokenCount: 1, keywords: ['apple'] };
+    const b = { id: 's\u0000B', sessionId: 's', createdAt: 2, tokenCount: 1, keywords: ['zebra'] };
+    const co = { accesses: new Map([[a.id, 4], [b.id, 4]]), pairs: new Map([[`${a.id}\u0000${b.id}`, 4]]) };
+    expect(await model.colocate([a, b], co, 0.7)).toEqual([[a.id, b.id]]);
+    expect(await model.group([a, b], co)).toEqual([[a.id, b.id]]);
+  });
+});

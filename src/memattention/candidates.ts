@@ -1,0 +1,129 @@
+/**
+ * The candidate set M of SELECT (seed 000, Algorithm 1 lines 6 and 16), gathered from directory metadata only
+ * (`AkashicStore.list`: keywords, time, tokens; never a chunk body).
+ *
+ * The paper shows the model every chunk of the namespace. That makes SELECT's input grow with history, which defeats
+ * the bounded-work point of the gate, so the set is capped:
+ *
+ *   M = the `window` newest chunks of the scope
+ *     ∪ up to `prefilter` older chunks sharing at least one keyword with the query (most shared keywords first,
+ *       newer first on a tie),
+ *
+ * each with at most `keywords` keywords. SELECT therefore sees at most (window + prefilter) × keywords keywords
+ * whatever the history length. What still grows with history is this scan of the directory (metadata I/O and
+ * CPU, O(chunks in scope), bodies never read) and nothing else; its memory is O(window + prefilter).
+ * @internal
+ */
+import type { AkashicStore } from '../engine/akashic-store.js';
+import type { ChunkMetaView } from '../model/memory-model.js';
+import type { ChunkRef } from '../store/chunk-input.js';
+import { refString } from '../store/keys.js';
+import type { ListedEntry } from '../store/store-core.js';
+
+/** A chunk shown to SELECT, with what is needed to fetch it and to compare-and-swap it later. */
+export interface Candidate {
+  readonly ref: ChunkRef;
+  readonly version: number;
+  readonly meta: ChunkMetaView;
+}
+
+export interface CandidateBounds {
+  readonly window: number;
+  readonly prefilter: number;
+  readonly keywords: number;
+}
+
+export interface CandidateSet {
+  /** Oldest first. */
+  readonly candidates: readonly Candidate[];
+  /** Live directory entries of the scope that were looked at (the part that grows with history). */
+  readonly scanned: number;
+}
+
+interface Scored {
+  readonly e: ListedEntry;
+  readonly score: number;
+}
+
+const newerFirst = (a: ListedEntry, b: ListedEntry): number =>
+  b.entry.createdAt - a.entry.createdAt || (a.chunkId < b.chunkId ? 1 : a.chunkId > b.chunkId ? -1 : 0);
+
+/** Keeps the best `k` items by `cmp` (best first) with O(k) memory: sorts and cuts whenever it reaches 2k. */
+class TopK<T> {
+  #items: T[] = [];
+  readonly #k: number;
+  readonly #cmp: (a: T, b: T) => number;
+
+  constructor(k: number, cmp: (a: T, b: T) => number) {
+    this.#k = k;
+    this.#cmp = cmp;
+  }
+
+  add(item: T): void {
+    if (this.#k === 0) return;
+    this.#items.push(item);
+    if (this.#items.length >= 2 * this.#k) this.#cut();
+  }
+
+  #cut(): void {
+    this.#items.sort(this.#cmp);
+    this.#items.length = Math.min(this.#items.length, this.#k);
+  }
+
+  result(): T[] {
+    this.#cut();
+    return this.#items;
+  }
+}
+
+/**
+ * Gathers the bounded candidate set of one user's scope (`sessionId` null: all sessions). `accept` filters entries
+ * (e.g. only kind 'memory' for reconciliation). Query keywords are compared lower-cased and verbatim.
+ */
+export async function gatherCandidates(
+  store: AkashicStore,
+  userId: string,
+  sessionId: string | null,
+  queryKeywords: readonly string[],
+  bounds: CandidateBounds,
+  accept: (e: ListedEntry) => boolean = () => true,
+): Promise<CandidateSet> {
+  const query = new Set(queryKeywords.map((k) => k.toLowerCase()));
+  const recent = new TopK<ListedEntry>(bounds.window, newerFirst);
+  // Keep window + prefilter matches: at most `window` of them can turn out to be in `recent`.
+  const matching = new TopK<Scored>(bounds.window + bounds.prefilter, (a, b) => b.score - a.score || newerFirst(a.e, b.e));
+  let scanned = 0;
+  const opts = sessionId === null ? {} : { sessionId };
+  for await (const e of store.list(userId, opts)) {
+    if (!accept(e)) continue;
+    scanned++;
+    recent.add(e);
+    if (bounds.prefilter > 0 && query.size > 0) {
+      let score = 0;
+      for (const k of e.entry.keywords) if (query.has(k.toLowerCase())) score++;
+      if (score > 0) matching.add({ e, score });
+    }
+  }
+  const chosen = recent.result();
+  const inRecent = new Set(chosen.map((e) => refString(e.sessionId, e.chunkId)));
+  const older = matching
+    .result()
+    .filter((s) => !inRecent.has(refString(s.e.sessionId, s.e.chunkId)))
+    .slice(0, bounds.prefilter)
+    .map((s) => s.e);
+  const all = [...chosen, ...older].sort((a, b) => -newerFirst(a, b));
+  return {
+    scanned,
+    candidates: all.map((e) => ({
+      ref: { sessionId: e.sessionId, chunkId: e.chunkId },
+      version: e.entry.version,
+      meta: {
+        id: refString(e.sessionId, e.chunkId),
+        sessionId: e.sessionId,
+        createdAt: e.entry.createdAt,
+        tokenCount: e.entry.tokenCount,
+        keywords: e.entry.keywords.slice(0, bounds.keywords),
+      },
+    })),
+  };
+}

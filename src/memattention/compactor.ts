@@ -1,0 +1,177 @@
+/**
+ * Gate-triggered chunk compaction with cross-chunk reconciliation (seed 000, Algorithm 1 lines 4–12):
+ *
+ *   m ← COMPRESS(turns); K_m ← BUILDMETA(m); M ← bounded candidate metas of the scope (candidates.ts);
+ *   R ← SELECT(K_m, M, p); bodies of R ← getMany; (m′, U, D) ← JOINT-COMPACT(m, R); K_m′ ← BUILDMETA(m′)
+ *
+ * then ONE atomic batch: put m′ (kind 'memory'), rewrite U out of place, tombstone D (supersededBy m′), and delete the
+ * consumed active turns. Every model call happens before that batch, so a model failure, a contract violation, a
+ * lost compare-and-swap or a crash anywhere changes nothing: the turns stay in the active chunk and the next gate
+ * retries them.
+ *
+ * Work per compaction, whatever the history length: COMPRESS sees the consumed turns (< τ_c + one turn), SELECT at
+ * most window + prefilter metas, JOINT-COMPACT at most p bodies, and getMany reads at most p records.
+ * @internal
+ */
+import type { AkashicStore } from '../engine/akashic-store.js';
+import type { ChunkRecord } from '../record/chunk-record.js';
+import { checkContent, LIMITS, type ChunkRef } from '../store/chunk-input.js';
+import type { Mutation } from '../store/store-core.js';
+import type { StoredTurn } from './active-chunk.js';
+import { gatherCandidates } from './candidates.js';
+import { storage } from './layer-errors.js';
+import type { CheckedModel } from './model-calls.js';
+import type { ResolvedMemoryOptions } from './options.js';
+
+/** What one compaction did. */
+export interface CompactionResult {
+  /** The new memory chunk, or null when joint compaction left no text for it (everything went into updates). */
+  readonly chunk: ChunkRef | null;
+  /** Ids of the consumed turns: the new chunk's provenance. */
+  readonly turnIds: readonly string[];
+  /** Tokens of the consumed turns (L_chunk). */
+  readonly turnTokens: number;
+  /** Tokens of the new chunk's text. */
+  readonly tokenCount: number;
+  readonly keywords: readonly string[];
+  /** Chunk metas shown to SELECT (bounded). */
+  readonly candidates: number;
+  /** Directory entries scanned to choose them (grows with history; metadata only). */
+  readonly scanned: number;
+  /** Prior chunks handed to JOINT-COMPACT (at most p). */
+  readonly related: readonly ChunkRef[];
+  readonly updated: readonly ChunkRef[];
+  readonly deleted: readonly ChunkRef[];
+  /** Chunk records read (the related bodies) and the distinct blocks that took. */
+  readonly recordsRead: number;
+  readonly blocksTouched: number;
+}
+
+/** What the compactor needs from AkashicMemory. @internal */
+export interface CompactorContext {
+  readonly store: AkashicStore;
+  readonly model: CheckedModel;
+  readonly options: ResolvedMemoryOptions;
+  /**
+   * A fresh monotonic ULID: new chunk ids (known before the batch, so deletions can name their successor) and
+   * generated turn ids.
+   */
+  ulid(now: number): string;
+}
+
+/** Provenance union, oldest first, cut to what a record can hold (the newest turns are kept). */
+function unionProvenance(old: readonly string[], added: readonly string[]): string[] {
+  const all = [...new Set([...old, ...added])];
+  return all.length > LIMITS.provenance ? all.slice(all.length - LIMITS.provenance) : all;
+}
+
+/**
+ * Compacts `turns` (a prefix of the namespace's active chunk) into one memory chunk. Requires: the caller holds the
+ * namespace's queue, so the turns are still stored when the batch commits.
+ */
+export async function compactTurns(ctx: CompactorContext, userId: string, sessionId: string, turns: readonly StoredTurn[]): Promise<CompactionResult> {
+  const { store, model, options } = ctx;
+  if (turns.length === 0) throw new Error('compactTurns needs at least one turn');
+  const tok = options.tokenizer;
+  const turnIds = turns.map((t) => t.turnId);
+  let turnTokens = 0;
+  for (const t of turns) turnTokens += t.tokenCount;
+
+  const m = await model.compress(turns.map((t) => ({ turnId: t.turnId, role: t.role, text: t.text, at: t.at })));
+  const km = await model.buildMeta(m);
+
+  const scope = options.reconcileScope === 'session' ? sessionId : null;
+  const bounds = { window: options.candidateWindow, prefilter: options.candidatePrefilter, keywords: options.candidateKeywords };
+  // Only chunks this layer writes are reconciled: notes or summaries put by the application are never rewritten.
+  const { candidates, scanned } = await gatherCandidates(store, userId, scope, km, bounds, (e) => e.entry.kind === 'memory');
+  const selected = await model.select({ text: m, keywords: km }, candidates.map((c) => c.meta), options.topP);
+  const byId = new Map(candidates.map((c) => [c.meta.id, c]));
+  const chosen = selected.map((id) => byId.get(id)!);
+
+  let related: { id: string; ref: ChunkRef; record: ChunkRecord }[] = [];
+  let blocksTouched = 0;
+  if (chosen.length > 0) {
+    const read = await store.getMany(userId, chosen.map((c) => c.ref));
+    blocksTouched = read.blocksTouched;
+    // A chunk deleted since the listing simply drops out of the reconciliation.
+    related = chosen.flatMap((c, i) => {
+      const record = read.chunks[i];
+      return record === null || record === undefined ? [] : [{ id: c.meta.id, ref: c.ref, record }];
+    });
+  }
+
+  // With nothing to reconcile there is nothing for JOINT-COMPACT to do: m is already the chunk.
+  const joint =
+    related.length === 0
+      ? { text: m, updates: [], deletions: [] }
+      : await model.jointCompact(
+          { text: m, keywords: km },
+          related.map((r) => ({
+            id: r.id,
+            sessionId: r.ref.sessionId,
+            createdAt: r.record.createdAt,
+            tokenCount: r.record.tokenCount,
+            keywords: r.record.keywords,
+            text: r.record.text,
+          })),
+        );
+  const hasChunk = joint.text.trim().length > 0;
+  const keywords = !hasChunk ? [] : joint.text === m ? km : await model.buildMeta(joint.text);
+  const relatedById = new Map(related.map((r) => [r.id, r]));
+  const updates: { r: (typeof related)[number]; text: string; keywords: string[] }[] = [];
+  for (const u of joint.updates) {
+    const r = relatedById.get(u.id)!;
+    updates.push({ r, text: u.text, keywords: await model.buildMeta(u.text) });
+  }
+
+  const now = store.options.now();
+  const chunkId = hasChunk ? ctx.ulid(now) : null;
+  const attributes = { tokenizer: tok.name };
+  const mutations: Mutation[] = [];
+  const tokenCount = hasChunk ? tok.count(joint.text) : 0;
+  if (chunkId !== null) {
+    // Dated by its newest turn, so replayed conversations keep their own timeline.
+    const createdAt = Math.max(...turns.map((t) => t.at));
+    const content = checkContent(
+      { kind: 'memory', text: joint.text, tokenCount, keywords, attributes, provenance: unionProvenance([], turnIds), supersedes: joint.deletions.map((id) => relatedById.get(id)!.ref.chunkId) },
+      'compacted chunk',
+    );
+    mutations.push({ op: 'put', sessionId, chunkId, createdAt, content });
+  }
+  for (const u of updates) {
+    const content = checkContent(
+      { kind: 'memory', text: u.text, tokenCount: tok.count(u.text), keywords: u.keywords, provenance: unionProvenance(u.r.record.provenance, turnIds) },
+      'updated chunk',
+    );
+    mutations.push({ op: 'update', sessionId: u.r.ref.sessionId, chunkId: u.r.ref.chunkId, expectVersion: u.r.record.version, content });
+  }
+  for (const id of joint.deletions) {
+    const r = relatedById.get(id)!;
+    mutations.push(
+      chunkId === null
+        ? { op: 'delete', sessionId: r.ref.sessionId, chunkId: r.ref.chunkId, expectVersion: r.record.version }
+        : { op: 'delete', sessionId: r.ref.sessionId, chunkId: r.ref.chunkId, expectVersion: r.record.version, supersededBy: chunkId },
+    );
+  }
+
+  const core = store.core;
+  await storage(
+    core.write(userId, mutations, (txn) => {
+      for (const t of turns) txn.raw({ type: 'del', sublevel: txn.cf.active, key: t.key });
+    }),
+  );
+  return {
+    chunk: chunkId === null ? null : { sessionId, chunkId },
+    turnIds,
+    turnTokens,
+    tokenCount,
+    keywords,
+    candidates: candidates.length,
+    scanned,
+    related: related.map((r) => r.ref),
+    updated: updates.map((u) => u.r.ref),
+    deleted: joint.deletions.map((id) => relatedById.get(id)!.ref),
+    recordsRead: chosen.length,
+    blocksTouched,
+  };
+}

@@ -1,0 +1,20 @@
+/**
+ * The MemAttention layer (seed 000 §4.1–4.3): `AkashicMemory` over an `AkashicStore`, its options and result types.
+ */
+export { AkashicMemory } from './memory.js';
+export type { AppendResult, RecallInput, RecallResult, SessionRef, TurnInput } from './memory.js';
+export type { ActiveTurn } from './active-chunk.js';
+export type { CompactionResult } from './compactor.js';
+export type { RelocationOutcome } from './colocation.js';
+export {
+  DEFAULT_CANDIDATE_KEYWORDS,
+  DEFAULT_CANDIDATE_PREFILTER,
+  DEFAULT_CANDIDATE_WINDOW,
+  DEFAULT_CHUNK_GATE_TOKENS,
+  DEFAULT_MEMORY_BUDGET_TOKENS,
+  DEFAULT_RELOCATE_EVERY_RECALLS,
+  DEFAULT_TAU_ASSOC,
+  DEFAULT_TOP_P,
+} from './options.js';
+export type { MemoryOptions, MemoryScope, ResolvedMemoryOptions } from './options.js';
+export { CHUNK_SEPARATOR } from './recall.js';

@@ -1,0 +1,343 @@
+/**
+ * AkashicMemory: the MemAttention layer over an AkashicStore (seed 000 §4.1, §4.3): active chunks per
+ * (user, session), gate-triggered compaction with cross-chunk reconciliation, query-aware recall under a token
+ * budget, and online co-access relocation.
+ */
+import { monotonicFactory } from 'ulid';
+import type { AkashicStore } from '../engine/akashic-store.js';
+import { AkashicError, invalidArgument } from '../errors.js';
+import type { ChunkRecord } from '../record/chunk-record.js';
+import { LIMITS } from '../store/chunk-input.js';
+import { checkId } from '../store/ids.js';
+import { SEP } from '../store/keys.js';
+import { activeTokens, appendActive, gatedPrefix, readActive, type ActiveTurn } from './active-chunk.js';
+import { colocateAndRelocate, RelocationLimiter, type RelocationOutcome } from './colocation.js';
+import { compactTurns, type CompactionResult, type CompactorContext } from './compactor.js';
+import { storage } from './layer-errors.js';
+import { CheckedModel } from './model-calls.js';
+import { intOption, resolveMemoryOptions, scopeOption, type MemoryOptions, type MemoryScope, type ResolvedMemoryOptions } from './options.js';
+import { retrieve } from './recall.js';
+
+/** A namespace: one user's session. */
+export interface SessionRef {
+  readonly user: string;
+  readonly session: string;
+}
+
+/** One conversation turn to append. */
+export interface TurnInput {
+  readonly role: string;
+  readonly text: string;
+  /** Milliseconds since the epoch; default: the store clock. */
+  readonly at?: number;
+  /** Stable id, kept as provenance; default: a fresh ULID. Must be unique within the active chunk. */
+  readonly turnId?: string;
+}
+
+export interface AppendResult {
+  /** Ids of the appended turns, in order. */
+  readonly turnIds: readonly string[];
+  /** Tokens left in the active chunk after any compaction. */
+  readonly activeTokens: number;
+  /** The compaction the gate triggered, if it fired and succeeded. */
+  readonly compacted?: CompactionResult;
+  /**
+   * Set when the gate fired but compaction failed (model error, conflict, store closed). The turns are stored
+   * regardless and nothing else changed; the next append or `endSession` retries.
+   */
+  readonly compactionError?: AkashicError;
+}
+
+export interface RecallInput extends SessionRef {
+  readonly query: string;
+  /** Chunks SELECT may pick; default the memory's topP. */
+  readonly topP?: number;
+  /** Token budget of the returned memory text; default 1536. */
+  readonly memoryBudgetTokens?: number;
+  /** 'session' (default option recallScope) or 'user'. */
+  readonly scope?: MemoryScope;
+  /** false: no retrieval, only the active turns. Default true. */
+  readonly enableRetrieval?: boolean;
+  /** The current request's own turn, left out of `activeTurns` when it was already appended. */
+  readonly turnId?: string;
+}
+
+export interface RecallResult {
+  /** Recalled chunks, chronological. */
+  readonly chunks: readonly ChunkRecord[];
+  /** What to prepend to the prompt: the chunks' texts, oldest first, blank-line separated. */
+  readonly text: string;
+  /** Tokens of `text` (≤ the budget). */
+  readonly tokenCount: number;
+  /** Distinct blocks read to materialize the selected chunks. */
+  readonly blocksTouched: number;
+  /** The current session's turns not yet compacted, oldest first. */
+  readonly activeTurns: readonly ActiveTurn[];
+  /** Chunk metas shown to SELECT. */
+  readonly candidates: number;
+  /** Selected chunks left out by the budget. */
+  readonly dropped: number;
+  readonly relocation: RelocationOutcome;
+}
+
+/**
+ * The MemAttention layer. One instance per store: it serializes the work of each (user, session) namespace, and two
+ * instances over one store would not see each other's queues.
+ *
+ * @example
+ *   const store = await AkashicStore.open({ path: './memory' });
+ *   const memory = new AkashicMemory(store, { chunkGateTokens: 1024 });
+ *   await memory.appendTurn({ user: 'alice', session: 's1', role: 'user', text: 'I moved to Berlin.' });
+ *   const { text, activeTurns } = await memory.recall({ user: 'alice', session: 's1', query: 'where do I live?' });
+ *   await memory.endSession({ user: 'alice', session: 's1' });
+ *   await memory.close();
+ *   await store.close();
+ */
+export class AkashicMemory {
+  readonly #store: AkashicStore;
+  readonly #options: ResolvedMemoryOptions;
+  readonly #model: CheckedModel;
+  readonly #ctx: CompactorContext;
+  readonly #limiter: RelocationLimiter;
+  readonly #queues = new Map<string, Promise<unknown>>();
+  readonly #idle = new Map<string, NodeJS.Timeout>();
+  readonly #background = new Set<Promise<unknown>>();
+  #status: 'open' | 'closing' | 'closed' = 'open';
+
+  /** @throws AkashicError AKASHIC_INVALID_ARGUMENT naming a bad option; AKASHIC_NOT_OPEN if the store is not open. */
+  constructor(store: AkashicStore, options: MemoryOptions = {}) {
+    if (store === null || typeof store !== 'object' || store.status !== 'open') throw new AkashicError('AKASHIC_NOT_OPEN', 'AkashicMemory needs an open AkashicStore');
+    this.#store = store;
+    this.#options = resolveMemoryOptions(options);
+    this.#model = new CheckedModel(this.#options.model);
+    this.#limiter = new RelocationLimiter(this.#options.relocateEveryRecalls);
+    const ulid = monotonicFactory();
+    this.#ctx = { store, model: this.#model, options: this.#options, ulid: (now) => ulid(now) };
+  }
+
+  get options(): ResolvedMemoryOptions {
+    return this.#options;
+  }
+
+  #checkOpen(): void {
+    if (this.#status !== 'open') throw new AkashicError('AKASHIC_NOT_OPEN', `memory is ${this.#status}`);
+    if (this.#store.status !== 'open') throw new AkashicError('AKASHIC_NOT_OPEN', `store is ${this.#store.status}`);
+  }
+
+  #checkWritable(): void {
+    this.#checkOpen();
+    if (this.#store.options.readOnly) throw invalidArgument('store was opened read-only');
+  }
+
+  /** Runs `fn` after every earlier task of the namespace; a failure does not block later tasks. */
+  #enqueue<T>(ns: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.#queues.get(ns) ?? Promise.resolve();
+    const run = prev.then(fn, fn);
+    const tail = run.catch(() => undefined);
+    this.#queues.set(ns, tail);
+    void tail.then(() => {
+      if (this.#queues.get(ns) === tail) this.#queues.delete(ns);
+    });
+    return run;
+  }
+
+  /**
+   * Durably appends one turn to the session's active chunk, then runs the gate: when the active chunk holds at least
+   * `chunkGateTokens` tokens it is compacted (COMPRESS → BUILDMETA → SELECT → JOINT-COMPACT → one atomic batch).
+   */
+  async appendTurn(input: SessionRef & TurnInput): Promise<AppendResult & { readonly turnId: string }> {
+    const ns = checkNamespace(input);
+    const r = await this.#append(ns, [input]);
+    return { ...r, turnId: r.turnIds[0]! };
+  }
+
+  /**
+   * The request-completion hook (§4.3): appends a finished request's turns in one batch and runs the gate once.
+   * With `enableWriteback: false` nothing is written.
+   */
+  async completeRequest(input: SessionRef & { readonly turns: readonly TurnInput[]; readonly enableWriteback?: boolean }): Promise<AppendResult & { readonly writtenBack: boolean }> {
+    const ns = checkNamespace(input);
+    if (input.enableWriteback !== undefined && typeof input.enableWriteback !== 'boolean') throw invalidArgument('enableWriteback must be a boolean');
+    if (!Array.isArray(input.turns) || input.turns.length > 1024) throw invalidArgument('turns must be an array of at most 1024 turns');
+    if (input.enableWriteback === false || input.turns.length === 0) {
+      this.#checkOpen();
+      const turns = await this.#enqueue(ns.key, () => storage(readActive(this.#store.core, ns.user, ns.session)));
+      return { turnIds: [], activeTokens: activeTokens(turns), writtenBack: false };
+    }
+    return { ...(await this.#append(ns, input.turns)), writtenBack: true };
+  }
+
+  async #append(ns: Namespace, inputs: readonly TurnInput[]): Promise<AppendResult> {
+    this.#checkWritable();
+    const now = this.#store.options.now();
+    const tok = this.#options.tokenizer;
+    const fresh = inputs.map((t, i) => {
+      const c = checkTurn(t, `turns[${i}]`);
+      return { turnId: c.turnId ?? this.#ctx.ulid(now), role: c.role, text: c.text, at: c.at ?? now, tokenCount: tok.count(c.text) };
+    });
+    const ids = new Set(fresh.map((t) => t.turnId));
+    if (ids.size !== fresh.length) throw invalidArgument('turnIds repeat within one append');
+    return this.#enqueue(ns.key, async () => {
+      const core = this.#store.core;
+      const before = await storage(readActive(core, ns.user, ns.session));
+      const dup = before.find((t) => ids.has(t.turnId));
+      if (dup !== undefined) throw new AkashicError('AKASHIC_CONFLICT', `turn ${JSON.stringify(dup.turnId)} is already in the active chunk`);
+      const stored = await storage(appendActive(core, ns.user, ns.session, fresh));
+      const turns = [...before, ...stored];
+      let left = activeTokens(turns);
+      const result: { turnIds: string[]; activeTokens: number; compacted?: CompactionResult; compactionError?: AkashicError } = {
+        turnIds: stored.map((t) => t.turnId),
+        activeTokens: left,
+      };
+      const prefix = gatedPrefix(turns, this.#options.chunkGateTokens);
+      if (prefix !== null) {
+        try {
+          result.compacted = await compactTurns(this.#ctx, ns.user, ns.session, prefix);
+          left -= result.compacted.turnTokens;
+          result.activeTokens = left;
+        } catch (err) {
+          result.compactionError = err instanceof AkashicError ? err : new AkashicError('AKASHIC_IO', String(err), { cause: err });
+        }
+      }
+      this.#armIdle(ns, turns.length > (result.compacted?.turnIds.length ?? 0));
+      return result;
+    });
+  }
+
+  /** Compacts what is left of the session's active chunk (a partial chunk below the gate included). */
+  async endSession(input: SessionRef): Promise<{ readonly compacted: readonly CompactionResult[] }> {
+    const ns = checkNamespace(input);
+    this.#checkWritable();
+    this.#armIdle(ns, false);
+    return { compacted: await this.#enqueue(ns.key, () => this.#drain(ns)) };
+  }
+
+  async #drain(ns: Namespace): Promise<CompactionResult[]> {
+    const out: CompactionResult[] = [];
+    for (;;) {
+      const turns = await storage(readActive(this.#store.core, ns.user, ns.session));
+      if (turns.length === 0) return out;
+      out.push(await compactTurns(this.#ctx, ns.user, ns.session, gatedPrefix(turns, this.#options.chunkGateTokens) ?? turns));
+    }
+  }
+
+  /** The session's active (not yet compacted) turns, oldest first. */
+  async activeTurns(input: SessionRef): Promise<ActiveTurn[]> {
+    const ns = checkNamespace(input);
+    this.#checkOpen();
+    const turns = await storage(readActive(this.#store.core, ns.user, ns.session));
+    return turns.map(({ key: _key, ...t }) => t);
+  }
+
+  #armIdle(ns: Namespace, pending: boolean): void {
+    const old = this.#idle.get(ns.key);
+    if (old !== undefined) clearTimeout(old);
+    this.#idle.delete(ns.key);
+    if (!pending || this.#options.idleCompactMs === 0 || this.#status !== 'open') return;
+    const timer = setTimeout(() => {
+      this.#idle.delete(ns.key);
+      if (this.#status !== 'open' || this.#store.status !== 'open') return;
+      this.#track(this.#enqueue(ns.key, () => this.#drain(ns)));
+    }, this.#options.idleCompactMs);
+    timer.unref();
+    this.#idle.set(ns.key, timer);
+  }
+
+  /** Keeps background work for `close()` and routes its failure to onBackgroundError. */
+  #track(p: Promise<unknown>): void {
+    const q = p.catch((err: unknown) => this.#options.onBackgroundError(err));
+    this.#background.add(q);
+    void q.then(() => this.#background.delete(q));
+  }
+
+  /**
+   * Query-aware retrieval (Algorithm 1 lines 14–20) plus the session's active turns; records co-access of the
+   * materialized chunks and, within the rate limit, relocates the groups COLOCATE finds (Algorithm 2 lines 3–10).
+   */
+  async recall(input: RecallInput): Promise<RecallResult> {
+    const ns = checkNamespace(input);
+    if (typeof input.query !== 'string' || !input.query.isWellFormed() || Buffer.byteLength(input.query, 'utf8') > LIMITS.textBytes) {
+      throw invalidArgument(`query must be a well-formed string of at most ${LIMITS.textBytes} bytes`);
+    }
+    const topP = intOption('topP', input.topP, 1, 64, this.#options.topP);
+    const budget = intOption('memoryBudgetTokens', input.memoryBudgetTokens, 0, 10_000_000, this.#options.memoryBudgetTokens);
+    const scope = scopeOption('scope', input.scope, this.#options.recallScope);
+    if (input.enableRetrieval !== undefined && typeof input.enableRetrieval !== 'boolean') throw invalidArgument('enableRetrieval must be a boolean');
+    if (input.turnId !== undefined && typeof input.turnId !== 'string') throw invalidArgument('turnId must be a string');
+    this.#checkOpen();
+
+    const active = (await this.activeTurns(input)).filter((t) => t.turnId !== input.turnId);
+    if (input.enableRetrieval === false) {
+      return { chunks: [], text: '', tokenCount: 0, blocksTouched: 0, activeTurns: active, candidates: 0, dropped: 0, relocation: { status: 'skipped', reason: 'retrieval-disabled' } };
+    }
+    const got = await storage(retrieve(this.#store, this.#model, this.#options, { userId: ns.user, sessionId: ns.session, query: input.query, topP, budget, scope }));
+    const refs = got.chunks.map((c) => ({ sessionId: c.sessionId, chunkId: c.chunkId }));
+    // A read-only store can still be recalled from; it just learns nothing about co-access.
+    if (this.#store.options.readOnly) return { ...got, activeTurns: active, relocation: { status: 'skipped', reason: 'disabled' } };
+    if (refs.length > 0) await storage(this.#store.recordCoAccess(ns.user, refs));
+    return { ...got, activeTurns: active, relocation: await this.#relocate(ns.user, got.chunks, got.blocksTouched) };
+  }
+
+  async #relocate(userId: string, chunks: readonly ChunkRecord[], blocksTouched: number): Promise<RelocationOutcome> {
+    if (!this.#limiter.enabled) return { status: 'skipped', reason: 'disabled' };
+    this.#limiter.recall(userId);
+    if (chunks.length < 2) return { status: 'skipped', reason: 'too-few' };
+    if (blocksTouched <= Math.ceil(chunks.length / this.#store.options.blockCapacity)) return { status: 'skipped', reason: 'colocated' };
+    if (!this.#limiter.take(userId)) return { status: 'skipped', reason: 'rate-limited' };
+    const run = storage(colocateAndRelocate(this.#store, this.#model, this.#options.tauAssoc, userId, chunks));
+    if (!this.#options.relocateSync) {
+      this.#track(run);
+      return { status: 'scheduled' };
+    }
+    const r = await run;
+    return { status: 'ran', groups: r.groups, moved: r.moved };
+  }
+
+  /**
+   * Stops idle timers and waits for queued compactions and background relocations. Does not compact partial active
+   * chunks (they stay durable for the next process) and does not close the store. Idempotent.
+   */
+  async close(): Promise<void> {
+    if (this.#status !== 'open') return;
+    this.#status = 'closing';
+    for (const t of this.#idle.values()) clearTimeout(t);
+    this.#idle.clear();
+    await Promise.allSettled([...this.#queues.values(), ...this.#background]);
+    this.#status = 'closed';
+  }
+}
+
+interface Namespace {
+  readonly user: string;
+  readonly session: string;
+  readonly key: string;
+}
+
+function checkNamespace(input: SessionRef): Namespace {
+  if (input === null || typeof input !== 'object') throw invalidArgument('expected an object with user and session');
+  const user = checkId(input.user, 'user');
+  const session = checkId(input.session, 'session');
+  return { user, session, key: user + SEP + session };
+}
+
+function checkShortText(v: unknown, what: string): string {
+  if (typeof v !== 'string' || v.length === 0 || !v.isWellFormed() || Buffer.byteLength(v, 'utf8') > LIMITS.keywordBytes) {
+    throw invalidArgument(`${what} must be a non-empty well-formed string of at most ${LIMITS.keywordBytes} bytes`);
+  }
+  return v;
+}
+
+function checkTurn(t: TurnInput, what: string): { role: string; text: string; at?: number; turnId?: string } {
+  if (t === null || typeof t !== 'object') throw invalidArgument(`${what} must be an object`);
+  const role = checkShortText(t.role, `${what}.role`);
+  if (typeof t.text !== 'string' || !t.text.isWellFormed() || Buffer.byteLength(t.text, 'utf8') > LIMITS.textBytes) {
+    throw invalidArgument(`${what}.text must be a well-formed string of at most ${LIMITS.textBytes} bytes`);
+  }
+  const out: { role: string; text: string; at?: number; turnId?: string } = { role, text: t.text };
+  if (t.at !== undefined) {
+    if (typeof t.at !== 'number' || !Number.isFinite(t.at) || t.at < 0) throw invalidArgument(`${what}.at must be a non-negative number of ms`);
+    out.at = t.at;
+  }
+  if (t.turnId !== undefined) out.turnId = checkShortText(t.turnId, `${what}.turnId`);
+  return out;
+}

@@ -1,0 +1,138 @@
+/**
+ * Options of the MemAttention layer (seed 000 §4.1, §4.3): the user-facing `MemoryOptions`, the filled-defaults
+ * `ResolvedMemoryOptions`, and the validator that names the bad option.
+ */
+import { invalidArgument } from '../errors.js';
+import { EmbeddedModel } from '../model/embedded-model.js';
+import type { MemoryModel } from '../model/memory-model.js';
+import { createTokenizer, type Tokenizer } from '../model/tokenizer.js';
+
+/** Which chunks a compaction or a recall may look at: the current session's (the paper's T[u][s]) or all of the user's. */
+export type MemoryScope = 'session' | 'user';
+
+/** τ_c, the chunk gate in model tokens (seed 000 §5.5). */
+export const DEFAULT_CHUNK_GATE_TOKENS = 1024;
+/** p, the selection width of SELECT (seed 000 §4.1). */
+export const DEFAULT_TOP_P = 5;
+/** memory_budget_tokens of a recall. */
+export const DEFAULT_MEMORY_BUDGET_TOKENS = 1536;
+/** τ_assoc of COLOCATE. */
+export const DEFAULT_TAU_ASSOC = 0.7;
+/** Newest chunk metas always shown to SELECT. */
+export const DEFAULT_CANDIDATE_WINDOW = 256;
+/** Older chunk metas shown to SELECT when they share keywords with the query. */
+export const DEFAULT_CANDIDATE_PREFILTER = 64;
+/** Keywords per candidate shown to SELECT. */
+export const DEFAULT_CANDIDATE_KEYWORDS = 32;
+/** One COLOCATE attempt per this many recalls of a user. */
+export const DEFAULT_RELOCATE_EVERY_RECALLS = 10;
+
+export interface MemoryOptions {
+  /** The model behind COMPRESS, BUILDMETA, SELECT, JOINT-COMPACT and COLOCATE. Default: `new EmbeddedModel()`. */
+  readonly model?: MemoryModel;
+  /** Counts tokens for the gate, chunk token counts and the recall budget. Default: `createTokenizer()` (o200k_base). */
+  readonly tokenizer?: Tokenizer;
+  /** τ_c: an active chunk is compacted once its turns hold at least this many tokens. Default 1024. */
+  readonly chunkGateTokens?: number;
+  /** p: prior chunks selected for joint compaction, and chunks selected by a recall. Default 5. */
+  readonly topP?: number;
+  /**
+   * Which prior chunks a compaction may reconcile with (and so update or delete). Default 'session', the paper's
+   * namespace T[u][s]; 'user' lets a new chunk correct memories of the user's other sessions too.
+   */
+  readonly reconcileScope?: MemoryScope;
+  /** Default scope of `recall` when the call does not give one. Default 'session'. */
+  readonly recallScope?: MemoryScope;
+  /** Default token budget of the memory text a recall returns. Default 1536. */
+  readonly memoryBudgetTokens?: number;
+  /** N: the newest chunk metas of the scope always shown to SELECT. Default 256. */
+  readonly candidateWindow?: number;
+  /** M: at most this many older metas sharing a keyword with the query are added. Default 64. */
+  readonly candidatePrefilter?: number;
+  /** Keywords per candidate passed to SELECT (a chunk's most important first). Default 32. */
+  readonly candidateKeywords?: number;
+  /** τ_assoc of COLOCATE, in [0, 1]. Default 0.7. */
+  readonly tauAssoc?: number;
+  /**
+   * Rate limit of online relocation: per user, one COLOCATE (and the relocations it asks for) per this many recalls;
+   * 0 disables online relocation. Default 10.
+   */
+  readonly relocateEveryRecalls?: number;
+  /** Run relocation on the recall's path and report its outcome (tests). Default false: it runs in the background. */
+  readonly relocateSync?: boolean;
+  /** Compact a session's partial active chunk after this many ms without a new turn; 0 disables. Default 0. */
+  readonly idleCompactMs?: number;
+  /** Receives errors of background work (idle compaction, background relocation), which has no caller to throw to. */
+  readonly onBackgroundError?: (err: unknown) => void;
+}
+
+/** Options with every default filled in. @internal */
+export interface ResolvedMemoryOptions {
+  readonly model: MemoryModel;
+  readonly tokenizer: Tokenizer;
+  readonly chunkGateTokens: number;
+  readonly topP: number;
+  readonly reconcileScope: MemoryScope;
+  readonly recallScope: MemoryScope;
+  readonly memoryBudgetTokens: number;
+  readonly candidateWindow: number;
+  readonly candidatePrefilter: number;
+  readonly candidateKeywords: number;
+  readonly tauAssoc: number;
+  readonly relocateEveryRecalls: number;
+  readonly relocateSync: boolean;
+  readonly idleCompactMs: number;
+  readonly onBackgroundError: (err: unknown) => void;
+}
+
+/** Validates an integer option in [min, max]; throws AKASHIC_INVALID_ARGUMENT naming it. @internal */
+export function intOption(name: string, v: unknown, min: number, max: number, dflt: number): number {
+  if (v === undefined) return dflt;
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max) {
+    throw invalidArgument(`option ${name} must be an integer in [${min}, ${max}], got ${String(v)}`);
+  }
+  return v;
+}
+
+/** Validates a scope option. @internal */
+export function scopeOption(name: string, v: unknown, dflt: MemoryScope): MemoryScope {
+  if (v === undefined) return dflt;
+  if (v !== 'session' && v !== 'user') throw invalidArgument(`option ${name} must be 'session' or 'user', got ${String(v)}`);
+  return v;
+}
+
+function isModel(m: unknown): m is MemoryModel {
+  if (m === null || typeof m !== 'object') return false;
+  const o = m as Record<string, unknown>;
+  return ['compress', 'buildMeta', 'select', 'jointCompact', 'colocate', 'group'].every((f) => typeof o[f] === 'function');
+}
+
+/** Validates options and fills defaults; throws AKASHIC_INVALID_ARGUMENT naming the bad option. @internal */
+export function resolveMemoryOptions(o: MemoryOptions = {}): ResolvedMemoryOptions {
+  if (o === null || typeof o !== 'object') throw invalidArgument('options must be an object');
+  if (o.model !== undefined && !isModel(o.model)) throw invalidArgument('option model must implement MemoryModel');
+  if (o.tokenizer !== undefined && (o.tokenizer === null || typeof o.tokenizer.count !== 'function')) {
+    throw invalidArgument('option tokenizer must have a count(text) method');
+  }
+  const tauAssoc = o.tauAssoc ?? DEFAULT_TAU_ASSOC;
+  if (typeof tauAssoc !== 'number' || !(tauAssoc >= 0 && tauAssoc <= 1)) throw invalidArgument(`option tauAssoc must be in [0, 1], got ${String(tauAssoc)}`);
+  if (o.relocateSync !== undefined && typeof o.relocateSync !== 'boolean') throw invalidArgument('option relocateSync must be a boolean');
+  if (o.onBackgroundError !== undefined && typeof o.onBackgroundError !== 'function') throw invalidArgument('option onBackgroundError must be a function');
+  return {
+    model: o.model ?? new EmbeddedModel(),
+    tokenizer: o.tokenizer ?? createTokenizer(),
+    chunkGateTokens: intOption('chunkGateTokens', o.chunkGateTokens, 1, 1_000_000, DEFAULT_CHUNK_GATE_TOKENS),
+    topP: intOption('topP', o.topP, 1, 64, DEFAULT_TOP_P),
+    reconcileScope: scopeOption('reconcileScope', o.reconcileScope, 'session'),
+    recallScope: scopeOption('recallScope', o.recallScope, 'session'),
+    memoryBudgetTokens: intOption('memoryBudgetTokens', o.memoryBudgetTokens, 0, 10_000_000, DEFAULT_MEMORY_BUDGET_TOKENS),
+    candidateWindow: intOption('candidateWindow', o.candidateWindow, 1, 100_000, DEFAULT_CANDIDATE_WINDOW),
+    candidatePrefilter: intOption('candidatePrefilter', o.candidatePrefilter, 0, 100_000, DEFAULT_CANDIDATE_PREFILTER),
+    candidateKeywords: intOption('candidateKeywords', o.candidateKeywords, 1, 256, DEFAULT_CANDIDATE_KEYWORDS),
+    tauAssoc,
+    relocateEveryRecalls: intOption('relocateEveryRecalls', o.relocateEveryRecalls, 0, 1_000_000, DEFAULT_RELOCATE_EVERY_RECALLS),
+    relocateSync: o.relocateSync ?? false,
+    idleCompactMs: intOption('idleCompactMs', o.idleCompactMs, 0, 7 * 24 * 3600 * 1000, 0),
+    onBackgroundError: o.onBackgroundError ?? (() => undefined),
+  };
+}

@@ -1,0 +1,72 @@
+/**
+ * Query-aware retrieval (seed 000, Algorithm 1 lines 14–20; §4.3 request admission): K_q ← BUILDMETA(query);
+ * candidate metas without bodies (candidates.ts); S ← SELECT(K_q, M, p); FETCHBYID through one getMany; cut to the
+ * memory token budget dropping the lowest-ranked first; SORTBYTIME; the text to prepend.
+ * @internal
+ */
+import type { AkashicStore } from '../engine/akashic-store.js';
+import type { ChunkRecord } from '../record/chunk-record.js';
+import { gatherCandidates } from './candidates.js';
+import type { CheckedModel } from './model-calls.js';
+import type { MemoryScope, ResolvedMemoryOptions } from './options.js';
+
+export interface RetrievalRequest {
+  readonly userId: string;
+  readonly sessionId: string;
+  readonly query: string;
+  readonly topP: number;
+  readonly budget: number;
+  readonly scope: MemoryScope;
+}
+
+export interface Retrieval {
+  /** Chunks kept under the budget, in chronological order. */
+  readonly chunks: ChunkRecord[];
+  /** Their texts joined by a blank line, oldest first. */
+  readonly text: string;
+  /** Tokens of `text`. */
+  readonly tokenCount: number;
+  /** Distinct blocks the fetch touched. */
+  readonly blocksTouched: number;
+  readonly candidates: number;
+  /** Selected chunks left out to respect the budget (or deleted since the listing). */
+  readonly dropped: number;
+}
+
+/** Separator between recalled chunks in `text`. */
+export const CHUNK_SEPARATOR = '\n\n';
+
+export function chronological(a: ChunkRecord, b: ChunkRecord): number {
+  return a.createdAt - b.createdAt || (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0);
+}
+
+export async function retrieve(store: AkashicStore, model: CheckedModel, options: ResolvedMemoryOptions, req: RetrievalRequest): Promise<Retrieval> {
+  const keywords = await model.buildMeta(req.query);
+  const bounds = { window: options.candidateWindow, prefilter: options.candidatePrefilter, keywords: options.candidateKeywords };
+  const { candidates } = await gatherCandidates(store, req.userId, req.scope === 'session' ? req.sessionId : null, keywords, bounds);
+  const selected = await model.select({ text: req.query, keywords }, candidates.map((c) => c.meta), req.topP);
+  const empty: Retrieval = { chunks: [], text: '', tokenCount: 0, blocksTouched: 0, candidates: candidates.length, dropped: 0 };
+  if (selected.length === 0) return empty;
+  const byId = new Map(candidates.map((c) => [c.meta.id, c.ref]));
+  const read = await store.getMany(req.userId, selected.map((id) => byId.get(id)!));
+  // Rank order (most relevant first); the budget cut pops from the end.
+  const ranked = read.chunks.filter((c): c is ChunkRecord => c !== null);
+  const tok = options.tokenizer;
+  const render = (cs: readonly ChunkRecord[]): string => [...cs].sort(chronological).map((c) => c.text).join(CHUNK_SEPARATOR);
+  let kept = ranked;
+  let text = render(kept);
+  let tokenCount = tok.count(text);
+  while (kept.length > 0 && tokenCount > req.budget) {
+    kept = kept.slice(0, -1);
+    text = render(kept);
+    tokenCount = tok.count(text);
+  }
+  return {
+    chunks: [...kept].sort(chronological),
+    text,
+    tokenCount,
+    blocksTouched: read.blocksTouched,
+    candidates: candidates.length,
+    dropped: selected.length - kept.length,
+  };
+}

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import type { AkashicStore } from '../../src/engine/akashic-store.js';
+import { AkashicMemory } from '../../src/memattention/memory.js';
+import { classicStore, listAll, memoryStore, sentence } from './fixtures.js';
+
+const U = 'alice';
+const S = 's1';
+
+interface Backend {
+  name: string;
+  open(): Promise<{ store: AkashicStore; reopen(): Promise<AkashicStore>; cleanup(): Promise<void> }>;
+}
+
+const backends: Backend[] = [
+  { name: 'memory-level', open: async () => ({ ...(await memoryStore()), cleanup: async () => undefined }) },
+  { name: 'classic-level', open: () => classicStore() },
+];
+
+describe.each(backends)('MemAttention on $name', (backend) => {
+  it('keeps active turns across a restart, compacts at the gate, recalls, and ends the session', async () => {
+    const { store, reopen, cleanup } = await backend.open();
+    try {
+      const memory = new AkashicMemory(store, { chunkGateTokens: 60 });
+      await memory.appendTurn({ user: U, session: S, role: 'user', text: sentence('espresso'), turnId: 't1' });
+      await memory.close();
+      await store.close();
+
+      const store2 = await reopen();
+      const memory2 = new AkashicMemory(store2, { chunkGateTokens: 60 });
+      expect((await memory2.activeTurns({ user: U, session: S })).map((t) => t.turnId)).toEqual(['t1']);
+      let compactedAt = 0;
+      for (let i = 2; compactedAt === 0; i++) {
+        const r = await memory2.appendTurn({ user: U, session: S, role: i % 2 === 0 ? 'assistant' : 'user', text: sentence('espresso'), turnId: `t${i}` });
+        if (r.compacted !== undefined) compactedAt = i;
+      }
+      await memory2.appendTurn({ user: U, session: S, role: 'user', text: 'and a croissant', turnId: 'last' });
+      const got = await memory2.recall({ user: U, session: S, query: 'espresso' });
+      expect(got.chunks).toHaveLength(1);
+      expect(got.chunks[0]!.provenance).toEqual(Array.from({ length: compactedAt }, (_, i) => `t${i + 1}`));
+      expect(got.activeTurns.map((t) => t.turnId)).toEqual(['last']);
+
+      const { compacted } = await memory2.endSession({ user: U, session: S });
+      expect(compacted.map((c) => c.turnIds)).toEqual([['last']]);
+      expect(await listAll(store2, U)).toHaveLength(2);
+      expect((await store2.verify()).ok).toBe(true);
+      await memory2.close();
+      await store2.close();
+    } finally {
+      await cleanup();
+    }
+  });
+});
