@@ -1,0 +1,31 @@
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import type { Command } from 'commander';
+import { runDemo } from '../../harness/demo.js';
+import { example, ioOf, parsePositiveInt } from '../cli-context.js';
+
+/** The default demo database: owned by the demo, recreated on every run (git-ignored). */
+export const DEFAULT_DEMO_DB = '.akashic-demo';
+
+export function register(program: Command): void {
+  program
+    .command('demo')
+    .description('run the main job on the embedded default: ingest a multi-session workload, recall, relocate, GC, print layout figures')
+    .option('--db <dir>', `database directory to create (default ${DEFAULT_DEMO_DB}, recreated each run)`)
+    .option('--force', 'replace an existing --db directory')
+    .option('--users <n>', 'synthetic users', parsePositiveInt, 4)
+    .option('--sessions <n>', 'sessions per user', parsePositiveInt, 30)
+    .option('--json', 'print the full report as JSON after the summary')
+    .addHelpText('after', example('akashic demo --db ./demo-db'))
+    .action(async (opts: { db?: string; force?: true; users: number; sessions: number; json?: true }, cmd: Command) => {
+      const io = ioOf(cmd);
+      const path = opts.db ?? DEFAULT_DEMO_DB;
+      if (existsSync(path) && readdirSync(path).length > 0) {
+        if (opts.db !== undefined && opts.force !== true) {
+          throw Object.assign(new Error(`${path} exists and is not empty; pass --force to replace it`), { code: 'AKASHIC_DEMO_EXISTS' });
+        }
+        rmSync(path, { recursive: true, force: true });
+      }
+      const report = await runDemo({ path, users: opts.users, sessionsPerUser: opts.sessions }, io.stdout);
+      if (opts.json === true) io.stdout.write(JSON.stringify(report, null, 2) + '\n');
+    });
+}
