@@ -319,8 +319,13 @@ export class Txn {
     if (this.#nextBlockId !== this.#ctx.nextBlockId || this.#reservedUpTo > 0) {
       this.#ops.push({ type: 'put', sublevel: cf.alloc, key: ALLOC_NEXT_KEY, value: encodeAllocator(Math.max(this.#nextBlockId, this.#reservedUpTo)) });
     }
+    // Reads bump the retrieval counters on the live object without the write lock: take the newest values.
+    this.acct.retrievals = this.#ctx.accounting.retrievals;
+    this.acct.retrievalBlocks = this.#ctx.accounting.retrievalBlocks;
     this.#ops.push({ type: 'put', sublevel: cf.meta, key: META_ACCOUNTING_KEY, value: encodeAccounting(this.acct) });
     await cf.meta.parent.batch(this.#ops, writeOptions(this.#ctx.options));
+    this.acct.retrievals = this.#ctx.accounting.retrievals;
+    this.acct.retrievalBlocks = this.#ctx.accounting.retrievalBlocks;
     this.#ctx.accounting = this.acct;
     this.#ctx.nextBlockId = this.#nextBlockId;
     if (this.released.length > 0) this.#ctx.onReleased(this.released);
