@@ -84,10 +84,14 @@ export class AkashicStore {
     }
     let core: StoreCore;
     try {
-      core = await StoreCore.open(db, resolved);
+      const explicit = new Set(['blockCapacity', 'blockMaxBytes', 'crossSessionBlocks'].filter((k) => (options as Record<string, unknown>)[k] !== undefined));
+      core = await StoreCore.open(db, resolved, explicit);
     } catch (err) {
       await db.close().catch(() => undefined);
-      throw isAkashicError(err) ? err : new AkashicError('AKASHIC_IO', `cannot open store: ${(err as Error).message}`, { cause: err });
+      if (isAkashicError(err)) throw err;
+      // A damaged LevelDB table under the engine's own records is corruption, not an I/O failure.
+      const code = (err as { code?: unknown } | null)?.code;
+      throw new AkashicError(code === 'LEVEL_CORRUPTION' ? 'AKASHIC_CORRUPTION' : 'AKASHIC_IO', `cannot open store: ${(err as Error).message}`, { cause: err });
     }
     const store = new AkashicStore(core, options.path ?? null, options.affinity ?? new DefaultAffinityModel());
     store.#status = 'open';
@@ -99,7 +103,7 @@ export class AkashicStore {
     return this.#status;
   }
 
-  /** The resolved options in force. */
+  /** The resolved options in force (layout options recorded in the database win unless given explicitly). */
   get options(): ResolvedStoreOptions {
     return this.#core.options;
   }
@@ -183,8 +187,13 @@ export class AkashicStore {
     this.#checkOpen();
     checkId(userId, 'userId');
     const session = opts.sessionId === undefined ? null : checkId(opts.sessionId, 'sessionId');
-    for await (const e of this.#core.entries(userId, session)) {
-      if (e.entry.state === 'live' || opts.includeDeleted === true) yield e;
+    // Iterator failures (a damaged LevelDB table) surface as AkashicError like every other call's.
+    try {
+      for await (const e of this.#core.entries(userId, session)) {
+        if (e.entry.state === 'live' || opts.includeDeleted === true) yield e;
+      }
+    } catch (err) {
+      throw wrapIo(err);
     }
   }
 
@@ -267,11 +276,15 @@ export class AkashicStore {
   async *blocks(opts: { userId?: string; includeReleased?: boolean } = {}): AsyncGenerator<BlockListing> {
     this.#checkOpen();
     const user = opts.userId === undefined ? null : checkId(opts.userId, 'userId');
-    for await (const [k, v] of this.#core.cf.blockInfo.iterator()) {
-      const info = decodeBlockInfo(v, `block info ${k}`);
-      if (user !== null && info.userId !== user) continue;
-      if (info.state === 'released' && opts.includeReleased !== true) continue;
-      yield { ...info, phi: invalidRatio(info) };
+    try {
+      for await (const [k, v] of this.#core.cf.blockInfo.iterator()) {
+        const info = decodeBlockInfo(v, `block info ${k}`);
+        if (user !== null && info.userId !== user) continue;
+        if (info.state === 'released' && opts.includeReleased !== true) continue;
+        yield { ...info, phi: invalidRatio(info) };
+      }
+    } catch (err) {
+      throw wrapIo(err);
     }
   }
 
@@ -282,6 +295,7 @@ export class AkashicStore {
     if (this.#timer !== null) clearInterval(this.#timer);
     await Promise.allSettled([...this.#inflight]);
     await this.#core.lock.drain();
+    await this.#core.flushCounters().catch(() => undefined);
     await this.#pool.close();
     await this.#core.db.close();
     this.#status = 'closed';

@@ -102,11 +102,13 @@ export function decodeChunkRecord(bytes: Uint8Array, what: string): ChunkRecord 
   try {
     const r = FbChunkRecord.getRootAsChunkRecord(new flatbuffers.ByteBuffer(bytes));
     if (r.formatVersion() !== FORMAT_VERSION) throw corruption(`${what}: chunk format version ${r.formatVersion()}`);
-    const attributes: Record<string, string> = {};
+    const pairs: [string, string][] = [];
     for (let i = 0; i < r.attributesLength(); i++) {
       const a = r.attributes(i);
-      if (a) attributes[a.key() ?? ''] = a.value() ?? '';
+      if (a) pairs.push([a.key() ?? '', a.value() ?? '']);
     }
+    // fromEntries defines own properties: an attribute named `__proto__` stays data.
+    const attributes: Record<string, string> = Object.fromEntries(pairs);
     const payloadArr = r.payloadArray();
     return {
       userId: r.userId() ?? '',

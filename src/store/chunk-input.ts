@@ -68,17 +68,19 @@ export function checkContent(c: unknown, what: string, base?: CheckedContent): C
   }
   const keywords =
     o['keywords'] === undefined ? (base?.keywords ?? []) : checkStrings(o['keywords'], `${what}.keywords`, LIMITS.keywords, LIMITS.keywordBytes);
-  let attributes: Record<string, string> = { ...(base?.attributes ?? {}) };
+  let attributes: Record<string, string> = Object.fromEntries(Object.entries(base?.attributes ?? {}));
   if (o['attributes'] !== undefined) {
     const a = o['attributes'];
     if (a === null || typeof a !== 'object' || Array.isArray(a)) throw invalidArgument(`${what}.attributes must be a string→string object`);
     const entries = Object.entries(a as Record<string, unknown>);
     if (entries.length > LIMITS.attributes) throw invalidArgument(`${what}.attributes has ${entries.length} keys; the limit is ${LIMITS.attributes}`);
-    attributes = {};
-    for (const [k, v] of entries) {
-      checkText(k, `${what}.attributes key`, LIMITS.attributeKeyBytes);
-      attributes[k] = checkText(v, `${what}.attributes[${JSON.stringify(k)}]`, LIMITS.attributeValueBytes);
-    }
+    // fromEntries defines own properties, so a key such as `__proto__` is kept as data, not swallowed.
+    attributes = Object.fromEntries(
+      entries.map(([k, v]) => [
+        checkText(k, `${what}.attributes key`, LIMITS.attributeKeyBytes),
+        checkText(v, `${what}.attributes[${JSON.stringify(k)}]`, LIMITS.attributeValueBytes),
+      ]),
+    );
   }
   let payload: Uint8Array | null = base?.payload ?? null;
   if (o['payload'] !== undefined) {

@@ -3,8 +3,14 @@
  * components (ids may not contain it), so `user\0` is an exact prefix that never matches a longer user id.
  */
 export const SEP = '\u0000';
-/** Sorts after every id character: upper bound of a prefix range. */
+/**
+ * Not a valid upper bound of a prefix range (kept for callers outside the engine): keys compare as UTF-8 bytes,
+ * and every character above U+FFFF (emoji, for one) encodes to bytes that sort after U+FFFF's, so
+ * `user + SEP + HIGH` excluded sessions such as '😀' and sent skip-scans into an endless loop. Use `afterPrefix`.
+ */
 export const HIGH = '\uffff';
+/** The character right after SEP. Ids never contain it (control characters are rejected), see `afterPrefix`. */
+const AFTER_SEP = '\u0001';
 
 /** Column family names (LevelDB sublevel prefixes). Frozen. */
 export const CF = {
@@ -28,10 +34,17 @@ export function parseDirKey(key: string): { userId: string; sessionId: string; c
   return { userId, sessionId, chunkId };
 }
 
+/**
+ * The first key after every key that starts with the given components plus a separator: the components followed
+ * by U+0001 instead of U+0000. Correct in byte (UTF-8) and UTF-16 order alike, whatever characters the ids hold.
+ */
+export function afterPrefix(...parts: string[]): string {
+  return parts.join(SEP) + AFTER_SEP;
+}
+
 /** `[gte, lt)` of all keys starting with the given components plus a separator. */
 export function prefixRange(...parts: string[]): { gte: string; lt: string } {
-  const p = parts.join(SEP) + SEP;
-  return { gte: p, lt: p + HIGH };
+  return { gte: parts.join(SEP) + SEP, lt: afterPrefix(...parts) };
 }
 
 const BLOCK_ID_DIGITS = 12;

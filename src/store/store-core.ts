@@ -1,7 +1,7 @@
 import { decodeTime, monotonicFactory, type ULIDFactory } from 'ulid';
 import { BlockCache } from '../block/block-cache.js';
 import { AkashicError, corruption } from '../errors.js';
-import { decodeAccounting, emptyAccounting, type Accounting } from '../record/accounting.js';
+import { decodeAccounting, emptyAccounting, encodeAccounting, type Accounting } from '../record/accounting.js';
 import { decodeChunkRecord, encodeChunkRecord, type ChunkRecord } from '../record/chunk-record.js';
 import { decodeDirEntry, type DirEntry, type SlotRef } from '../record/dir-entry.js';
 import { decodeAllocator, decodeCoAccess, decodeEngineMeta, encodeCoAccess, encodeEngineMeta, type EngineMeta } from '../record/engine-records.js';
@@ -11,11 +11,11 @@ import type { CheckedContent, ChunkRef } from './chunk-input.js';
 import { openFamilies, type ColumnFamilies } from './column-families.js';
 import {
   ALLOC_NEXT_KEY,
-  HIGH,
   META_ACCOUNTING_KEY,
   META_ENGINE_KEY,
   SEP,
   accessKey,
+  afterPrefix,
   dirKey,
   pairKey,
   parseDirKey,
@@ -90,7 +90,13 @@ export class StoreCore {
   }
 
   /** Opens (creating if needed) the engine on an abstract-level database that is already open. */
-  static async open(db: AnyLevel, options: ResolvedStoreOptions): Promise<StoreCore> {
+  /**
+   * `explicit` names the layout options the caller set; the others come from the settings recorded when the
+   * database was created (a database keeps its block capacity, byte budget and session mixing unless told
+   * otherwise).
+   */
+  static async open(db: AnyLevel, given: ResolvedStoreOptions, explicit: ReadonlySet<string> = new Set()): Promise<StoreCore> {
+    let options = given;
     const cf = openFamilies(db);
     const metaValue = await cf.meta.get(META_ENGINE_KEY);
     let meta: EngineMeta;
@@ -109,6 +115,19 @@ export class StoreCore {
         throw new AkashicError('AKASHIC_FORMAT_VERSION', `database format version ${metaValue[4]}; this engine reads ${FORMAT_VERSION}`);
       }
       meta = decodeEngineMeta(metaValue, 'engine meta');
+      options = {
+        ...options,
+        blockCapacity: explicit.has('blockCapacity') ? options.blockCapacity : meta.blockCapacity,
+        blockMaxBytes: explicit.has('blockMaxBytes') ? options.blockMaxBytes : meta.blockMaxBytes,
+        crossSessionBlocks: explicit.has('crossSessionBlocks') ? options.crossSessionBlocks : meta.crossSessionBlocks,
+      };
+      const changed =
+        options.blockCapacity !== meta.blockCapacity || options.blockMaxBytes !== meta.blockMaxBytes || options.crossSessionBlocks !== meta.crossSessionBlocks;
+      if (changed && !options.readOnly) {
+        // An explicit setting becomes the database's own from now on; blocks already written keep their shape.
+        meta = { ...meta, blockCapacity: options.blockCapacity, blockMaxBytes: options.blockMaxBytes, crossSessionBlocks: options.crossSessionBlocks };
+        await cf.meta.put(META_ENGINE_KEY, encodeEngineMeta(meta), writeOptions(options));
+      }
     }
     const acctValue = await cf.meta.get(META_ACCOUNTING_KEY);
     const accounting = acctValue === undefined ? emptyAccounting() : decodeAccounting(acctValue, 'accounting');
@@ -159,6 +178,20 @@ export class StoreCore {
       const first = this.ctx.nextBlockId;
       this.ctx.nextBlockId += n;
       return first;
+    });
+  }
+
+  /**
+   * Persists the retrieval counters that reads bumped in memory since the last write (reads write nothing).
+   * Called by close(); a no-op when nothing changed or the store is read-only.
+   */
+  flushCounters(): Promise<void> {
+    return this.lock.run(async () => {
+      if (this.options.readOnly) return;
+      const stored = await this.cf.meta.get(META_ACCOUNTING_KEY);
+      const a = stored === undefined ? emptyAccounting() : decodeAccounting(stored, 'accounting');
+      if (a.retrievals === this.ctx.accounting.retrievals && a.retrievalBlocks === this.ctx.accounting.retrievalBlocks) return;
+      await this.cf.meta.put(META_ACCOUNTING_KEY, encodeAccounting(this.ctx.accounting), writeOptions(this.options));
     });
   }
 
@@ -315,7 +348,7 @@ export class StoreCore {
         if (k === undefined) break;
         const user = k.slice(0, k.indexOf(SEP));
         out.push(user);
-        it.seek(user + SEP + HIGH);
+        it.seek(afterPrefix(user));
       }
     } finally {
       await it.close();
@@ -335,7 +368,7 @@ export class StoreCore {
         const p = parseDirKey(k);
         if (p === null) break;
         out.push(p.sessionId);
-        it.seek(userId + SEP + p.sessionId + SEP + HIGH);
+        it.seek(afterPrefix(userId, p.sessionId));
       }
     } finally {
       await it.close();
@@ -384,11 +417,11 @@ export class StoreCore {
       return { accesses, pairs };
     }
     const aPrefix = 'a' + SEP + userId + SEP;
-    for await (const [k, v] of this.cf.coaccess.iterator({ gte: aPrefix, lt: aPrefix + HIGH })) {
+    for await (const [k, v] of this.cf.coaccess.iterator({ gte: aPrefix, lt: afterPrefix('a', userId) })) {
       accesses.set(k.slice(aPrefix.length), decodeCoAccess(v, 'co-access').count);
     }
     const pPrefix = 'p' + SEP + userId + SEP;
-    for await (const [k, v] of this.cf.coaccess.iterator({ gte: pPrefix, lt: pPrefix + HIGH })) {
+    for await (const [k, v] of this.cf.coaccess.iterator({ gte: pPrefix, lt: afterPrefix('p', userId) })) {
       pairs.set(k.slice(pPrefix.length), decodeCoAccess(v, 'co-access').count);
     }
     return { accesses, pairs };

@@ -1,11 +1,13 @@
+import type { AbstractSnapshot } from 'abstract-level';
 import { decodeFrame } from '../block/frame-codec.js';
 import { isAkashicError } from '../errors.js';
 import { decodeAccounting } from '../record/accounting.js';
 import { decodeBlockInfo, totalSlots, type BlockInfo } from '../record/block-info.js';
 import { decodeChunkRecord } from '../record/chunk-record.js';
-import { decodeDirEntry } from '../record/dir-entry.js';
+import { decodeDirEntry, type DirEntry } from '../record/dir-entry.js';
 import { decodeAllocator, decodeEngineMeta, decodeOpenBlockRef } from '../record/engine-records.js';
-import { ALLOC_NEXT_KEY, META_ACCOUNTING_KEY, META_ENGINE_KEY, blockKey, frameKey, parseBlockKey, parseDirKey } from './keys.js';
+import { ALLOC_NEXT_KEY, META_ACCOUNTING_KEY, META_ENGINE_KEY, SEP, blockKey, dirKey, frameKey, parseBlockKey, parseDirKey } from './keys.js';
+import { resilientEntries } from './resilient-scan.js';
 import type { StoreCore } from './store-core.js';
 
 /** Stable problem kinds reported by verify(). */
@@ -37,15 +39,23 @@ export interface VerifyReport {
   readonly checked: { blocks: number; frames: number; chunks: number; records: number };
 }
 
-interface Expected {
-  key: string;
-  frame: number;
-  slot: number;
-  sessionId: string;
-  chunkId: string;
-  version: number;
+/** What the directory says about one block: live entries pointing into it and their record bytes. */
+interface DirCount {
+  n: number;
   bytes: number;
 }
+
+/** A block whose directory count did not match its slots: pass 3 names the entries that point into it. */
+interface BadBlock {
+  readonly state: 'no-info' | 'released' | 'present';
+  readonly frames: number;
+  /** Frames that are missing or do not decode. */
+  readonly badFrames: Map<number, 'missing' | 'damaged'>;
+}
+
+type Add = (p: Problem) => void;
+
+const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /**
  * Checks every invariant and reports each violation precisely; never throws for damage it finds.
@@ -54,92 +64,124 @@ interface Expected {
  * block info; no block holds records of two users; released blocks have no frames; accounting totals equal the
  * sum over blocks; the allocator is past every block id; open-block refs point at open blocks of their user.
  *
- * Memory: one entry per live chunk (the expected slots) plus one block's frames at a time.
+ * Everything is read from one snapshot, so verify may run while the store is being written.
+ * LevelDB read failures (a damaged table) are reported as 'storage' problems and the scan resumes after them.
+ *
+ * Memory: O(blocks) — two numbers per block that live directory entries point into — plus one decoded frame and
+ * its directory entries at a time, plus the problems found. Nothing is kept per chunk:
+ *   pass 1 walks the directory and counts live entries and their bytes per block;
+ *   pass 2 walks the block infos; for each frame it looks up, with one getMany, the directory entries of the
+ *     records the frame holds, and counts the entries that point exactly at their record's slot; a block whose
+ *     count from pass 1 differs from that has entries pointing at the wrong slots (or at a block that is
+ *     released, missing, or has damaged frames);
+ *   pass 3 (only when pass 2 found such blocks) walks the directory again and names those entries.
  */
 export async function verifyStore(core: StoreCore, progress?: (done: number) => void): Promise<VerifyReport> {
+  const snapshot = core.db.snapshot();
+  try {
+    return await verifySnapshot(core, snapshot, progress);
+  } finally {
+    await snapshot.close();
+  }
+}
+
+async function verifySnapshot(core: StoreCore, snapshot: AbstractSnapshot, progress?: (done: number) => void): Promise<VerifyReport> {
   const problems: Problem[] = [];
-  const add = (p: Problem): void => {
+  const add: Add = (p) => {
     problems.push(p);
   };
-  const guard = async (kind: ProblemKind, extra: Omit<Problem, 'kind' | 'message'>, fn: () => Promise<void>): Promise<void> => {
+  const storageError = (what: string) => (err: unknown, after: string | null) => {
+    add({ kind: 'storage', message: `${what}: read failed${after === null ? '' : ` after key ${JSON.stringify(after)}`}: ${message(err)}` });
+  };
+  const guard = async (kind: ProblemKind, fn: () => Promise<void>): Promise<void> => {
     try {
       await fn();
     } catch (err) {
-      add({ kind: isAkashicError(err) ? kind : 'storage', message: err instanceof Error ? err.message : String(err), ...extra });
+      add({ kind: isAkashicError(err) ? kind : 'storage', message: message(err) });
     }
   };
   const cf = core.cf;
-  await guard('engine-meta', {}, async () => {
-    const v = await cf.meta.get(META_ENGINE_KEY);
+  const at = { snapshot };
+  await guard('engine-meta', async () => {
+    const v = await cf.meta.get(META_ENGINE_KEY, at);
     if (v === undefined) add({ kind: 'engine-meta', message: 'engine meta record is missing' });
     else decodeEngineMeta(v, 'engine meta');
   });
 
-  // Pass 1: the directory, grouped by block.
-  const expected = new Map<number, Expected[]>();
+  // Pass 1: the directory, counted per block.
+  const perBlock = new Map<number, DirCount>();
   let chunks = 0;
-  await guard('storage', {}, async () => {
-    for await (const [k, v] of cf.dir.iterator()) {
-      const p = parseDirKey(k);
-      if (p === null) {
-        add({ kind: 'directory-entry', message: `malformed directory key ${JSON.stringify(k)}`, key: k });
-        continue;
-      }
-      try {
-        const e = decodeDirEntry(v, `directory entry ${JSON.stringify(k)}`);
-        if (e.state !== 'live') continue;
-        chunks++;
-        const loc = e.location!;
-        const list = expected.get(loc.blockId) ?? [];
-        list.push({ key: k, frame: loc.frame, slot: loc.slot, sessionId: p.sessionId, chunkId: p.chunkId, version: e.version, bytes: e.recordBytes });
-        expected.set(loc.blockId, list);
-      } catch (err) {
-        add({ kind: 'directory-entry', message: (err as Error).message, key: k });
-      }
+  for await (const [k, v] of resilientEntries(cf.dir, at, storageError('directory'))) {
+    const entry = liveEntry(k, v, add);
+    if (entry === null) continue;
+    chunks++;
+    const id = entry.location!.blockId;
+    const c = perBlock.get(id);
+    if (c === undefined) perBlock.set(id, { n: 1, bytes: entry.recordBytes });
+    else {
+      c.n++;
+      c.bytes += entry.recordBytes;
     }
-  });
+  }
 
-  // Pass 2: every block, one at a time.
-  const infos = new Map<number, BlockInfo>();
+  // Pass 2: every block, one frame at a time.
+  const bad = new Map<number, BadBlock>();
+  const seen = new Set<number>();
+  let blocks = 0;
   let frames = 0;
   let records = 0;
   let maxId = 0;
   const totals = { live: 0, raw: 0, stored: 0 };
-  await guard('storage', {}, async () => {
-    for await (const [k, v] of cf.blockInfo.iterator()) {
-      const blockId = parseBlockKey(k);
-      maxId = Math.max(maxId, blockId);
-      let info: BlockInfo;
-      try {
-        info = decodeBlockInfo(v, `block info ${k}`);
-      } catch (err) {
-        add({ kind: 'block-info', message: (err as Error).message, blockId });
-        continue;
-      }
-      infos.set(blockId, info);
-      progress?.(infos.size);
-      await checkBlock(core, info, expected.get(blockId) ?? [], add, (n) => {
-        frames++;
-        records += n;
-      });
-      if (info.state !== 'released') {
-        totals.live += info.liveBytes;
-        totals.raw += info.rawBytes;
-        totals.stored += info.storedBytes;
-      }
+  for await (const [k, v] of resilientEntries(cf.blockInfo, at, storageError('block infos'))) {
+    const blockId = parseBlockKey(k);
+    maxId = Math.max(maxId, blockId);
+    blocks++;
+    progress?.(blocks);
+    let info: BlockInfo;
+    try {
+      info = decodeBlockInfo(v, `block info ${k}`);
+    } catch (err) {
+      add({ kind: 'block-info', message: message(err), blockId });
+      continue;
     }
-  });
-  for (const [blockId, list] of expected) {
-    const info = infos.get(blockId);
-    if (info === undefined) {
-      for (const e of list) add({ kind: 'dangling-directory-entry', message: `${JSON.stringify(e.key)} points at block ${blockKey(blockId)}, which does not exist`, key: e.key, blockId });
+    seen.add(blockId);
+    const counts = { frames: 0, records: 0 };
+    await guard('storage', async () => {
+      const b = await checkBlock(core, snapshot, info, perBlock.get(blockId) ?? { n: 0, bytes: 0 }, add, counts);
+      if (b !== null) bad.set(blockId, b);
+    });
+    frames += counts.frames;
+    records += counts.records;
+    if (info.state !== 'released') {
+      totals.live += info.liveBytes;
+      totals.raw += info.rawBytes;
+      totals.stored += info.storedBytes;
+    }
+  }
+  for (const id of perBlock.keys()) if (!seen.has(id)) bad.set(id, { state: 'no-info', frames: 0, badFrames: new Map() });
+  seen.clear();
+  perBlock.clear();
+
+  // Pass 3: name the directory entries that point into the blocks pass 2 found wanting.
+  if (bad.size > 0) {
+    const frameCache = new Map<string, Buffer[] | null>();
+    for await (const [k, v] of resilientEntries(cf.dir, at, () => undefined)) {
+      let entry: DirEntry | null;
+      try {
+        entry = parseDirKey(k) === null ? null : decodeDirEntry(v, k);
+      } catch {
+        entry = null; // reported by pass 1
+      }
+      if (entry === null || entry.state !== 'live') continue;
+      const b = bad.get(entry.location!.blockId);
+      if (b !== undefined) await guard('slot-mismatch', () => nameEntry(core, snapshot, k, entry, b, frameCache, add));
     }
   }
 
-  await guard('accounting', {}, async () => {
-    const v = await cf.meta.get(META_ACCOUNTING_KEY);
+  await guard('accounting', async () => {
+    const v = await cf.meta.get(META_ACCOUNTING_KEY, at);
     if (v === undefined) {
-      if (infos.size > 0) add({ kind: 'accounting', message: 'accounting record is missing' });
+      if (blocks > 0) add({ kind: 'accounting', message: 'accounting record is missing' });
       return;
     }
     const a = decodeAccounting(v, 'accounting');
@@ -150,55 +192,75 @@ export async function verifyStore(core: StoreCore, progress?: (done: number) => 
     cmp('storedRawBytes', a.storedRawBytes, totals.raw);
     cmp('storedBytes', a.storedBytes, totals.stored);
   });
-  await guard('allocator', {}, async () => {
-    const v = await cf.alloc.get(ALLOC_NEXT_KEY);
+  await guard('allocator', async () => {
+    const v = await cf.alloc.get(ALLOC_NEXT_KEY, at);
     const next = v === undefined ? 1 : decodeAllocator(v, 'allocator state');
-    if (infos.size > 0 && next <= maxId) add({ kind: 'allocator', message: `allocator next id ${next} is not past block ${blockKey(maxId)}` });
+    if (blocks > 0 && next <= maxId) add({ kind: 'allocator', message: `allocator next id ${next} is not past block ${blockKey(maxId)}` });
   });
-  await guard('open-block-ref', {}, async () => {
-    for await (const [k, v] of cf.alloc.iterator({ gt: 'open', lt: 'open\uffff' })) {
-      try {
-        const id = decodeOpenBlockRef(v, `open block ref ${JSON.stringify(k)}`);
-        const info = infos.get(id);
-        const user = k.split('\u0000')[1];
-        if (info === undefined || info.state !== 'open' || info.userId !== user) {
-          add({ kind: 'open-block-ref', message: `${JSON.stringify(k)} points at block ${blockKey(id)}, which is not an open block of that user`, key: k, blockId: id });
-        }
-      } catch (err) {
-        add({ kind: 'open-block-ref', message: (err as Error).message, key: k });
+  for await (const [k, v] of resilientEntries(cf.alloc, { gte: 'open' + SEP, lt: 'open\u0001', snapshot }, storageError('open-block refs'))) {
+    await guard('open-block-ref', async () => {
+      const id = decodeOpenBlockRef(v, `open block ref ${JSON.stringify(k)}`);
+      const raw = await cf.blockInfo.get(blockKey(id), at);
+      const info = raw === undefined ? null : decodeBlockInfo(raw, `block info ${blockKey(id)}`);
+      const user = k.split(SEP)[1];
+      if (info === null || info.state !== 'open' || info.userId !== user) {
+        add({ kind: 'open-block-ref', message: `${JSON.stringify(k)} points at block ${blockKey(id)}, which is not an open block of that user`, key: k, blockId: id });
       }
-    }
-  });
-  return { ok: problems.length === 0, problems, checked: { blocks: infos.size, frames, chunks, records } };
+    });
+  }
+  return { ok: problems.length === 0, problems, checked: { blocks, frames, chunks, records } };
 }
 
-async function checkBlock(core: StoreCore, info: BlockInfo, exp: readonly Expected[], add: (p: Problem) => void, counted: (n: number) => void): Promise<void> {
+/** Decodes a directory entry; reports a malformed key or value and returns null for it and for tombstones. */
+function liveEntry(k: string, v: Buffer, add: Add): DirEntry | null {
+  if (parseDirKey(k) === null) {
+    add({ kind: 'directory-entry', message: `malformed directory key ${JSON.stringify(k)}`, key: k });
+    return null;
+  }
+  try {
+    const e = decodeDirEntry(v, `directory entry ${JSON.stringify(k)}`);
+    return e.state === 'live' ? e : null;
+  } catch (err) {
+    add({ kind: 'directory-entry', message: message(err), key: k });
+    return null;
+  }
+}
+
+/**
+ * Checks one block against its info and the directory. Returns what pass 3 needs when the directory entries
+ * pointing into this block are not exactly the ones its slots match, else null.
+ */
+async function checkBlock(
+  core: StoreCore,
+  snapshot: AbstractSnapshot,
+  info: BlockInfo,
+  dir: DirCount,
+  add: Add,
+  counts: { frames: number; records: number },
+): Promise<BadBlock | null> {
   const blockId = info.blockId;
   const name = `block ${blockKey(blockId)}`;
+  const at = { snapshot };
   if (info.state === 'released') {
-    for (const e of exp) add({ kind: 'dangling-directory-entry', message: `${JSON.stringify(e.key)} points at released ${name}`, key: e.key, blockId });
-    for await (const k of core.cf.blocks.keys({ gte: blockKey(blockId) + '.', lt: blockKey(blockId) + '/' })) {
+    for await (const k of core.cf.blocks.keys({ gte: blockKey(blockId) + '.', lt: blockKey(blockId) + '/', snapshot })) {
       add({ kind: 'released-block-has-frames', message: `released ${name} still has frame ${k}`, blockId });
     }
-    return;
+    return dir.n > 0 ? { state: 'released', frames: 0, badFrames: new Map() } : null;
   }
-  let liveBytes = 0;
-  for (const e of exp) liveBytes += e.bytes;
-  if (exp.length !== info.liveSlots || liveBytes !== info.liveBytes) {
-    add({ kind: 'block-counters', message: `${name} says ${info.liveSlots} live slots / ${info.liveBytes} B; the directory has ${exp.length} / ${liveBytes} B`, blockId });
+  if (dir.n !== info.liveSlots || dir.bytes !== info.liveBytes) {
+    add({ kind: 'block-counters', message: `${name} says ${info.liveSlots} live slots / ${info.liveBytes} B; the directory has ${dir.n} / ${dir.bytes} B`, blockId });
   }
   if (info.liveSlots > totalSlots(info)) add({ kind: 'block-counters', message: `${name} has more live slots than slots`, blockId });
-  const byFrame = new Map<number, Expected[]>();
-  for (const e of exp) byFrame.set(e.frame, [...(byFrame.get(e.frame) ?? []), e]);
+  const badFrames = new Map<number, 'missing' | 'damaged'>();
+  let matched = 0;
   let raw = 0;
   let stored = 0;
   for (let f = 0; f < info.frameSlots.length; f++) {
     const key = frameKey(blockId, f);
-    const value = await core.cf.blocks.get(key);
-    const slotsHere = byFrame.get(f) ?? [];
+    const value = await core.cf.blocks.get(key, at);
     if (value === undefined) {
       add({ kind: 'block-frame', message: `${name} frame ${f} is missing`, blockId });
-      for (const e of slotsHere) add({ kind: 'dangling-directory-entry', message: `${JSON.stringify(e.key)} points into missing frame ${key}`, key: e.key, blockId });
+      badFrames.set(f, 'missing');
       continue;
     }
     stored += value.length;
@@ -206,33 +268,91 @@ async function checkBlock(core: StoreCore, info: BlockInfo, exp: readonly Expect
     try {
       decoded = await decodeFrame(value, `block frame ${key}`);
     } catch (err) {
-      add({ kind: 'block-frame', message: (err as Error).message, blockId });
-      for (const e of slotsHere) add({ kind: 'slot-mismatch', message: `${JSON.stringify(e.key)} lives in damaged frame ${key}`, key: e.key, blockId });
+      add({ kind: 'block-frame', message: message(err), blockId });
+      badFrames.set(f, 'damaged');
       continue;
     }
-    counted(decoded.records.length);
+    counts.frames++;
+    counts.records += decoded.records.length;
     if (decoded.records.length !== info.frameSlots[f]) add({ kind: 'block-counters', message: `${name} frame ${f} holds ${decoded.records.length} records, block info says ${info.frameSlots[f]}`, blockId });
     if (decoded.userId !== info.userId) add({ kind: 'block-mixes-users', message: `${name} frame ${f} belongs to user ${JSON.stringify(decoded.userId)}, block to ${JSON.stringify(info.userId)}`, blockId });
-    decoded.records.forEach((bytes, slot) => {
+    const ids: ({ key: string; version: number; bytes: number } | null)[] = decoded.records.map((bytes, slot) => {
       raw += bytes.length;
       try {
         const r = decodeChunkRecord(bytes, `${key} slot ${slot}`);
         if (r.userId !== info.userId) add({ kind: 'block-mixes-users', message: `${key} slot ${slot} holds user ${JSON.stringify(r.userId)} in a block of ${JSON.stringify(info.userId)}`, blockId });
-        const e = slotsHere.find((x) => x.slot === slot);
-        if (e !== undefined && (r.sessionId !== e.sessionId || r.chunkId !== e.chunkId || r.version !== e.version || bytes.length !== e.bytes)) {
-          add({ kind: 'slot-mismatch', message: `${key} slot ${slot} holds ${r.sessionId}/${r.chunkId} v${r.version}; ${JSON.stringify(e.key)} expects v${e.version}`, key: e.key, blockId });
-        }
+        return { key: dirKey(r.userId, r.sessionId, r.chunkId), version: r.version, bytes: bytes.length };
       } catch (err) {
-        add({ kind: 'slot-mismatch', message: (err as Error).message, blockId });
+        add({ kind: 'slot-mismatch', message: message(err), blockId });
+        return null;
       }
     });
-    for (const e of slotsHere) {
-      if (e.slot >= decoded.records.length) add({ kind: 'slot-mismatch', message: `${JSON.stringify(e.key)} points at slot ${e.slot} of ${key}, which has ${decoded.records.length}`, key: e.key, blockId });
-    }
+    const wanted = ids.filter((x) => x !== null);
+    const values = wanted.length === 0 ? [] : await core.cf.dir.getMany(wanted.map((x) => x.key), at);
+    let w = 0;
+    ids.forEach((x, slot) => {
+      if (x === null) return;
+      const v = values[w++];
+      if (v === undefined) return;
+      let e: DirEntry;
+      try {
+        e = decodeDirEntry(v, x.key);
+      } catch {
+        return; // reported by pass 1
+      }
+      const loc = e.location;
+      if (e.state !== 'live' || loc === null || loc.blockId !== blockId || loc.frame !== f || loc.slot !== slot) return; // a dead slot
+      matched++;
+      if (e.version !== x.version || e.recordBytes !== x.bytes) {
+        add({ kind: 'slot-mismatch', message: `${key} slot ${slot} holds v${x.version} (${x.bytes} B); ${JSON.stringify(x.key)} expects v${e.version} (${e.recordBytes} B)`, key: x.key, blockId });
+      }
+    });
   }
-  if (raw !== info.rawBytes) add({ kind: 'block-counters', message: `${name} records total ${raw} B, block info says ${info.rawBytes} B`, blockId });
-  if (stored !== info.storedBytes) add({ kind: 'block-counters', message: `${name} frames total ${stored} B, block info says ${info.storedBytes} B`, blockId });
-  for (const e of exp) {
-    if (e.frame >= info.frameSlots.length) add({ kind: 'dangling-directory-entry', message: `${JSON.stringify(e.key)} points at frame ${e.frame} of ${name}, which has ${info.frameSlots.length}`, key: e.key, blockId });
+  if (badFrames.size === 0) {
+    if (raw !== info.rawBytes) add({ kind: 'block-counters', message: `${name} records total ${raw} B, block info says ${info.rawBytes} B`, blockId });
+    if (stored !== info.storedBytes) add({ kind: 'block-counters', message: `${name} frames total ${stored} B, block info says ${info.storedBytes} B`, blockId });
   }
+  return matched === dir.n ? null : { state: 'present', frames: info.frameSlots.length, badFrames };
+}
+
+/** Pass 3: says why a live entry pointing into a bad block does not resolve (nothing when it does). */
+async function nameEntry(
+  core: StoreCore,
+  snapshot: AbstractSnapshot,
+  key: string,
+  entry: DirEntry,
+  b: BadBlock,
+  cache: Map<string, Buffer[] | null>,
+  add: Add,
+): Promise<void> {
+  const { blockId, frame, slot } = entry.location!;
+  const name = `block ${blockKey(blockId)}`;
+  const dangling = (why: string): void => add({ kind: 'dangling-directory-entry', message: `${JSON.stringify(key)} ${why}`, key, blockId });
+  if (b.state === 'no-info') return dangling(`points at ${name}, which does not exist`);
+  if (b.state === 'released') return dangling(`points at released ${name}`);
+  if (frame >= b.frames) return dangling(`points at frame ${frame} of ${name}, which has ${b.frames}`);
+  const fk = frameKey(blockId, frame);
+  const badFrame = b.badFrames.get(frame);
+  if (badFrame === 'missing') return dangling(`points into missing frame ${fk}`);
+  if (badFrame === 'damaged') {
+    add({ kind: 'slot-mismatch', message: `${JSON.stringify(key)} lives in damaged frame ${fk}`, key, blockId });
+    return;
+  }
+  let recs = cache.get(fk);
+  if (recs === undefined) {
+    const v = await core.cf.blocks.get(fk, { snapshot });
+    recs = v === undefined ? null : (await decodeFrame(v, `block frame ${fk}`)).records;
+    // A handful of frames at most: bad blocks are rare and their entries are near each other in key order.
+    if (cache.size >= 16) cache.clear();
+    cache.set(fk, recs);
+  }
+  if (recs === null) return dangling(`points into missing frame ${fk}`);
+  const bytes = recs[slot];
+  if (bytes === undefined) {
+    add({ kind: 'slot-mismatch', message: `${JSON.stringify(key)} points at slot ${slot} of ${fk}, which has ${recs.length}`, key, blockId });
+    return;
+  }
+  const r = decodeChunkRecord(bytes, `${fk} slot ${slot}`);
+  if (dirKey(r.userId, r.sessionId, r.chunkId) === key) return; // resolves (a version mismatch was reported by pass 2)
+  add({ kind: 'slot-mismatch', message: `${fk} slot ${slot} holds ${r.userId}/${r.sessionId}/${r.chunkId} v${r.version}; ${JSON.stringify(key)} expects v${entry.version}`, key, blockId });
 }

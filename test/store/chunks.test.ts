@@ -143,4 +143,16 @@ describe.each(BACKENDS)('chunks on $name', ({ make }) => {
     for await (const e of store.list('a')) a.push(e.userId);
     expect(a).toEqual(['a', 'a']);
   });
+
+  it('keeps the layout settings the database was created with, and persists read counters at close', async () => {
+    await store.close();
+    store = await be.reopen({ blockCapacity: 5, crossSessionBlocks: false });
+    const r = await store.put('u', { sessionId: 's', text: 'x', attributes: { ['__proto__']: 'kept', a: 'b' } });
+    expect(Object.keys((await store.get('u', 's', r.chunkId))!.attributes).sort()).toEqual(['__proto__', 'a']);
+    await store.close();
+    store = await be.reopen();
+    expect(store.options.blockCapacity).toBe(5);
+    expect(store.options.crossSessionBlocks).toBe(false);
+    expect((await store.stats()).retrievals).toBe(1);
+  });
 });

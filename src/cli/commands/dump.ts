@@ -1,0 +1,26 @@
+import type { Command } from 'commander';
+import { dumpStore } from '../../tools/dump.js';
+import { dbOption, example, ioOf, withStore } from '../cli-context.js';
+import { progressBar } from '../progress.js';
+
+export function register(program: Command): void {
+  dbOption(program.command('dump').description('logical JSONL dump of the live chunks, from one consistent snapshot, to stdout'))
+    .option('--user <user>', 'only this user')
+    .option('--session <session>', 'only this session')
+    .addHelpText('after', example('akashic dump --db ./memory --user alice > alice.jsonl'))
+    .action(async (opts: { db: string; user?: string; session?: string }, cmd: Command) => {
+      const io = ioOf(cmd);
+      const bar = progressBar(io, 'dump', { streamsToStdout: true });
+      try {
+        await withStore(opts.db, { readOnly: true }, (store) =>
+          dumpStore(store, io.stdout, {
+            ...(opts.user === undefined ? {} : { userId: opts.user }),
+            ...(opts.session === undefined ? {} : { sessionId: opts.session }),
+            onProgress: (done, total) => bar.update(done, total),
+          }),
+        );
+      } finally {
+        bar.stop();
+      }
+    });
+}

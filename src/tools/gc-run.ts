@@ -1,0 +1,31 @@
+import type { AkashicStore } from '../engine/akashic-store.js';
+import type { GcReport } from '../gc/block-compactor.js';
+import { lineWriter, type LineSink } from './line-sink.js';
+
+export interface GcToolOptions {
+  /** θ for this pass; default the store's. */
+  readonly threshold?: number;
+  readonly maxBlocks?: number;
+  readonly json?: boolean;
+  /**
+   * Called with victims done and the victims expected. The engine's gc() reports no progress while it runs,
+   * so this fires at the start (0 of n) and at the end (n of n) only.
+   */
+  readonly onProgress?: (done: number, total: number) => void;
+}
+
+/** Runs one GC pass now and writes its GcReport (`key: value` lines, or one JSON line). */
+export async function runGcToSink(store: AkashicStore, sink: LineSink, opts: GcToolOptions = {}): Promise<GcReport> {
+  const threshold = opts.threshold ?? store.options.gcThreshold;
+  if (opts.onProgress !== undefined) {
+    let candidates = 0;
+    for await (const b of store.blocks()) if (b.state === 'sealed' && b.phi >= threshold) candidates++;
+    opts.onProgress(0, Math.min(candidates, opts.maxBlocks ?? candidates));
+  }
+  const report = await store.gc({ threshold, ...(opts.maxBlocks === undefined ? {} : { maxBlocks: opts.maxBlocks }) });
+  opts.onProgress?.(report.victims, report.victims);
+  const out = lineWriter(sink);
+  if (opts.json === true) await out.line(JSON.stringify(report));
+  else for (const [k, v] of Object.entries(report)) await out.line(`${k}: ${String(v)}`);
+  return report;
+}

@@ -1,0 +1,225 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { AkashicStore } from '../engine/akashic-store.js';
+import { AkashicError } from '../errors.js';
+import type { ChunkRecord } from '../record/chunk-record.js';
+import { chunkOrderKey, parseChunkLine, parseHeaderLine, type DumpHeader } from './dump-format.js';
+
+/** One rejected line of a dump file. */
+export interface LoadProblem {
+  /** 1-based line number. */
+  readonly line: number;
+  readonly reason: string;
+}
+
+export interface DumpValidation {
+  readonly ok: boolean;
+  /** The first `maxProblems` problems, in line order. */
+  readonly problems: LoadProblem[];
+  /** All problems found, including those not kept. */
+  readonly problemCount: number;
+  readonly header: DumpHeader | null;
+  /** Chunk lines that passed. */
+  readonly chunks: number;
+  readonly lines: number;
+}
+
+export interface ValidateOptions {
+  /** Problems kept in the result (all are counted). Default 1000. */
+  readonly maxProblems?: number;
+}
+
+async function* numberedLines(path: string): AsyncGenerator<{ n: number; text: string }> {
+  const rl = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
+  let n = 0;
+  try {
+    for await (const text of rl) {
+      n++;
+      yield { n, text };
+    }
+  } finally {
+    rl.close();
+  }
+}
+
+/**
+ * Validates every line of a dump file without touching any database: the header (first non-blank line), then
+ * each chunk line (JSON, required and unknown fields, types, ids, base64, engine limits), strict key order
+ * (which also rules out duplicates, with memory bounded by one line), the header's filter, and the header's
+ * chunk count (a truncated file fails). Blank lines are ignored.
+ */
+export async function validateDumpFile(path: string, opts: ValidateOptions = {}): Promise<DumpValidation> {
+  const maxProblems = opts.maxProblems ?? 1000;
+  const problems: LoadProblem[] = [];
+  let problemCount = 0;
+  const bad = (line: number, reason: string): void => {
+    problemCount++;
+    if (problems.length < maxProblems) problems.push({ line, reason });
+  };
+  let header: DumpHeader | null = null;
+  let headerLineNo = 0;
+  let sawHeader = false;
+  let chunks = 0;
+  let chunkLines = 0;
+  let lines = 0;
+  let prev: Buffer | null = null;
+  for await (const { n, text } of numberedLines(path)) {
+    lines = n;
+    if (text.trim() === '') continue;
+    if (!sawHeader) {
+      sawHeader = true;
+      headerLineNo = n;
+      try {
+        header = parseHeaderLine(text);
+      } catch (err) {
+        bad(n, reasonOf(err));
+      }
+      continue;
+    }
+    chunkLines++;
+    let r: ChunkRecord;
+    try {
+      r = parseChunkLine(text);
+    } catch (err) {
+      bad(n, reasonOf(err));
+      continue;
+    }
+    const key = chunkOrderKey(r);
+    if (prev !== null && Buffer.compare(prev, key) >= 0) {
+      bad(n, Buffer.compare(prev, key) === 0 ? `duplicate chunk ${r.userId}/${r.sessionId}/${r.chunkId}` : 'out of order: chunk lines must be sorted by (userId, sessionId, chunkId) as dump writes them');
+    } else if (header !== null && ((header.user !== null && r.userId !== header.user) || (header.session !== null && r.sessionId !== header.session))) {
+      bad(n, `chunk ${r.userId}/${r.sessionId} is outside the header's filter`);
+    } else {
+      chunks++;
+    }
+    prev = key;
+  }
+  if (!sawHeader) bad(1, 'empty file: expected a header line');
+  else if (header !== null && header.chunks !== chunkLines) {
+    bad(headerLineNo, `header says ${header.chunks} chunks, the file has ${chunkLines} chunk lines (truncated or edited?)`);
+  }
+  problems.sort((a, b) => a.line - b.line);
+  return { ok: problemCount === 0, problems, problemCount, header, chunks, lines };
+}
+
+function reasonOf(err: unknown): string {
+  if (err instanceof AkashicError) return err.message;
+  throw err;
+}
+
+export interface ApplyOptions {
+  /** Records per restore call (one atomic batch, one user). Default 64. */
+  readonly batchSize?: number;
+  /** A batch is also cut once its text and payload reach this many bytes. Default 8 MiB. */
+  readonly batchBytes?: number;
+  /** Called after each batch with chunk lines applied so far. */
+  readonly onProgress?: (done: number) => void;
+}
+
+export interface LoadResult {
+  readonly chunks: number;
+  /** Records written. */
+  readonly restored: number;
+  /** Records whose version (or a newer one) was already stored: unchanged. */
+  readonly skipped: number;
+  readonly batches: number;
+}
+
+/**
+ * Restores the chunk lines of a dump file that `validateDumpFile` accepted, in batches of one user's records
+ * through `store.restore`. Each batch is atomic, and restore is idempotent, so a load that stops half way
+ * (crash, I/O error) is finished by running it again.
+ *
+ * Requires: the file passed validation and has not changed since (a line that fails now throws mid-load).
+ */
+export async function applyDumpFile(store: AkashicStore, path: string, opts: ApplyOptions = {}): Promise<LoadResult> {
+  const batchSize = opts.batchSize ?? 64;
+  const batchBytes = opts.batchBytes ?? 8 * 1024 * 1024;
+  let batch: ChunkRecord[] = [];
+  let bytes = 0;
+  let user = '';
+  const totals = { chunks: 0, restored: 0, skipped: 0, batches: 0 };
+  const flush = async (): Promise<void> => {
+    if (batch.length === 0) return;
+    const results = await store.restore(user, batch);
+    for (const r of results) {
+      if (r.skipped === true) totals.skipped++;
+      else totals.restored++;
+    }
+    totals.chunks += batch.length;
+    totals.batches++;
+    batch = [];
+    bytes = 0;
+    opts.onProgress?.(totals.chunks);
+  };
+  let first = true;
+  for await (const { text } of numberedLines(path)) {
+    if (text.trim() === '') continue;
+    if (first) {
+      first = false;
+      continue;
+    }
+    const r = parseChunkLine(text);
+    if (r.userId !== user) {
+      await flush();
+      user = r.userId;
+    }
+    batch.push(r);
+    bytes += r.text.length + (r.payload?.length ?? 0);
+    if (batch.length >= batchSize || bytes >= batchBytes) await flush();
+  }
+  await flush();
+  return totals;
+}
+
+export interface LoadOutcome {
+  readonly validation: DumpValidation;
+  /** Null when validation failed: then no database was opened and nothing was applied. */
+  readonly result: LoadResult | null;
+}
+
+/**
+ * Loads a dump file in two passes: validates every line, and only when all pass opens the target (through
+ * `openTarget`, so a bad file never even creates or locks the database) and applies it. The store
+ * `openTarget` returns is closed before this returns.
+ *
+ * @example
+ *   const { validation, result } = await loadDump('dump.jsonl', () => openStoreForTool('./memory'));
+ */
+export async function loadDump(
+  path: string,
+  openTarget: () => Promise<AkashicStore>,
+  opts: ValidateOptions & ApplyOptions & { readonly onValidated?: (v: DumpValidation) => void } = {},
+): Promise<LoadOutcome> {
+  const validation = await validateDumpFile(path, opts);
+  opts.onValidated?.(validation);
+  if (!validation.ok) return { validation, result: null };
+  const store = await openTarget();
+  try {
+    return { validation, result: await applyDumpFile(store, path, opts) };
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * Copies a stream (stdin) to a file in a fresh temporary directory, so a load can read its input twice
+ * (validate everything, then apply). Call `cleanup` when done.
+ */
+export async function spoolToTempFile(input: Readable): Promise<{ path: string; cleanup: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'akashic-load-'));
+  const path = join(dir, 'input.jsonl');
+  const cleanup = (): Promise<void> => rm(dir, { recursive: true, force: true });
+  try {
+    await pipeline(input, createWriteStream(path));
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
+  return { path, cleanup };
+}
