@@ -59,7 +59,7 @@ function figures(costs: readonly { blocks: number; chunks: number }[], capacity:
  */
 export async function runDemo(opts: DemoOptions, sink: LineSink): Promise<DemoReport> {
   const out = lineWriter(sink);
-  const convs = opts.conversations ?? generateSynthetic({ users: opts.users ?? 4, sessionsPerUser: opts.sessionsPerUser ?? 30, seed: opts.seed ?? 7 });
+  const convs = opts.conversations ?? generateSynthetic({ users: opts.users ?? 3, sessionsPerUser: opts.sessionsPerUser ?? 60, seed: opts.seed ?? 7 });
   const store = await AkashicStore.open({ path: opts.path, gc: { intervalMs: 0 }, durability: 'relaxed' });
   const capacity = store.options.blockCapacity;
   try {
@@ -94,14 +94,18 @@ export async function runDemo(opts: DemoOptions, sink: LineSink): Promise<DemoRe
     // 2. The same requests again, now recording co-access and relocating online (rate-limited, τ_assoc 0.7).
     const online = new AkashicMemory(store, { relocateSync: true });
     const during: { blocks: number; chunks: number }[] = [];
+    const outcomes = new Map<string, number>();
     for (const a of asked) {
       const r = await online.recall({ user: a.conversationId, session: a.recall.chunks[0]?.sessionId ?? 'session_1', query: a.question.question, scope: 'user' });
       during.push({ blocks: r.blocksTouched, chunks: r.chunks.length });
+      const o = r.relocation.status === 'skipped' ? `skipped (${r.relocation.reason})` : r.relocation.status;
+      outcomes.set(o, (outcomes.get(o) ?? 0) + 1);
     }
     await online.close();
     const duringFig = figures(during, capacity);
     const mid = await store.stats();
     await out.line(`2. recalls with online relocation: blocks/retrieval ${duringFig.blocksPerRequest.toFixed(2)}; ${mid.relocations} relocations moved ${mid.relocatedChunks} chunks`);
+    await out.line(`   relocation outcomes: ${[...outcomes].map(([k, v]) => `${k} ${v}`).join(', ')}`);
 
     // 3. GC: blocks whose invalid ratio reached θ are repacked by affinity.
     const gc = await store.gc();

@@ -12,8 +12,8 @@ export function register(program: Command): void {
     .description('run the main job on the embedded default: ingest a multi-session workload, recall, relocate, GC, print layout figures')
     .option('--db <dir>', `database directory to create (default ${DEFAULT_DEMO_DB}, recreated each run)`)
     .option('--force', 'replace an existing --db directory')
-    .option('--users <n>', 'synthetic users', parsePositiveInt, 4)
-    .option('--sessions <n>', 'sessions per user', parsePositiveInt, 30)
+    .option('--users <n>', 'synthetic users', parsePositiveInt, 3)
+    .option('--sessions <n>', 'sessions per user', parsePositiveInt, 60)
     .option('--json', 'print the full report as JSON after the summary')
     .addHelpText('after', example('akashic demo --db ./demo-db'))
     .action(async (opts: { db?: string; force?: true; users: number; sessions: number; json?: true }, cmd: Command) => {
