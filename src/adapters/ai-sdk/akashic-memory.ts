@@ -1,0 +1,163 @@
+/**
+ * AI SDK (`ai` 6) memory middleware over MemAttention: before a call, the memory recalled for the request's
+ * (user, session) is prepended as a system message; after it, the user's prompt and the model's text answer are
+ * written back as one request's turns (`AkashicMemory.completeRequest`), which feeds the chunk gate and compaction.
+ *
+ * The (user, session) travels per call in `providerOptions.akashic`; a call without it passes through untouched.
+ * Types come from `ai` itself (its `LanguageModelMiddleware` is `LanguageModelV3Middleware`), so the adapter needs no
+ * direct dependency on `@ai-sdk/provider`.
+ */
+import type { LanguageModelMiddleware } from 'ai';
+import { invalidArgument } from '../../errors.js';
+import type { AkashicMemory, TurnInput } from '../../memattention/index.js';
+
+type CallOptions = Parameters<NonNullable<LanguageModelMiddleware['transformParams']>>[0]['params'];
+type Prompt = CallOptions['prompt'];
+type GenerateResult = Awaited<ReturnType<NonNullable<LanguageModelMiddleware['wrapGenerate']>>>;
+type StreamResult = Awaited<ReturnType<NonNullable<LanguageModelMiddleware['wrapStream']>>>;
+type StreamPart = StreamResult['stream'] extends ReadableStream<infer P> ? P : never;
+
+/** What a call passes in `providerOptions.akashic`. */
+export interface AkashicProviderOptions {
+  readonly userId: string;
+  readonly sessionId: string;
+  /** false: inject nothing (no recall). Default true. */
+  readonly enableRetrieval?: boolean;
+  /** false: write nothing back. Default true. */
+  readonly enableWriteback?: boolean;
+  /** Token budget of the injected memory; default the memory's `memoryBudgetTokens`. */
+  readonly memoryBudgetTokens?: number;
+}
+
+export interface AkashicMemoryOptions {
+  /** The MemAttention layer to recall from and write to. The middleware never closes it. */
+  readonly memory: AkashicMemory;
+  /** First line of the injected system message. Default: `Memory of earlier conversations with this user:`. */
+  readonly header?: string;
+  /**
+   * Receives write-back failures. Without it a failed write-back rejects `generateText` and errors the stream of
+   * `streamText` (at its end), so a lost memory is never silent.
+   */
+  readonly onWritebackError?: (err: unknown) => void;
+}
+
+export const DEFAULT_MEMORY_HEADER = 'Memory of earlier conversations with this user:';
+
+/** Reads and checks `providerOptions.akashic`; null when the call carries none. */
+function callOptions(params: CallOptions): AkashicProviderOptions | null {
+  const raw = params.providerOptions?.['akashic'] as Record<string, unknown> | undefined;
+  if (raw === undefined) return null;
+  if (raw === null || typeof raw !== 'object') throw invalidArgument('providerOptions.akashic must be an object');
+  const { userId, sessionId, enableRetrieval, enableWriteback, memoryBudgetTokens } = raw;
+  if (typeof userId !== 'string' || typeof sessionId !== 'string') throw invalidArgument('providerOptions.akashic needs string userId and sessionId');
+  for (const [name, v] of [['enableRetrieval', enableRetrieval], ['enableWriteback', enableWriteback]] as const) {
+    if (v !== undefined && typeof v !== 'boolean') throw invalidArgument(`providerOptions.akashic.${name} must be a boolean`);
+  }
+  if (memoryBudgetTokens !== undefined && (typeof memoryBudgetTokens !== 'number' || !Number.isSafeInteger(memoryBudgetTokens) || memoryBudgetTokens < 0)) {
+    throw invalidArgument('providerOptions.akashic.memoryBudgetTokens must be a non-negative integer');
+  }
+  return raw as unknown as AkashicProviderOptions;
+}
+
+function userText(message: Prompt[number] | undefined): string {
+  if (message?.role !== 'user') return '';
+  return message.content
+    .filter((p) => p.type === 'text')
+    .map((p) => (p as { text: string }).text)
+    .join('\n');
+}
+
+/** Text of the last user message: the recall query. */
+function lastUserText(prompt: Prompt): string {
+  for (let i = prompt.length - 1; i >= 0; i--) if (prompt[i]!.role === 'user') return userText(prompt[i]);
+  return '';
+}
+
+/**
+ * Creates the middleware. Use it with `wrapLanguageModel({ model, middleware: akashicMemory({ memory }) })` and pass
+ * `providerOptions: { akashic: { userId, sessionId } }` on each call.
+ *
+ * Write-back records the prompt's final user message only when the call answers it (the prompt ends with it), so
+ * the follow-up steps of a tool loop add their answers without repeating the question.
+ *
+ * @example
+ *   const memory = new AkashicMemory(await AkashicStore.open({ path: './memory' }));
+ *   const model = wrapLanguageModel({ model: openai('gpt-4o-mini'), middleware: akashicMemory({ memory }) });
+ *   const { text } = await generateText({ model, prompt: 'Where do I live?', providerOptions: { akashic: { userId: 'alice', sessionId: 's1' } } });
+ */
+export function akashicMemory(options: AkashicMemoryOptions): LanguageModelMiddleware {
+  if (options === null || typeof options !== 'object') throw invalidArgument('options must be an object');
+  const { memory, header = DEFAULT_MEMORY_HEADER, onWritebackError } = options;
+  if (memory === null || typeof memory !== 'object' || typeof memory.recall !== 'function' || typeof memory.completeRequest !== 'function') {
+    throw invalidArgument('option memory must be an AkashicMemory');
+  }
+  if (typeof header !== 'string') throw invalidArgument('option header must be a string');
+  if (onWritebackError !== undefined && typeof onWritebackError !== 'function') throw invalidArgument('option onWritebackError must be a function');
+
+  async function writeBack(o: AkashicProviderOptions, prompt: Prompt, answer: string): Promise<void> {
+    const turns: TurnInput[] = [];
+    const last = prompt.at(-1);
+    const asked = last?.role === 'user' ? userText(last) : '';
+    if (asked !== '') turns.push({ role: 'user', text: asked });
+    if (answer !== '') turns.push({ role: 'assistant', text: answer });
+    if (turns.length === 0) return;
+    try {
+      await memory.completeRequest({ user: o.userId, session: o.sessionId, turns });
+    } catch (err) {
+      if (onWritebackError === undefined) throw err;
+      onWritebackError(err);
+    }
+  }
+
+  return {
+    specificationVersion: 'v3',
+
+    async transformParams({ params }) {
+      const o = callOptions(params);
+      if (o === null || o.enableRetrieval === false) return params;
+      const query = lastUserText(params.prompt);
+      if (query === '') return params;
+      const recalled = await memory.recall({
+        user: o.userId,
+        session: o.sessionId,
+        query,
+        ...(o.memoryBudgetTokens === undefined ? {} : { memoryBudgetTokens: o.memoryBudgetTokens }),
+      });
+      if (recalled.text === '') return params;
+      return { ...params, prompt: [{ role: 'system', content: `${header}\n\n${recalled.text}` }, ...params.prompt] };
+    },
+
+    async wrapGenerate({ doGenerate, params }): Promise<GenerateResult> {
+      const o = callOptions(params);
+      const result = await doGenerate();
+      if (o !== null && o.enableWriteback !== false) {
+        const answer = result.content
+          .filter((c) => c.type === 'text')
+          .map((c) => (c as { text: string }).text)
+          .join('');
+        await writeBack(o, params.prompt, answer);
+      }
+      return result;
+    },
+
+    async wrapStream({ doStream, params }): Promise<StreamResult> {
+      const o = callOptions(params);
+      const result = await doStream();
+      if (o === null || o.enableWriteback === false) return result;
+      let answer = '';
+      let failed = false;
+      const collect = new TransformStream<StreamPart, StreamPart>({
+        transform(part, controller) {
+          if (part.type === 'text-delta') answer += part.delta;
+          else if (part.type === 'error') failed = true;
+          controller.enqueue(part);
+        },
+        // Runs once the model's stream ended normally (not when the consumer cancels): the answer is complete.
+        async flush() {
+          if (!failed) await writeBack(o, params.prompt, answer);
+        },
+      });
+      return { ...result, stream: result.stream.pipeThrough(collect) };
+    },
+  };
+}

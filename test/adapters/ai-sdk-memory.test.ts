@@ -1,0 +1,150 @@
+import { generateText, simulateReadableStream, streamText, wrapLanguageModel } from 'ai';
+import { MockLanguageModelV3 } from 'ai/test';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AkashicMemory } from '../../src/memattention/index.js';
+import type { AkashicStore as Engine } from '../../src/index.js';
+import { akashicMemory } from '../../src/adapters/ai-sdk/index.js';
+import { diskEngine, memoryEngine } from './engines.js';
+
+const usage = {
+  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 5, text: 5, reasoning: undefined },
+};
+const finishReason = { unified: 'stop' as const, raw: 'stop' };
+
+function generating(...answers: string[]): MockLanguageModelV3 {
+  return new MockLanguageModelV3({ doGenerate: answers.map((text) => ({ content: [{ type: 'text' as const, text }], finishReason, usage, warnings: [] })) });
+}
+
+function streaming(deltas: string[]): MockLanguageModelV3 {
+  return new MockLanguageModelV3({
+    doStream: async () => ({
+      stream: simulateReadableStream({
+        chunks: [
+          { type: 'stream-start' as const, warnings: [] },
+          { type: 'text-start' as const, id: 't' },
+          ...deltas.map((delta) => ({ type: 'text-delta' as const, id: 't', delta })),
+          { type: 'text-end' as const, id: 't' },
+          { type: 'finish' as const, finishReason, usage },
+        ],
+      }),
+    }),
+  });
+}
+
+/** Everything the memory holds for a session: compacted chunks and active turns. */
+async function remembered(engine: Engine, memory: AkashicMemory, user: string, session: string): Promise<string> {
+  const refs = [];
+  for await (const e of engine.list(user, { sessionId: session })) refs.push({ sessionId: e.sessionId, chunkId: e.chunkId });
+  const { chunks } = await engine.getMany(user, refs);
+  const active = await memory.activeTurns({ user, session });
+  return [...chunks.map((c) => c?.text ?? ''), ...active.map((t) => `${t.role}: ${t.text}`)].join('\n');
+}
+
+const akashic = (userId: string, sessionId: string, extra: Record<string, unknown> = {}) => ({ akashic: { userId, sessionId, ...extra } });
+
+describe('akashicMemory middleware on memory-level', () => {
+  let engine: Engine;
+  let memory: AkashicMemory;
+  beforeEach(async () => {
+    engine = await memoryEngine();
+    memory = new AkashicMemory(engine, { chunkGateTokens: 8 });
+  });
+  afterEach(async () => {
+    await memory.close();
+    await engine.close();
+  });
+
+  it('writes a generated turn back and injects it as recalled memory on a later call', async () => {
+    const base = generating('Noted, Berlin it is.', 'You live in Berlin.');
+    const model = wrapLanguageModel({ model: base, middleware: akashicMemory({ memory }) });
+    await generateText({ model, prompt: 'I moved to Berlin last May.', providerOptions: akashic('alice', 's1') });
+    expect(await remembered(engine, memory, 'alice', 's1')).toContain('Noted, Berlin it is.');
+
+    const { text } = await generateText({ model, prompt: 'Which city do I live in, Berlin?', providerOptions: akashic('alice', 's1') });
+    expect(text).toBe('You live in Berlin.');
+    const prompt = base.doGenerateCalls[1]!.prompt;
+    expect(prompt[0]!.role).toBe('system');
+    expect(prompt[0]!.content).toContain('I moved to Berlin last May.');
+    expect(prompt.at(-1)!.role).toBe('user');
+  });
+
+  it('collects a streamed answer and writes it back when the stream ends', async () => {
+    const model = wrapLanguageModel({ model: streaming(['You ', 'like ', 'green tea.']), middleware: akashicMemory({ memory }) });
+    const result = streamText({ model, prompt: 'What do I like to drink?', providerOptions: akashic('bob', 's1') });
+    let streamed = '';
+    for await (const delta of result.textStream) streamed += delta;
+    expect(streamed).toBe('You like green tea.');
+    const held = await remembered(engine, memory, 'bob', 's1');
+    expect(held).toContain('What do I like to drink?');
+    expect(held).toContain('You like green tea.');
+  });
+
+  it('streams with recall injected', async () => {
+    const warm = wrapLanguageModel({ model: generating('Noted.'), middleware: akashicMemory({ memory }) });
+    await generateText({ model: warm, prompt: 'My cat is called Miso.', providerOptions: akashic('carol', 's1') });
+    const base = streaming(['Miso.']);
+    const model = wrapLanguageModel({ model: base, middleware: akashicMemory({ memory }) });
+    const result = streamText({ model, prompt: 'What is my cat called? Miso?', providerOptions: akashic('carol', 's1') });
+    expect(await result.text).toBe('Miso.');
+    expect(base.doStreamCalls[0]!.prompt[0]!.content).toContain('My cat is called Miso.');
+  });
+
+  it('passes calls without providerOptions.akashic through untouched', async () => {
+    const base = generating('hi');
+    const model = wrapLanguageModel({ model: base, middleware: akashicMemory({ memory }) });
+    await generateText({ model, prompt: 'hello' });
+    expect(base.doGenerateCalls[0]!.prompt.map((m) => m.role)).toEqual(['user']);
+    expect(await engine.users()).toEqual([]);
+  });
+
+  it('honours enableWriteback and enableRetrieval', async () => {
+    const base = generating('one', 'two');
+    const model = wrapLanguageModel({ model: base, middleware: akashicMemory({ memory }) });
+    await generateText({ model, prompt: 'I live in Paris now, Paris.', providerOptions: akashic('dan', 's1', { enableWriteback: false }) });
+    expect(await remembered(engine, memory, 'dan', 's1')).toBe('');
+    await memory.completeRequest({ user: 'dan', session: 's1', turns: [{ role: 'user', text: 'I live in Paris, in a small flat.' }] });
+    await memory.endSession({ user: 'dan', session: 's1' });
+    await generateText({ model, prompt: 'Where do I live? Paris?', providerOptions: akashic('dan', 's1', { enableRetrieval: false }) });
+    expect(base.doGenerateCalls[1]!.prompt.map((m) => m.role)).toEqual(['user']);
+  });
+
+  it('reports write-back failures to onWritebackError, or fails the call without it', async () => {
+    const errors: unknown[] = [];
+    const lenient = wrapLanguageModel({ model: generating('ok'), middleware: akashicMemory({ memory, onWritebackError: (e) => errors.push(e) }) });
+    await generateText({ model: lenient, prompt: 'hi', providerOptions: akashic('bad\u0001user', 's1', { enableRetrieval: false }) });
+    expect(errors).toHaveLength(1);
+    const strict = wrapLanguageModel({ model: generating('ok'), middleware: akashicMemory({ memory }) });
+    await expect(generateText({ model: strict, prompt: 'hi', providerOptions: akashic('bad\u0001user', 's1', { enableRetrieval: false }) })).rejects.toThrow(/control character/);
+  });
+
+  it('rejects malformed providerOptions.akashic', async () => {
+    const model = wrapLanguageModel({ model: generating('x'), middleware: akashicMemory({ memory }) });
+    await expect(generateText({ model, prompt: 'hi', providerOptions: { akashic: { userId: 'a' } } })).rejects.toThrow(/sessionId/);
+    expect(() => akashicMemory({} as never)).toThrow(/memory/);
+  });
+});
+
+describe('akashicMemory middleware on classic-level', () => {
+  it('recalls, after a reopen, what an earlier process wrote back', async () => {
+    const disk = await diskEngine();
+    try {
+      const memory = new AkashicMemory(disk.engine, { chunkGateTokens: 8 });
+      const model = wrapLanguageModel({ model: generating('Noted.'), middleware: akashicMemory({ memory }) });
+      await generateText({ model, prompt: 'My sister Ines lives in Lisbon.', providerOptions: akashic('erin', 's1') });
+      await memory.close();
+      await disk.engine.close();
+
+      const engine = await disk.reopen();
+      const again = new AkashicMemory(engine, { chunkGateTokens: 8 });
+      const base = generating('Lisbon.');
+      const wrapped = wrapLanguageModel({ model: base, middleware: akashicMemory({ memory: again }) });
+      await generateText({ model: wrapped, prompt: 'Where does Ines live? Lisbon?', providerOptions: akashic('erin', 's1') });
+      expect(base.doGenerateCalls[0]!.prompt[0]!.content).toContain('Lisbon');
+      await again.close();
+      await engine.close();
+    } finally {
+      await disk.cleanup();
+    }
+  });
+});
