@@ -3,6 +3,7 @@
  * `ResolvedMemoryOptions`, and the validator that names the bad option.
  */
 import { invalidArgument } from '../errors.js';
+import { CHUNK_KINDS, type ChunkKind } from '../record/chunk-record.js';
 import { EmbeddedModel } from '../model/embedded-model.js';
 import type { MemoryModel } from '../model/memory-model.js';
 import { createTokenizer, type Tokenizer } from '../model/tokenizer.js';
@@ -45,6 +46,11 @@ export interface MemoryOptions {
   readonly recallScope?: MemoryScope;
   /** Default token budget of the memory text a recall returns. Default 1536. */
   readonly memoryBudgetTokens?: number;
+  /**
+   * Chunk kinds a recall may return. Default ['memory', 'summary']: compacted memory, not the raw 'turn' chunks
+   * or application 'note's (adapter items, transcripts) that share the user's namespace.
+   */
+  readonly recallKinds?: readonly ChunkKind[];
   /** N: the newest chunk metas of the scope always shown to SELECT. Default 256. */
   readonly candidateWindow?: number;
   /** M: at most this many older metas sharing a keyword with the query are added. Default 64. */
@@ -75,6 +81,7 @@ export interface ResolvedMemoryOptions {
   readonly reconcileScope: MemoryScope;
   readonly recallScope: MemoryScope;
   readonly memoryBudgetTokens: number;
+  readonly recallKinds: ReadonlySet<ChunkKind>;
   readonly candidateWindow: number;
   readonly candidatePrefilter: number;
   readonly candidateKeywords: number;
@@ -126,6 +133,7 @@ export function resolveMemoryOptions(o: MemoryOptions = {}): ResolvedMemoryOptio
     reconcileScope: scopeOption('reconcileScope', o.reconcileScope, 'session'),
     recallScope: scopeOption('recallScope', o.recallScope, 'session'),
     memoryBudgetTokens: intOption('memoryBudgetTokens', o.memoryBudgetTokens, 0, 10_000_000, DEFAULT_MEMORY_BUDGET_TOKENS),
+    recallKinds: kindsOption(o.recallKinds),
     candidateWindow: intOption('candidateWindow', o.candidateWindow, 1, 100_000, DEFAULT_CANDIDATE_WINDOW),
     candidatePrefilter: intOption('candidatePrefilter', o.candidatePrefilter, 0, 100_000, DEFAULT_CANDIDATE_PREFILTER),
     candidateKeywords: intOption('candidateKeywords', o.candidateKeywords, 1, 256, DEFAULT_CANDIDATE_KEYWORDS),
@@ -135,4 +143,12 @@ export function resolveMemoryOptions(o: MemoryOptions = {}): ResolvedMemoryOptio
     idleCompactMs: intOption('idleCompactMs', o.idleCompactMs, 0, 7 * 24 * 3600 * 1000, 0),
     onBackgroundError: o.onBackgroundError ?? (() => undefined),
   };
+}
+
+function kindsOption(v: unknown): ReadonlySet<ChunkKind> {
+  if (v === undefined) return new Set<ChunkKind>(['memory', 'summary']);
+  if (!Array.isArray(v) || v.length === 0 || !v.every((k) => CHUNK_KINDS.includes(k as ChunkKind))) {
+    throw invalidArgument(`option recallKinds must be a non-empty array of ${CHUNK_KINDS.join(', ')}`);
+  }
+  return new Set(v as ChunkKind[]);
 }

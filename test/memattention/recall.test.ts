@@ -131,4 +131,20 @@ describe('end to end with the embedded model', () => {
     await memory.close();
     await store.close();
   });
+
+  it('recalls compacted memory only, not application notes sharing the namespace, unless asked', async () => {
+    const { store } = await memoryStore();
+    await store.put(U, { sessionId: 'app.notes', kind: 'note', text: '{"city":"Trondheim"}', keywords: ['trondheim', 'ingrid'] });
+    const memory = new AkashicMemory(store, { chunkGateTokens: 24 });
+    await memory.appendTurn({ user: U, session: S, role: 'user', text: 'My sister Ingrid lives in Trondheim and teaches violin.' });
+    await memory.endSession({ user: U, session: S });
+    const got = await memory.recall({ user: U, session: S, query: 'Where does Ingrid live?', scope: 'user' });
+    expect(got.chunks.map((c) => c.kind)).toEqual(['memory']);
+    const withNotes = new AkashicMemory(store, { recallKinds: ['memory', 'note'] });
+    const both = await withNotes.recall({ user: U, session: S, query: 'Where does Ingrid live?', scope: 'user' });
+    expect(both.chunks.map((c) => c.kind).sort()).toEqual(['memory', 'note']);
+    await memory.close();
+    await withNotes.close();
+    await store.close();
+  });
 });
