@@ -24,7 +24,7 @@ export const DEFAULT_CANDIDATE_WINDOW = 256;
 /** Older chunk metas shown to SELECT when they share keywords with the query. */
 export const DEFAULT_CANDIDATE_PREFILTER = 64;
 /** Keywords per candidate shown to SELECT. */
-export const DEFAULT_CANDIDATE_KEYWORDS = 32;
+export const DEFAULT_CANDIDATE_KEYWORDS = 64;
 /** One COLOCATE attempt per this many recalls of a user. */
 export const DEFAULT_RELOCATE_EVERY_RECALLS = 10;
 
@@ -55,7 +55,7 @@ export interface MemoryOptions {
   readonly candidateWindow?: number;
   /** M: at most this many older metas sharing a keyword with the query are added. Default 64. */
   readonly candidatePrefilter?: number;
-  /** Keywords per candidate passed to SELECT (a chunk's most important first). Default 32. */
+  /** Keywords per candidate passed to SELECT (a chunk's most important first). Default 64. */
   readonly candidateKeywords?: number;
   /** τ_assoc of COLOCATE, in [0, 1]. Default 0.7. */
   readonly tauAssoc?: number;

@@ -55,13 +55,21 @@ export async function retrieve(store: AkashicStore, model: CheckedModel, options
   const ranked = read.chunks.filter((c): c is ChunkRecord => c !== null);
   const tok = options.tokenizer;
   const render = (cs: readonly ChunkRecord[]): string => [...cs].sort(chronological).map((c) => c.text).join(CHUNK_SEPARATOR);
-  let kept = ranked;
-  let text = render(kept);
-  let tokenCount = tok.count(text);
-  while (kept.length > 0 && tokenCount > req.budget) {
-    kept = kept.slice(0, -1);
-    text = render(kept);
-    tokenCount = tok.count(text);
+  // Greedy in rank order: take each chunk whose addition still fits the budget, skip one that does not and go on
+  // with the next (a too-large top chunk must not empty the recall while smaller relevant ones would fit).
+  // The exact rendered text is counted, separators included.
+  let kept: ChunkRecord[] = [];
+  let text = '';
+  let tokenCount = 0;
+  for (const c of ranked) {
+    const tryKept = [...kept, c];
+    const tryText = render(tryKept);
+    const n = tok.count(tryText);
+    if (n <= req.budget) {
+      kept = tryKept;
+      text = tryText;
+      tokenCount = n;
+    }
   }
   return {
     chunks: [...kept].sort(chronological),

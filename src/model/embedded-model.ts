@@ -21,7 +21,7 @@ import { checkThreshold, checkTopP, checkUniqueIds } from './model-arguments.js'
 
 /** Options of {@link EmbeddedModel}. */
 export interface EmbeddedModelOptions {
-  /** Keywords per chunk or query from `buildMeta`. Default {@link DEFAULT_KEYWORD_LIMIT} (24). */
+  /** Keywords per chunk or query from `buildMeta`. Default {@link DEFAULT_KEYWORD_LIMIT} (64). */
   readonly keywordLimit?: number;
   /** Minimum association for two chunks to share a GROUP. Default 0.5. */
   readonly groupThreshold?: number;

@@ -14,7 +14,7 @@ import { invalidArgument } from '../errors.js';
 import { STOP_WORDS } from './stop-words.js';
 
 /** How many keywords `extractKeywords` returns when no limit is given. */
-export const DEFAULT_KEYWORD_LIMIT = 24;
+export const DEFAULT_KEYWORD_LIMIT = 64;
 
 /**
  * A word is a run of letters/digits that may contain inner `.`, `-`, `_` or `'` (so `node.js`, `gpt-4o`,

@@ -35,7 +35,7 @@ export function metaPrompt(text: string): Prompt {
   return {
     system: [
       'Extract the keywords that best identify what this memory text is about, for later retrieval:',
-      'names, entities, topics, places, dates, identifiers. At most 24, most important first, lower-case, no duplicates.',
+      'names, entities, topics, places, dates, identifiers. At most 64, most important first, lower-case, no duplicates.',
       `${JSON_ONLY} Shape: {"keywords": string[]}.`,
     ].join(' '),
     user: JSON.stringify({ text }),

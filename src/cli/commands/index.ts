@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import * as blocks from './blocks.js';
 import * as demo from './demo.js';
 import * as dump from './dump.js';
+import * as evalCommand from './eval.js';
 import * as gc from './gc.js';
 import * as inspect from './inspect.js';
 import * as load from './load.js';
@@ -22,4 +23,4 @@ export interface CommandModule {
  * Every command of `akashic`, in help order. The registration point: a new command (`demo`, `eval`, `bench`
  * come from other modules) is a file exporting `register` plus one line here.
  */
-export const COMMANDS: readonly CommandModule[] = [demo, inspect, stats, dump, load, blocks, verify, gc, report];
+export const COMMANDS: readonly CommandModule[] = [demo, inspect, stats, dump, load, blocks, verify, gc, report, evalCommand];

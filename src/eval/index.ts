@@ -1,0 +1,10 @@
+/**
+ * Recall-quality evaluation of the MemAttention layer (issue 3, item 6): evidence recall of the default embedded
+ * model's recall on LoCoMo-shaped conversations, against BM25 over raw turns at the same token budget.
+ */
+export { evaluateRecall } from './recall-eval.js';
+export type { ConversationRatios, RecallEvalConfig, RecallEvalOptions, RecallEvalReport } from './recall-eval.js';
+export type { CategoryRatios, RecallCosts, RecallRatios } from './recall-metrics.js';
+export { recallReportLines, writeRecallReport } from './recall-report-format.js';
+export { loadRecallEvalSource, runRecallEval } from './run-recall-eval.js';
+export type { RecallEvalSource } from './run-recall-eval.js';

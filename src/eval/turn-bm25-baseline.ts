@@ -1,0 +1,88 @@
+/**
+ * The baseline of the recall evaluation: BM25 over raw turns, filled to the same token budget as MemAttention's
+ * recall. No chunking, no metadata, no model: every turn said so far is a document, the question is the query.
+ *
+ * It uses the same lexical machinery as the embedded model's SELECT (`termsOf` for terms, wink BM25 through
+ * `bm25Scores`) and the same tokenizer for the budget, so the comparison isolates what chunking, keyword metadata
+ * and the chunk-level budget cut do, not a difference in tokenization or ranking function.
+ *
+ * @internal
+ */
+import { bm25Scores } from '../model/bm25-ranking.js';
+import { termsOf } from '../model/keywords.js';
+import type { Tokenizer } from '../model/tokenizer.js';
+import type { Turn } from '../workload/conversation.js';
+
+/** Turns the baseline picked for one question. */
+export interface BaselineSelection {
+  /** Ids of the selected turns, best-ranked first. */
+  readonly turnIds: readonly string[];
+  /** Tokens of the selected turns rendered as the memory text (`speaker: text` lines), ≤ the budget. */
+  readonly tokenCount: number;
+}
+
+/** Separator between selected turns in the rendered text, as `compress` separates the turns of a chunk. */
+const TURN_SEPARATOR = '\n';
+
+/**
+ * An index of one conversation's turns that grows as the replay ingests them. Terms are computed once per turn;
+ * the BM25 statistics are rebuilt per query over the turns ingested so far (IDF changes as the history grows, and
+ * the question must not see turns said after it was asked).
+ */
+export class TurnBm25Baseline {
+  readonly #tokenizer: Tokenizer;
+  readonly #turns: { readonly id: string; readonly rendered: string; readonly terms: readonly string[]; readonly tokens: number }[] = [];
+
+  constructor(tokenizer: Tokenizer) {
+    this.#tokenizer = tokenizer;
+  }
+
+  /** Turns indexed so far. */
+  get size(): number {
+    return this.#turns.length;
+  }
+
+  /** Indexes turns (in conversation order) as they are ingested. */
+  add(turns: readonly Turn[]): void {
+    for (const t of turns) {
+      // Rendered as COMPRESS renders a turn, so the speaker's name is searchable here as it is in a chunk.
+      const rendered = `${t.speaker}: ${t.text}`;
+      this.#turns.push({ id: t.turnId, rendered, terms: termsOf(rendered), tokens: this.#tokenizer.count(rendered) });
+    }
+  }
+
+  /**
+   * The top-ranked turns that fit `budget` tokens: turns with a BM25 score > 0 (as SELECT returns only matching
+   * chunks), best first, ties to the earlier turn; stops at the first turn that would overflow the budget, so the
+   * selection is a prefix of the ranking, as MemAttention's budget cut keeps a prefix of SELECT's ranking.
+   */
+  select(question: string, budget: number): BaselineSelection {
+    const queryTerms = [...new Set(termsOf(question))];
+    const scores = bm25Scores(
+      this.#turns.map((t) => t.terms),
+      queryTerms,
+    );
+    const ranked = this.#turns
+      .map((t, i) => ({ t, i, score: scores[i] ?? 0 }))
+      .filter((r) => r.score > 0)
+      .sort((a, b) => b.score - a.score || a.i - b.i);
+    // Filling by the sum of per-turn counts (one token per separator) avoids re-tokenizing a growing text per turn;
+    // BPE pieces never span a newline, so the sum is the exact count in practice. The final count is exact anyway:
+    // should it exceed the budget, turns are dropped from the end until it fits.
+    const picked: { readonly id: string; readonly rendered: string }[] = [];
+    let estimate = 0;
+    for (const { t } of ranked) {
+      const next = estimate + (picked.length === 0 ? 0 : 1) + t.tokens;
+      if (next > budget) break;
+      estimate = next;
+      picked.push(t);
+    }
+    let tokenCount = this.#tokenizer.count(picked.map((t) => t.rendered).join(TURN_SEPARATOR));
+    while (picked.length > 0 && tokenCount > budget) {
+      picked.pop();
+      tokenCount = this.#tokenizer.count(picked.map((t) => t.rendered).join(TURN_SEPARATOR));
+    }
+    const turnIds = picked.map((t) => t.id);
+    return { turnIds, tokenCount };
+  }
+}
