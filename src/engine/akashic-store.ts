@@ -76,6 +76,13 @@ export class AkashicStore {
   static async open(options: AkashicStoreOptions): Promise<AkashicStore> {
     const resolved = resolveStoreOptions(options);
     if ((options.path === undefined) === (options.db === undefined)) throw invalidArgument('give exactly one of options.path and options.db');
+    if (options.path !== undefined && (typeof options.path !== 'string' || options.path === '')) throw invalidArgument('option path must be a non-empty string');
+    if (options.db !== undefined && (options.db === null || typeof options.db !== 'object' || typeof (options.db as { open?: unknown }).open !== 'function')) {
+      throw invalidArgument('option db must be an abstract-level database');
+    }
+    if (options.affinity !== undefined && (options.affinity === null || typeof (options.affinity as { group?: unknown }).group !== 'function')) {
+      throw invalidArgument('option affinity must implement AffinityModel (a group method)');
+    }
     const db: AnyLevel = options.db ?? new ClassicLevel(options.path!, { keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing: !resolved.readOnly });
     try {
       await db.open();
@@ -148,7 +155,8 @@ export class AkashicStore {
     this.#checkWritable();
     checkId(userId, 'userId');
     if (!Array.isArray(ops) || ops.length === 0) throw invalidArgument('ops must be a non-empty array');
-    const mutations = ops.map((o, i) => toMutation(o, `ops[${i}]`));
+    // Array.from, not map: map skips the holes of a sparse array from a plain-JS caller and keeps them.
+    const mutations = Array.from(ops, (o, i) => toMutation(o, `ops[${i}]`));
     return this.#track(this.#core.write(userId, mutations));
   }
 
@@ -156,7 +164,8 @@ export class AkashicStore {
   async restore(userId: string, records: readonly ChunkRecord[]): Promise<MutationResult[]> {
     this.#checkWritable();
     checkId(userId, 'userId');
-    const mutations: Mutation[] = records.map((r, i) => {
+    if (!Array.isArray(records)) throw invalidArgument('records must be an array');
+    const mutations: Mutation[] = Array.from(records, (r, i) => {
       checkRef(r, `records[${i}]`);
       const c = checkContent(r, `records[${i}]`);
       if (!Number.isInteger(r.version) || r.version < 1) throw invalidArgument(`records[${i}].version must be a positive integer`);
@@ -186,6 +195,7 @@ export class AkashicStore {
   async *list(userId: string, opts: { sessionId?: string; includeDeleted?: boolean } = {}): AsyncGenerator<ListedEntry> {
     this.#checkOpen();
     checkId(userId, 'userId');
+    checkOptions(opts);
     const session = opts.sessionId === undefined ? null : checkId(opts.sessionId, 'sessionId');
     // Iterator failures (a damaged LevelDB table) surface as AkashicError like every other call's.
     try {
@@ -236,6 +246,7 @@ export class AkashicStore {
    */
   async gc(opts: { threshold?: number; maxBlocks?: number; userId?: string } = {}): Promise<GcReport> {
     this.#checkWritable();
+    checkOptions(opts);
     const o = this.#core.options;
     const threshold = opts.threshold ?? o.gcThreshold;
     if (typeof threshold !== 'number' || !(threshold > 0 && threshold <= 1)) throw invalidArgument('threshold must be in (0, 1]');
@@ -269,12 +280,14 @@ export class AkashicStore {
   /** Checks every invariant; see VerifyReport. Never throws for damage: it reports it. */
   async verify(progress?: (blocksDone: number) => void): Promise<VerifyReport> {
     this.#checkOpen();
+    if (progress !== undefined && typeof progress !== 'function') throw invalidArgument('progress must be a function');
     return this.#track(verifyStore(this.#core, progress));
   }
 
   /** Block infos (optionally one user's) with φ, in block id order. */
   async *blocks(opts: { userId?: string; includeReleased?: boolean } = {}): AsyncGenerator<BlockListing> {
     this.#checkOpen();
+    checkOptions(opts);
     const user = opts.userId === undefined ? null : checkId(opts.userId, 'userId');
     try {
       for await (const [k, v] of this.#core.cf.blockInfo.iterator()) {
@@ -336,6 +349,11 @@ function toMutation(o: WriteOp, what: string): Mutation {
     default:
       throw invalidArgument(`${what}.op must be 'put', 'update' or 'delete'`);
   }
+}
+
+/** An options argument from a plain-JS caller: an object (absent is fine; the default parameter fills it in). */
+function checkOptions(opts: unknown): void {
+  if (opts === null || typeof opts !== 'object') throw invalidArgument('options must be an object');
 }
 
 function checkVersion(v: unknown, what: string): number {

@@ -1,10 +1,11 @@
 import { layoutGroups } from '../block/pack-layout.js';
-import { decodeBlockInfo, invalidRatio, type BlockInfo } from '../record/block-info.js';
+import { decodeBlockInfo, invalidRatio, totalSlots, type BlockInfo } from '../record/block-info.js';
 import { decodeDirEntry, sameLocation } from '../record/dir-entry.js';
-import { dirKey, frameKey, refString } from '../store/keys.js';
+import { dirKey, frameKey, parseBlockKey, refString } from '../store/keys.js';
 import type { StoreCore } from '../store/store-core.js';
 import type { PendingRecord, Txn } from '../store/txn.js';
 import type { AffinityChunk, AffinityModel } from './affinity-model.js';
+import { coAccessAmong } from './co-access-lookup.js';
 import type { ExtractedRecord } from './gc-protocol.js';
 import type { GcPool } from './gc-pool.js';
 
@@ -29,6 +30,8 @@ export interface GcReport {
   readonly conflicts: number;
   /** Partitions whose affinity model failed; they were packed in temporal order instead. */
   readonly affinityFallbacks: number;
+  /** Victims left where they are because a frame of theirs is damaged (verify() names it). */
+  readonly damagedBlocks: number;
 }
 
 /**
@@ -43,18 +46,43 @@ export function costBenefit(info: BlockInfo, now: number): number {
   return ((1 - u) * age) / (1 + u);
 }
 
+/**
+ * What a pass keeps per candidate block: a few fields, not the whole BlockInfo, so that a pass over a large
+ * store holds O(candidate blocks) small objects.
+ */
+export interface Victim {
+  readonly blockId: number;
+  readonly userId: string;
+  readonly frames: number;
+  readonly slots: number;
+}
+
+/**
+ * Victims compacted together (one extraction, one affinity grouping, one commit): at most this many blocks, and
+ * no more slots than GC_BATCH_SLOTS (a batch always takes at least one block). Bounds a pass's memory: one
+ * batch's frames and records are held at once, whatever the number of victims. (Affinity grouping is quadratic
+ * in the live chunks of a batch, so the slot cap bounds its time too.)
+ */
+export const GC_BATCH_BLOCKS = 64;
+export const GC_BATCH_SLOTS = 1024;
+
 /** Sealed blocks with φ ≥ θ, best victims first. */
-export async function findVictims(core: StoreCore, opts: GcPassOptions): Promise<{ candidates: number; victims: BlockInfo[] }> {
+export async function findVictims(core: StoreCore, opts: GcPassOptions): Promise<{ candidates: number; victims: Victim[] }> {
   const now = core.options.now();
-  const found: { info: BlockInfo; score: number }[] = [];
+  const found: { victim: Victim; score: number }[] = [];
   for await (const [k, v] of core.cf.blockInfo.iterator()) {
-    const info = decodeBlockInfo(v, `block info ${k}`);
+    let info: BlockInfo;
+    try {
+      info = decodeBlockInfo(v, `block info ${k}`);
+    } catch {
+      continue; // a damaged block info (verify() names it) must not stop GC of every other block
+    }
     if (info.state !== 'sealed' || invalidRatio(info) < opts.threshold) continue;
     if (opts.userId !== undefined && info.userId !== opts.userId) continue;
-    found.push({ info, score: costBenefit(info, now) });
+    found.push({ victim: { blockId: info.blockId, userId: info.userId, frames: info.frameSlots.length, slots: totalSlots(info) }, score: costBenefit(info, now) });
   }
-  found.sort((a, b) => b.score - a.score || a.info.blockId - b.info.blockId);
-  return { candidates: found.length, victims: found.slice(0, opts.maxBlocks).map((f) => f.info) };
+  found.sort((a, b) => b.score - a.score || a.victim.blockId - b.victim.blockId);
+  return { candidates: found.length, victims: found.slice(0, opts.maxBlocks).map((f) => f.victim) };
 }
 
 /**
@@ -65,20 +93,27 @@ export async function findVictims(core: StoreCore, opts: GcPassOptions): Promise
  */
 export async function runGcPass(core: StoreCore, pool: GcPool, affinity: AffinityModel, opts: GcPassOptions): Promise<GcReport> {
   const { candidates, victims } = await findVictims(core, opts);
-  const byUser = new Map<string, BlockInfo[]>();
+  const byUser = new Map<string, Victim[]>();
   for (const v of victims) {
     const list = byUser.get(v.userId);
     if (list === undefined) byUser.set(v.userId, [v]);
     else list.push(v);
   }
-  const report = { candidates, victims: victims.length, blocksReleased: 0, blocksWritten: 0, chunksMoved: 0, conflicts: 0, affinityFallbacks: 0 };
+  const report = { candidates, victims: victims.length, blocksReleased: 0, blocksWritten: 0, chunksMoved: 0, conflicts: 0, affinityFallbacks: 0, damagedBlocks: 0 };
   for (const [userId, blocks] of byUser) {
-    const r = await compactUser(core, pool, affinity, userId, blocks);
-    report.blocksReleased += r.released;
-    report.blocksWritten += r.written;
-    report.chunksMoved += r.moved;
-    report.conflicts += r.conflicts;
-    report.affinityFallbacks += r.fallbacks;
+    for (let at = 0; at < blocks.length; ) {
+      let end = at + 1;
+      let slots = blocks[at]!.slots;
+      while (end < blocks.length && end - at < GC_BATCH_BLOCKS && slots + blocks[end]!.slots <= GC_BATCH_SLOTS) slots += blocks[end++]!.slots;
+      const r = await compactUser(core, pool, affinity, userId, blocks.slice(at, end));
+      at = end;
+      report.blocksReleased += r.released;
+      report.blocksWritten += r.written;
+      report.chunksMoved += r.moved;
+      report.conflicts += r.conflicts;
+      report.affinityFallbacks += r.fallbacks;
+      report.damagedBlocks += r.damaged;
+    }
   }
   if (victims.length > 0) {
     await core.transact(async (txn) => {
@@ -93,14 +128,19 @@ async function compactUser(
   pool: GcPool,
   affinity: AffinityModel,
   userId: string,
-  blocks: readonly BlockInfo[],
-): Promise<{ released: number; written: number; moved: number; conflicts: number; fallbacks: number }> {
+  victims: readonly Victim[],
+): Promise<{ released: number; written: number; moved: number; conflicts: number; fallbacks: number; damaged: number }> {
   const keys: string[] = [];
-  for (const b of blocks) for (let f = 0; f < b.frameSlots.length; f++) keys.push(frameKey(b.blockId, f));
+  for (const b of victims) for (let f = 0; f < b.frames; f++) keys.push(frameKey(b.blockId, f));
   const values = await core.cf.blocks.getMany(keys);
   // A victim released meanwhile (relocation emptied it) has no frames left: skip those frames.
   const victimFrames = keys.flatMap((key, i) => (values[i] === undefined ? [] : [{ key, value: values[i]! }]));
-  const { records } = await pool.extract({ kind: 'extract', frames: victimFrames });
+  const extracted = await pool.extract({ kind: 'extract', frames: victimFrames });
+  // A victim with a damaged frame stays as it is: moving only its readable slots would hide the damage from no
+  // one and gain little; one damaged block must not stop GC for the rest of the user's blocks either.
+  const damagedIds = new Set(extracted.damaged.map((d) => parseBlockKey(d.key.slice(0, d.key.indexOf('.')))));
+  const records = extracted.records.filter((r) => !damagedIds.has(r.blockId));
+  const blocks = victims.filter((b) => !damagedIds.has(b.blockId));
 
   const dkeys = records.map((r) => dirKey(userId, r.sessionId, r.chunkId));
   const entries = dkeys.length === 0 ? [] : await core.cf.dir.getMany(dkeys);
@@ -108,7 +148,12 @@ async function compactUser(
   records.forEach((rec, i) => {
     const v = entries[i];
     if (v === undefined) return;
-    const e = decodeDirEntry(v, `directory entry ${JSON.stringify(dkeys[i])}`);
+    let e;
+    try {
+      e = decodeDirEntry(v, `directory entry ${JSON.stringify(dkeys[i])}`);
+    } catch {
+      return; // a damaged entry (verify() names it): its record stays where it is, and so does its block
+    }
     if (e.state !== 'live' || e.version !== rec.version) return;
     if (!sameLocation(e.location, { blockId: rec.blockId, frame: rec.frame, slot: rec.slot })) return;
     live.push({
@@ -120,7 +165,7 @@ async function compactUser(
   const blockIdsBefore = blocks.map((b) => b.blockId);
   if (live.length === 0) {
     // Nothing live to move: the commit below only has to release the victims (their counters say so).
-    return releaseOnly(core, blockIdsBefore);
+    return { ...(await releaseOnly(core, blockIdsBefore)), damaged: damagedIds.size };
   }
 
   // Partition by namespace: the session when blocks are per session, the whole user otherwise.
@@ -135,7 +180,7 @@ async function compactUser(
   const ordered: (typeof live)[] = [];
   for (const part of partitions.values()) {
     const byId = new Map(part.map((l) => [l.meta.id, l]));
-    const co = await core.coAccess(userId, [...byId.keys()]);
+    const co = await coAccessAmong(core, userId, [...byId.keys()]);
     let groups: string[][];
     try {
       groups = await affinity.group(part.map((l) => l.meta), co);
@@ -195,7 +240,7 @@ async function compactUser(
     txn.acct.gcMovedChunks += moved;
   });
   const released = (committed as Txn | null)?.released.filter((id) => blockIdsBefore.includes(id)).length ?? 0;
-  return { released, written: layout.length, moved, conflicts, fallbacks };
+  return { released, written: layout.length, moved, conflicts, fallbacks, damaged: damagedIds.size };
 }
 
 async function releaseOnly(core: StoreCore, blockIds: readonly number[]): Promise<{ released: number; written: number; moved: number; conflicts: number; fallbacks: number }> {

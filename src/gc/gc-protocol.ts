@@ -21,6 +21,12 @@ export interface ExtractedRecord {
 
 export interface ExtractResult {
   readonly records: ExtractedRecord[];
+  /**
+   * Frames that failed their checksum or did not decode. GC leaves their blocks where they are (it cannot tell
+   * which of their slots are live); verify() names them. Errors do not cross the worker boundary as AkashicError,
+   * so damage is reported as data, not thrown.
+   */
+  readonly damaged: { readonly key: string; readonly message: string }[];
 }
 
 /** Compress and envelope fresh single-frame blocks. */

@@ -7,14 +7,20 @@ import type { ExtractResult, GcTask, PackResult } from './gc-protocol.js';
 export default async function gcWorker(task: GcTask): Promise<ExtractResult | PackResult> {
   if (task.kind === 'extract') {
     const records: ExtractResult['records'] = [];
+    const damaged: ExtractResult['damaged'] = [];
     for (const { key, value } of task.frames) {
-      const f = await decodeFrame(value, `block frame ${key}`);
-      f.records.forEach((bytes, slot) => {
-        const r = decodeChunkRecord(bytes, `block frame ${key} slot ${slot}`);
-        records.push({ blockId: f.blockId, frame: f.frameNo, slot, sessionId: r.sessionId, chunkId: r.chunkId, version: r.version, bytes });
-      });
+      try {
+        const f = await decodeFrame(value, `block frame ${key}`);
+        const recs = f.records.map((bytes, slot) => {
+          const r = decodeChunkRecord(bytes, `block frame ${key} slot ${slot}`);
+          return { blockId: f.blockId, frame: f.frameNo, slot, sessionId: r.sessionId, chunkId: r.chunkId, version: r.version, bytes };
+        });
+        records.push(...recs);
+      } catch (err) {
+        damaged.push({ key, message: err instanceof Error ? err.message : String(err) });
+      }
     }
-    return { records };
+    return { records, damaged };
   }
   const frames: PackResult['frames'] = [];
   for (const b of task.blocks) {

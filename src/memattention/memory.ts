@@ -159,6 +159,8 @@ export class AkashicMemory {
     const ns = checkNamespace(input);
     if (input.enableWriteback !== undefined && typeof input.enableWriteback !== 'boolean') throw invalidArgument('enableWriteback must be a boolean');
     if (!Array.isArray(input.turns) || input.turns.length > 1024) throw invalidArgument('turns must be an array of at most 1024 turns');
+    // A sparse array has holes that would reach the store as undefined turns.
+    for (let i = 0; i < input.turns.length; i++) if (!(i in input.turns)) throw invalidArgument(`turns[${i}] is missing (sparse array)`);
     if (input.enableWriteback === false || input.turns.length === 0) {
       this.#checkOpen();
       const turns = await this.#enqueue(ns.key, () => storage(readActive(this.#store.core, ns.user, ns.session)));

@@ -96,7 +96,7 @@ export interface ResolvedMemoryOptions {
 export function intOption(name: string, v: unknown, min: number, max: number, dflt: number): number {
   if (v === undefined) return dflt;
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max) {
-    throw invalidArgument(`option ${name} must be an integer in [${min}, ${max}], got ${String(v)}`);
+    throw invalidArgument(`option ${name} must be an integer in [${min}, ${max}], got ${show(v)}`);
   }
   return v;
 }
@@ -104,7 +104,7 @@ export function intOption(name: string, v: unknown, min: number, max: number, df
 /** Validates a scope option. @internal */
 export function scopeOption(name: string, v: unknown, dflt: MemoryScope): MemoryScope {
   if (v === undefined) return dflt;
-  if (v !== 'session' && v !== 'user') throw invalidArgument(`option ${name} must be 'session' or 'user', got ${String(v)}`);
+  if (v !== 'session' && v !== 'user') throw invalidArgument(`option ${name} must be 'session' or 'user', got ${show(v)}`);
   return v;
 }
 
@@ -151,4 +151,13 @@ function kindsOption(v: unknown): ReadonlySet<ChunkKind> {
     throw invalidArgument(`option recallKinds must be a non-empty array of ${CHUNK_KINDS.join(', ')}`);
   }
   return new Set(v as ChunkKind[]);
+}
+
+/** Prints any value for an error message; String() throws on null-prototype objects. */
+function show(v: unknown): string {
+  try {
+    return String(v);
+  } catch {
+    return Object.prototype.toString.call(v);
+  }
 }

@@ -37,7 +37,8 @@ function checkText(v: unknown, what: string, maxBytes: number): string {
 function checkStrings(v: unknown, what: string, max: number, maxBytes: number): string[] {
   if (!Array.isArray(v)) throw invalidArgument(`${what} must be an array of strings`);
   if (v.length > max) throw invalidArgument(`${what} has ${v.length} items; the limit is ${max}`);
-  return v.map((s, i) => checkText(s, `${what}[${i}]`, maxBytes));
+  // Array.from visits the holes of a sparse array (as undefined), which map() would skip and keep as holes.
+  return Array.from(v as unknown[], (s, i) => checkText(s, `${what}[${i}]`, maxBytes));
 }
 
 /** Validated, defaulted content. @internal */
@@ -59,10 +60,12 @@ export interface CheckedContent {
 export function checkContent(c: unknown, what: string, base?: CheckedContent): CheckedContent {
   if (c === null || typeof c !== 'object') throw invalidArgument(`${what} must be an object`);
   const o = c as Record<string, unknown>;
-  const kind = o['kind'] ?? base?.kind ?? 'memory';
+  // Only an absent field takes the default: a null from a plain-JS caller is a wrong type, not "default" (with
+  // `??`, an update given `kind: null` silently reset the chunk's kind to 'memory').
+  const kind = o['kind'] === undefined ? (base?.kind ?? 'memory') : o['kind'];
   if (!CHUNK_KINDS.includes(kind as ChunkKind)) throw invalidArgument(`${what}.kind must be one of ${CHUNK_KINDS.join(', ')}`);
   const text = o['text'] === undefined && base ? base.text : checkText(o['text'], `${what}.text`, LIMITS.textBytes);
-  const tc = o['tokenCount'] ?? base?.tokenCount ?? 0;
+  const tc = o['tokenCount'] === undefined ? (base?.tokenCount ?? 0) : o['tokenCount'];
   if (typeof tc !== 'number' || !Number.isInteger(tc) || tc < 0 || tc > 0xffffffff) {
     throw invalidArgument(`${what}.tokenCount must be a non-negative integer`);
   }
@@ -111,5 +114,5 @@ export function checkRef(r: unknown, what: string): ChunkRef {
 export function checkRefs(refs: unknown, what: string, max = 10_000): ChunkRef[] {
   if (!Array.isArray(refs)) throw invalidArgument(`${what} must be an array`);
   if (refs.length > max) throw invalidArgument(`${what} has ${refs.length} items; the limit is ${max}`);
-  return refs.map((r, i) => checkRef(r, `${what}[${i}]`));
+  return Array.from(refs as unknown[], (r, i) => checkRef(r, `${what}[${i}]`)); // holes of a sparse array included
 }

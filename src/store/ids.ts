@@ -24,7 +24,9 @@ export function checkId(value: unknown, what: string): string {
 /** Validates a chunk id: a canonical upper-case ULID (26 Crockford base-32 characters). */
 export function checkChunkId(value: unknown, what = 'chunkId'): string {
   if (typeof value !== 'string' || !ULID_RE.test(value)) {
-    throw invalidArgument(`${what} must be a 26-character upper-case ULID, got ${JSON.stringify(String(value)).slice(0, 60)}`);
+    // Only strings are quoted: String() itself throws for some values (null-prototype objects, for one).
+    const got = typeof value === 'string' ? JSON.stringify(value).slice(0, 60) : `a ${value === null ? 'null' : typeof value}`;
+    throw invalidArgument(`${what} must be a 26-character upper-case ULID, got ${got}`);
   }
   return value;
 }

@@ -62,10 +62,16 @@ export const DEFAULT_BLOCK_MAX_BYTES = 256 * 1024;
 /** Slots per block can never exceed this: frame and slot numbers are u16 on disk. */
 export const MAX_BLOCK_CAPACITY = 4096;
 
+/** A value for an error message. String() throws for some values (null-prototype objects, symbols in templates). */
+function show(v: unknown): string {
+  if (typeof v === 'object' && v !== null) return Array.isArray(v) ? 'an array' : 'an object';
+  return typeof v === 'symbol' || typeof v === 'function' ? `a ${typeof v}` : String(v);
+}
+
 function intIn(name: string, v: unknown, min: number, max: number, dflt: number): number {
   if (v === undefined) return dflt;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
-    throw invalidArgument(`option ${name} must be an integer in [${min}, ${max}], got ${String(v)}`);
+    throw invalidArgument(`option ${name} must be an integer in [${min}, ${max}], got ${show(v)}`);
   }
   return v;
 }
@@ -73,13 +79,19 @@ function intIn(name: string, v: unknown, min: number, max: number, dflt: number)
 /** Validates options and fills defaults; throws AKASHIC_INVALID_ARGUMENT naming the bad option. */
 export function resolveStoreOptions(o: StoreOptions): ResolvedStoreOptions {
   if (o === null || typeof o !== 'object') throw invalidArgument('options must be an object');
+  if (o.gc !== undefined && (o.gc === null || typeof o.gc !== 'object')) throw invalidArgument(`option gc must be an object, got ${show(o.gc)}`);
+  for (const name of ['crossSessionBlocks', 'readOnly'] as const) {
+    if (o[name] !== undefined && typeof o[name] !== 'boolean') throw invalidArgument(`option ${name} must be a boolean, got ${show(o[name])}`);
+  }
+  // A clock that is not a function would only fail at the first write, as an I/O error.
+  if (o.now !== undefined && typeof o.now !== 'function') throw invalidArgument(`option now must be a function, got ${show(o.now)}`);
   const gc = o.gc ?? {};
   const threshold = gc.threshold ?? 0.3;
   if (typeof threshold !== 'number' || !(threshold > 0 && threshold <= 1)) {
-    throw invalidArgument(`option gc.threshold must be in (0, 1], got ${String(threshold)}`);
+    throw invalidArgument(`option gc.threshold must be in (0, 1], got ${show(threshold)}`);
   }
   if (o.durability !== undefined && o.durability !== 'sync' && o.durability !== 'relaxed') {
-    throw invalidArgument(`option durability must be 'sync' or 'relaxed', got ${String(o.durability)}`);
+    throw invalidArgument(`option durability must be 'sync' or 'relaxed', got ${show(o.durability)}`);
   }
   return {
     blockCapacity: intIn('blockCapacity', o.blockCapacity, 1, MAX_BLOCK_CAPACITY, DEFAULT_BLOCK_CAPACITY),

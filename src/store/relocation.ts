@@ -31,7 +31,15 @@ export function relocate(core: StoreCore, userId: string, refs: readonly ChunkRe
       .map((key, i) => ({ key, ref: refs.find((r) => dirKey(userId, r.sessionId, r.chunkId) === key)!, entry: entries[i] ?? null }))
       .filter((x) => x.entry !== null && x.entry.state === 'live');
     const before = new Set(live.map((x) => x.entry!.location!.blockId)).size;
-    const bound = lowerBoundBlocks(live.length, core.options.blockCapacity);
+    // Without cross-session blocks a block holds one session's records, so each session is packed into blocks of
+    // its own (and the fewest blocks possible is counted per session).
+    const sessionsOf = new Map<string, number>();
+    for (const x of live) {
+      const s = core.options.crossSessionBlocks ? '' : x.ref.sessionId;
+      sessionsOf.set(s, (sessionsOf.get(s) ?? 0) + 1);
+    }
+    let bound = 0;
+    for (const n of sessionsOf.values()) bound += lowerBoundBlocks(n, core.options.blockCapacity);
     if (live.length < 2 || before <= bound) return { moved: 0, blocksBefore: before, blocksAfter: before, skipped: true };
     const { records } = await core.readCurrent(live.map((x) => x.entry!.location!));
     const items = live.map((x, i) => {
@@ -40,11 +48,12 @@ export function relocate(core: StoreCore, userId: string, refs: readonly ChunkRe
     });
     items.sort((a, b) => a.entry!.createdAt - b.entry!.createdAt || (a.ref.chunkId < b.ref.chunkId ? -1 : 1));
     for (const it of items) await txn.invalidate(it.entry!.location!, it.entry!.recordBytes);
-    txn.packSealed(userId, 'relocation', [
-      items.map((it) => ({ bytes: it.bytes, dirKey: it.key, entry: it.entry!, sessionId: it.ref.sessionId })),
-    ]);
+    for (const s of sessionsOf.keys()) {
+      const group = items.filter((it) => s === '' || it.ref.sessionId === s);
+      txn.packSealed(userId, 'relocation', [group.map((it) => ({ bytes: it.bytes, dirKey: it.key, entry: it.entry!, sessionId: it.ref.sessionId }))]);
+    }
     txn.acct.relocations++;
     txn.acct.relocatedChunks += items.length;
-    return { moved: items.length, blocksBefore: before, blocksAfter: lowerBoundBlocks(items.length, core.options.blockCapacity), skipped: false };
+    return { moved: items.length, blocksBefore: before, blocksAfter: bound, skipped: false };
   });
 }

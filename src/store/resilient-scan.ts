@@ -55,3 +55,19 @@ export async function* resilientEntries(
     }
   }
 }
+
+/**
+ * Re-checks the keys a point lookup (get/getMany) did not find with a one-key range scan, in place. LevelDB point
+ * lookups consult the table's bloom filter and classic-level reads it without checksum verification, so a damaged
+ * filter block makes lookups miss keys that exist, silently. Scans do not use the filter. Meant for paths where a
+ * miss is unexpected (reading chunks a listing named), where it costs one scan per miss and nothing otherwise.
+ * @internal
+ */
+export async function confirmMisses(family: Family, keys: readonly string[], values: (Buffer | undefined)[], snapshot?: AbstractSnapshot): Promise<void> {
+  for (let i = 0; i < keys.length; i++) {
+    if (values[i] !== undefined) continue;
+    const key = keys[i]!;
+    const range = snapshot === undefined ? { gte: key, lte: key } : { gte: key, lte: key, snapshot };
+    for await (const [, v] of family.iterator(range)) values[i] = v;
+  }
+}

@@ -7,6 +7,7 @@ import { decodeDirEntry, type DirEntry, type SlotRef } from '../record/dir-entry
 import { decodeAllocator, decodeCoAccess, decodeEngineMeta, encodeCoAccess, encodeEngineMeta, type EngineMeta } from '../record/engine-records.js';
 import { FORMAT_VERSION } from '../record/envelope.js';
 import { readSlots, type SlotReadResult } from './block-reader.js';
+import { confirmMisses } from './resilient-scan.js';
 import type { CheckedContent, ChunkRef } from './chunk-input.js';
 import { openFamilies, type ColumnFamilies } from './column-families.js';
 import {
@@ -308,6 +309,8 @@ export class StoreCore {
     try {
       const keys = refs.map((r) => dirKey(userId, r.sessionId, r.chunkId));
       const values = keys.length === 0 ? [] : await this.cf.dir.getMany(keys, { snapshot });
+      // A damaged LevelDB filter block turns point lookups into silent misses; re-check misses with a scan.
+      await confirmMisses(this.cf.dir, keys, values, snapshot);
       const entries = values.map((v, i) => (v === undefined ? null : decodeDirEntry(v, `directory entry ${JSON.stringify(keys[i])}`)));
       const wanted: { i: number; entry: DirEntry }[] = [];
       entries.forEach((e, i) => {

@@ -74,7 +74,8 @@ const message = (err: unknown): string => (err instanceof Error ? err.message : 
  *     records the frame holds, and counts the entries that point exactly at their record's slot; a block whose
  *     count from pass 1 differs from that has entries pointing at the wrong slots (or at a block that is
  *     released, missing, or has damaged frames);
- *   pass 3 (only when pass 2 found such blocks) walks the directory again and names those entries.
+ *   pass 3 (only when pass 2 found such blocks) walks the directory again and names those entries — including
+ *     an entry that resolves but that pass 2's point lookup missed, the mark of a damaged LevelDB filter block.
  */
 export async function verifyStore(core: StoreCore, progress?: (done: number) => void): Promise<VerifyReport> {
   const snapshot = core.db.snapshot();
@@ -126,7 +127,6 @@ async function verifySnapshot(core: StoreCore, snapshot: AbstractSnapshot, progr
 
   // Pass 2: every block, one frame at a time.
   const bad = new Map<number, BadBlock>();
-  const seen = new Set<number>();
   let blocks = 0;
   let frames = 0;
   let records = 0;
@@ -142,12 +142,15 @@ async function verifySnapshot(core: StoreCore, snapshot: AbstractSnapshot, progr
       info = decodeBlockInfo(v, `block info ${k}`);
     } catch (err) {
       add({ kind: 'block-info', message: message(err), blockId });
+      // Its chunks are still readable (reads never need block infos): they are not dangling, the info is damaged.
+      perBlock.delete(blockId);
       continue;
     }
-    seen.add(blockId);
+    const dir = perBlock.get(blockId) ?? { n: 0, bytes: 0 };
+    perBlock.delete(blockId); // what is left at the end points at blocks without an info
     const counts = { frames: 0, records: 0 };
     await guard('storage', async () => {
-      const b = await checkBlock(core, snapshot, info, perBlock.get(blockId) ?? { n: 0, bytes: 0 }, add, counts);
+      const b = await checkBlock(core, snapshot, info, dir, add, counts);
       if (b !== null) bad.set(blockId, b);
     });
     frames += counts.frames;
@@ -158,8 +161,7 @@ async function verifySnapshot(core: StoreCore, snapshot: AbstractSnapshot, progr
       totals.stored += info.storedBytes;
     }
   }
-  for (const id of perBlock.keys()) if (!seen.has(id)) bad.set(id, { state: 'no-info', frames: 0, badFrames: new Map() });
-  seen.clear();
+  for (const id of perBlock.keys()) bad.set(id, { state: 'no-info', frames: 0, badFrames: new Map() });
   perBlock.clear();
 
   // Pass 3: name the directory entries that point into the blocks pass 2 found wanting.
@@ -353,6 +355,13 @@ async function nameEntry(
     return;
   }
   const r = decodeChunkRecord(bytes, `${fk} slot ${slot}`);
-  if (dirKey(r.userId, r.sessionId, r.chunkId) === key) return; // resolves (a version mismatch was reported by pass 2)
+  if (dirKey(r.userId, r.sessionId, r.chunkId) === key) {
+    // The entry resolves, yet pass 2 did not match it: either its version differs (reported by pass 2) or the
+    // point lookup of pass 2 missed a key this scan sees, which is what a damaged LevelDB filter block does.
+    if ((await core.cf.dir.get(key, { snapshot })) === undefined) {
+      add({ kind: 'storage', message: `${JSON.stringify(key)} is listed by a scan but a point lookup misses it (damaged LevelDB filter or index block)`, key, blockId });
+    }
+    return;
+  }
   add({ kind: 'slot-mismatch', message: `${fk} slot ${slot} holds ${r.userId}/${r.sessionId}/${r.chunkId} v${r.version}; ${JSON.stringify(key)} expects v${entry.version}`, key, blockId });
 }

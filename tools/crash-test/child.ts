@@ -1,0 +1,85 @@
+/**
+ * The crash test's child process: `node dist/tools/crash-test/child.js <db> <plan.json> <log>`.
+ *
+ * Opens the store with sync durability, executes the plan's ops one at a time and logs each before it is issued
+ * and after it is acknowledged (op-log.ts), while a background loop runs GC passes. The parent SIGKILLs it at a
+ * random moment. Every op of the plan is valid for the state the parent saw, so any rejection is a failure: the
+ * child logs it and exits 3.
+ */
+import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { AkashicStore } from '../../src/engine/akashic-store.js';
+import type { AkashicMemory } from '../../src/memattention/memory.js';
+import { createPrng } from '../../src/workload/prng.js';
+import { PlanExecutor } from './executor.js';
+import { OpLog } from './op-log.js';
+import { CRASH_MEMORY_OPTIONS, CRASH_STORE_OPTIONS, isMemoryOp, type Plan } from './plan.js';
+
+const [dbPath, planPath, logPath] = process.argv.slice(2);
+if (dbPath === undefined || planPath === undefined || logPath === undefined) {
+  process.stderr.write('usage: child.js <db> <plan.json> <log>\n');
+  process.exit(2);
+}
+const plan = JSON.parse(readFileSync(planPath, 'utf8')) as Plan;
+const log = new OpLog(logPath);
+
+function errorJson(err: unknown): string {
+  const e = err as { code?: unknown; message?: unknown };
+  return JSON.stringify({ code: typeof e?.code === 'string' ? e.code : 'ERROR', message: String(e?.message ?? err) });
+}
+
+async function gcLoop(store: AkashicStore, stop: { now: boolean }): Promise<void> {
+  const rng = createPrng(plan.seed ^ 0x9e3779b9);
+  for (let n = 0; !stop.now; n++) {
+    log.line(`G+ ${n}`);
+    try {
+      const r = await store.gc({ threshold: rng.pick([0.05, 0.1, 0.25, 0.5]), maxBlocks: rng.int(1, 16) });
+      log.line(`G- ${n} ${JSON.stringify({ moved: r.chunksMoved, released: r.blocksReleased, conflicts: r.conflicts })}`);
+    } catch (err) {
+      if (stop.now) return;
+      log.line(`GE ${n} ${errorJson(err)}`);
+      process.exit(3);
+    }
+    await sleep(rng.int(0, 15));
+  }
+}
+
+async function main(): Promise<void> {
+  const store = await AkashicStore.open({ ...CRASH_STORE_OPTIONS, path: dbPath! });
+  let memory: AkashicMemory | null = null;
+  if (plan.ops.some(isMemoryOp)) {
+    // Imported only when needed: the MemAttention layer pulls in tokenizer tables that take a second to load.
+    const { AkashicMemory } = await import('../../src/memattention/memory.js');
+    memory = new AkashicMemory(store, CRASH_MEMORY_OPTIONS);
+  }
+  const exec = new PlanExecutor(store, memory);
+  log.line('R');
+  process.stdout.write('ready\n');
+  const stop = { now: false };
+  const loop = plan.gcLoop ? gcLoop(store, stop) : Promise.resolve();
+  for (let i = 0; i < plan.ops.length; i++) {
+    log.line(`S ${i}`);
+    let result: Record<string, unknown>;
+    try {
+      result = await exec.run(plan.ops[i]!);
+    } catch (err) {
+      log.line(`E ${i} ${errorJson(err)}`);
+      process.exit(3);
+    }
+    log.line(`A ${i} ${JSON.stringify(result)}`);
+  }
+  stop.now = true;
+  await loop;
+  await memory?.close();
+  await store.close();
+  log.line('D');
+  log.close();
+}
+
+main().catch((err: unknown) => {
+  try {
+    log.line(`E -1 ${errorJson(err)}`);
+  } finally {
+    process.exit(4);
+  }
+});

@@ -1,0 +1,230 @@
+/**
+ * The crash test's parent (db_stress style): for each cycle, generate a plan from the seed and the oracle's
+ * state, run it in a child process, SIGKILL the child at a random moment, reopen the database, run verify(),
+ * and compare the database with the oracle: it must equal the state after the acknowledged ops, or after the
+ * acknowledged ops plus the one in flight (no hole, nothing lost, nothing resurrected).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { AkashicStore } from '../../src/engine/akashic-store.js';
+import { createPrng, deriveSeed } from '../../src/workload/prng.js';
+import { parseLog } from './op-log.js';
+import { MemoryModel, StoreModel, compareMemory, compareStore, readMemoryState, readStoreState } from './oracle.js';
+import { CRASH_STORE_OPTIONS, generatePlan, type PlanOp } from './plan.js';
+
+export interface CrashTestOptions {
+  readonly cycles: number;
+  readonly seed: number;
+  /** Working directory: the database, the plan and the logs. Created if missing; the database is kept. */
+  readonly dir: string;
+  /** Ops per plan (the child rarely gets through them before the kill). Default 300. */
+  readonly opsPerCycle?: number;
+  /** Share of cycles whose plan includes MemAttention ops. Default 0.5. */
+  readonly memoryShare?: number;
+  /** Longest delay between the child's `ready` and the kill. Default 600 ms. */
+  readonly maxKillMs?: number;
+  /** Called after every cycle. */
+  readonly onCycle?: (c: CycleOutcome) => void;
+}
+
+/** Where the kill landed, from the child's log. */
+export type KillPoint = 'before-ready' | 'idle' | 'write' | 'relocation' | 'gc-op' | 'compaction' | 'recall' | 'completed';
+
+export interface CycleOutcome {
+  readonly cycle: number;
+  readonly killedAt: KillPoint;
+  /** A background GC pass was running when the child was killed. */
+  readonly inGcPass: boolean;
+  readonly acked: number;
+  /** Whether the in-flight op turned out to have landed (null: nothing was in flight). */
+  readonly inflightLanded: boolean | null;
+  readonly ms: number;
+}
+
+export interface CrashTestReport {
+  readonly seed: number;
+  readonly cyclesRun: number;
+  readonly cyclesSurvived: number;
+  /** The first failure, after which the run stops. Null when every cycle passed. */
+  readonly failure: { readonly cycle: number; readonly reason: string; readonly details: readonly string[] } | null;
+  readonly ackedOps: number;
+  readonly kills: Readonly<Record<KillPoint, number>>;
+  readonly killsInGcPass: number;
+  readonly inflightLanded: number;
+  readonly inflightDropped: number;
+  /** Chunks the oracle tracks (live and deleted) and acknowledged turns at the end. */
+  readonly chunks: number;
+  readonly turns: number;
+  readonly dbPath: string;
+}
+
+/** The compiled child: next to this module when running from dist/, else dist/ of the repository (vitest). */
+export function childScript(): string {
+  const local = fileURLToPath(new URL('./child.js', import.meta.url));
+  if (existsSync(local)) return local;
+  const built = fileURLToPath(new URL('../../dist/tools/crash-test/child.js', import.meta.url));
+  if (existsSync(built)) return built;
+  throw new Error(`crash-test child not found at ${local} or ${built}: run \`npx tsc -p tsconfig.json\``);
+}
+
+function killPoint(op: PlanOp | undefined): KillPoint {
+  switch (op?.t) {
+    case undefined:
+      return 'idle';
+    case 'relocate':
+      return 'relocation';
+    case 'gc':
+      return 'gc-op';
+    case 'turns':
+    case 'end':
+      return 'compaction';
+    case 'recall':
+      return 'recall';
+    default:
+      return 'write';
+  }
+}
+
+export async function runCrashTest(opts: CrashTestOptions): Promise<CrashTestReport> {
+  mkdirSync(opts.dir, { recursive: true });
+  const dbPath = join(opts.dir, 'db');
+  const planPath = join(opts.dir, 'plan.json');
+  const rng = createPrng(deriveSeed(opts.seed, 1_000_000));
+  const maxKill = opts.maxKillMs ?? 600;
+  const child = childScript();
+  let model = new StoreModel();
+  const memory = new MemoryModel();
+  const kills: Record<KillPoint, number> = { 'before-ready': 0, idle: 0, write: 0, relocation: 0, 'gc-op': 0, compaction: 0, recall: 0, completed: 0 };
+  let killsInGcPass = 0;
+  let ackedOps = 0;
+  let landed = 0;
+  let dropped = 0;
+  let survived = 0;
+  let failure: CrashTestReport['failure'] = null;
+  let cycle = 0;
+  for (; cycle < opts.cycles && failure === null; cycle++) {
+    const started = Date.now();
+    const plan = generatePlan(deriveSeed(opts.seed, cycle), cycle, model, { ops: opts.opsPerCycle ?? 300, memory: rng.chance(opts.memoryShare ?? 0.5) });
+    writeFileSync(planPath, JSON.stringify(plan));
+    const logPath = join(opts.dir, `log-${cycle}.txt`);
+    const fail = (reason: string, details: readonly string[]): void => {
+      failure = { cycle, reason, details: [...details, `plan: ${planPath}`, `log: ${logPath}`, `db: ${dbPath}`] };
+    };
+
+    // Run the child and kill it.
+    const proc = spawn(process.execPath, [child, dbPath, planPath, logPath], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    proc.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr = (stderr + d).slice(-4000);
+    });
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
+    const ready = new Promise<void>((resolve) => {
+      let out = '';
+      proc.stdout.setEncoding('utf8').on('data', (d: string) => {
+        out += d;
+        if (out.includes('ready')) resolve();
+      });
+    });
+    // One kill in ten counts from the spawn (it may land while the child opens the database); the rest count from
+    // `ready`: a third within the first 50 ms (often inside the first commits), the rest anywhere up to maxKill.
+    const early = rng.chance(0.1);
+    const delay = early ? rng.int(1, 250) : rng.chance(0.3) ? rng.int(2, 50) : rng.int(50, Math.max(51, maxKill));
+    if (!early) await Promise.race([ready, exited]);
+    await Promise.race([sleep(delay), exited]);
+    proc.kill('SIGKILL');
+    const { code, signal } = await exited;
+    const log = parseLog(logPath);
+    if (signal !== 'SIGKILL' && !(code === 0 && log.done)) {
+      fail(`child exited by itself with code ${code}`, [...log.errors.map((e) => `op ${e.op}: ${e.code} ${e.message}`), stderr]);
+      break;
+    }
+    if (log.errors.length > 0) {
+      fail('an operation failed in the child', log.errors.map((e) => `op ${e.op} (${JSON.stringify(plan.ops[e.op ?? -1] ?? null).slice(0, 300)}): ${e.code} ${e.message}`));
+      break;
+    }
+    const inflightOp = log.inflight === null ? undefined : plan.ops[log.inflight];
+    const point: KillPoint = log.done ? 'completed' : !log.ready ? 'before-ready' : killPoint(inflightOp);
+    kills[point]++;
+    if (log.inGcPass) killsInGcPass++;
+
+    // Reopen, verify, compare with the oracle.
+    let store: AkashicStore;
+    try {
+      store = await AkashicStore.open({ ...CRASH_STORE_OPTIONS, path: dbPath });
+    } catch (err) {
+      fail('the database does not reopen after the kill', [String(err)]);
+      break;
+    }
+    try {
+      const v = await store.verify();
+      if (!v.ok) {
+        fail('verify() found problems after the kill', v.problems.map((p) => `${p.kind}: ${p.message}`));
+        break;
+      }
+      const ackErrors: string[] = [];
+      log.acks.forEach((ack, i) => {
+        const op = plan.ops[i]!;
+        ackErrors.push(...model.apply(op, ack).map((e) => `op ${i}: ${e}`));
+        memory.apply(op);
+      });
+      ackedOps += log.acks.length;
+      if (ackErrors.length > 0) {
+        fail('an acknowledged result disagrees with the oracle', ackErrors);
+        break;
+      }
+      const actual = await readStoreState(store);
+      let inflightLanded: boolean | null = inflightOp === undefined ? null : false;
+      const atK = compareStore(model, actual);
+      if (atK.diffs.length > 0) {
+        const next = model.clone();
+        if (inflightOp !== undefined) next.apply(inflightOp, null);
+        const atK1 = inflightOp === undefined ? null : compareStore(next, actual);
+        if (atK1 === null || atK1.diffs.length > 0) {
+          fail(`the database is neither the state after the ${log.acks.length} acknowledged ops nor that plus the op in flight`, [
+            '-- against the acknowledged prefix:',
+            ...atK.diffs,
+            ...(atK1 === null ? ['(no op was in flight)'] : ['-- against the prefix plus the in-flight op:', ...atK1.diffs]),
+          ]);
+          break;
+        }
+        for (const [name, id] of atK1.bound) next.bind(name, id);
+        model = next;
+        inflightLanded = true;
+      }
+      const turns = inflightOp?.t === 'turns' ? inflightOp.turns : [];
+      const mem = compareMemory(memory, await readMemoryState(store), turns);
+      if (mem.diffs.length > 0) {
+        fail('MemAttention state breaks the oracle', mem.diffs);
+        break;
+      }
+      if (mem.inflightPresent) {
+        memory.apply(inflightOp!);
+        inflightLanded = true;
+      }
+      if (inflightLanded === true) landed++;
+      if (inflightLanded === false) dropped++;
+      survived++;
+      rmSync(logPath, { force: true });
+      opts.onCycle?.({ cycle, killedAt: point, inGcPass: log.inGcPass, acked: log.acks.length, inflightLanded, ms: Date.now() - started });
+    } finally {
+      await store.close();
+    }
+  }
+  return {
+    seed: opts.seed,
+    cyclesRun: cycle,
+    cyclesSurvived: survived,
+    failure,
+    ackedOps,
+    kills,
+    killsInGcPass,
+    inflightLanded: landed,
+    inflightDropped: dropped,
+    chunks: model.size,
+    turns: memory.acked.size,
+    dbPath,
+  };
+}
