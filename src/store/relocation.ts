@@ -19,7 +19,7 @@ export function lowerBoundBlocks(n: number, capacity: number): number {
 
 /**
  * Out-of-place relocation (seed 000, Algorithm 2 lines 3–10): writes the live chunks of `refs` in temporal
- * order into fresh sealed block(s), tombstones their old slots and repoints the directory, all in one batch.
+ * order into the user's open relocation block (a new block when the group does not fit), tombstones their old slots and repoints the directory, all in one batch.
  * Readers on an older snapshot keep seeing the old copies; a sealed block left with no live slot is released
  * in the same batch.
  */
@@ -48,10 +48,11 @@ export function relocate(core: StoreCore, userId: string, refs: readonly ChunkRe
     });
     items.sort((a, b) => a.entry!.createdAt - b.entry!.createdAt || (a.ref.chunkId < b.ref.chunkId ? -1 : 1));
     for (const it of items) await txn.invalidate(it.entry!.location!, it.entry!.recordBytes);
-    for (const s of sessionsOf.keys()) {
-      const group = items.filter((it) => s === '' || it.ref.sessionId === s);
-      txn.packSealed(userId, 'relocation', [group.map((it) => ({ bytes: it.bytes, dirKey: it.key, entry: it.entry!, sessionId: it.ref.sessionId }))]);
-    }
+    // Into the user's open relocation block (per session without cross-session blocks), as one frame: co-accessed
+    // groups accumulate there, in temporal order within a group, until it seals. Writing each group into a fresh
+    // block of its own instead fragments the layout: the bench measured fill dropping from 11.5 to 4.5 chunks per
+    // block and more blocks per request than append-only.
+    for (const it of items) txn.append(userId, it.ref.sessionId, it.bytes, it.key, it.entry!, 'relocation');
     txn.acct.relocations++;
     txn.acct.relocatedChunks += items.length;
     return { moved: items.length, blocksBefore: before, blocksAfter: bound, skipped: false };

@@ -44,7 +44,7 @@ export class Txn {
   readonly #ops: Op[] = [];
   readonly #infos = new Map<number, BlockInfo>();
   readonly #dirs = new Map<string, DirEntry | null>();
-  readonly #appends = new Map<string, { userId: string; sessionId: string | null; records: PendingRecord[] }>();
+  readonly #appends = new Map<string, { userId: string; sessionId: string | null; lane: 'append' | 'relocation'; records: PendingRecord[] }>();
   readonly #sealedGroups: { userId: string; origin: BlockOrigin; records: PendingRecord[]; split: number[] }[] = [];
   readonly acct: Accounting;
   #nextBlockId: number;
@@ -124,12 +124,19 @@ export class Txn {
    * Stages a record for the user's open block (or the session's, without cross-session blocks). The directory
    * entry, if given, is written with the slot the record lands in.
    */
-  append(userId: string, sessionId: string, bytes: Uint8Array, dirKey: string | null, entry: Omit<DirEntry, 'location'> | null): void {
+  append(
+    userId: string,
+    sessionId: string,
+    bytes: Uint8Array,
+    dirKey: string | null,
+    entry: Omit<DirEntry, 'location'> | null,
+    lane: 'append' | 'relocation' = 'append',
+  ): void {
     const scope = this.#ctx.options.crossSessionBlocks ? null : sessionId;
-    const k = openBlockKey(userId, scope);
+    const k = openBlockKey(userId, scope, lane);
     let g = this.#appends.get(k);
     if (g === undefined) {
-      g = { userId, sessionId: scope, records: [] };
+      g = { userId, sessionId: scope, lane, records: [] };
       this.#appends.set(k, g);
     }
     g.records.push({ bytes, dirKey, entry, sessionId });
@@ -238,6 +245,17 @@ export class Txn {
         info = await this.blockInfo(id);
         if (info.state !== 'open') info = null; // stale ref: a fresh block is started
       }
+      // A relocated group is kept whole: when it does not fit beside what the open relocation block holds, that
+      // block is sealed and the group starts a fresh one (a group larger than a block spills over).
+      if (g.lane === 'relocation' && info !== null) {
+        let add = 0;
+        for (const r of g.records) add += r.bytes.length;
+        const o = this.#ctx.options;
+        if (totalSlots(info) + g.records.length > o.blockCapacity || info.rawBytes + add > o.blockMaxBytes) {
+          this.#setInfo(info, { ...info, state: 'sealed', sealedAt: this.now });
+          info = null;
+        }
+      }
       let i = 0;
       while (i < g.records.length) {
         let blockId: number;
@@ -261,7 +279,7 @@ export class Txn {
         }
         slots += batch.length;
         const seal = !this.#fits(slots, bytes, 1);
-        await this.#writeFrame(info, blockId, g.userId, 'append', batch, seal);
+        await this.#writeFrame(info, blockId, g.userId, g.lane, batch, seal);
         info = seal ? null : (this.#infos.get(blockId) ?? null);
       }
       if (info === null) this.#ops.push({ type: 'del', sublevel: cf.alloc, key: openKey });
