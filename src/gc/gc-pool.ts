@@ -26,7 +26,13 @@ export class GcPool {
   }
 
   #get(): Piscina {
-    this.#pool ??= new Piscina({ filename: workerPath(), minThreads: 0, maxThreads: this.#threads, idleTimeout: 5000 });
+    if (this.#pool === null) {
+      const pool = new Piscina({ filename: workerPath(), minThreads: 0, maxThreads: this.#threads, idleTimeout: 5000 });
+      // A worker that dies outside a task emits 'error' on the pool; unheard, it would crash the process. The task
+      // in flight rejects on its own (the GC pass fails and changes nothing), and the next task starts a new worker.
+      pool.on('error', () => undefined);
+      this.#pool = pool;
+    }
     return this.#pool;
   }
 

@@ -38,7 +38,9 @@ export async function readSlots(
   const missing = [...frames].filter(([, f]) => f === null).map(([k]) => k);
   let bytesRead = 0;
   if (missing.length > 0) {
-    const values = await blocks.getMany(missing, snapshot === undefined ? {} : { snapshot });
+    // fillCache: false: the engine keeps its own decoded-frame cache, so LevelDB's block cache would only hold the
+    // same bytes twice (and keep `cacheBytes: 0` reads warm).
+    const values = await blocks.getMany(missing, (snapshot === undefined ? { fillCache: false } : { snapshot, fillCache: false }) as never);
     const decoded = await Promise.all(
       missing.map((k, i) => {
         const v = values[i];

@@ -1,0 +1,170 @@
+/**
+ * Replays a trace into one AkashicStore under one layout policy. Writes go through `write` with the recorded chunk
+ * ids; each request is one `getMany` whose cost is taken before the relocation it may trigger; relocation mirrors
+ * AkashicMemory's recall path (co-access, then COLOCATE under the rate limit); GC passes run at a fixed event
+ * cadence instead of a timer, so a replay is deterministic.
+ */
+import { ClassicLevel } from 'classic-level';
+import { MemoryLevel } from 'memory-level';
+import { AkashicStore } from '../engine/akashic-store.js';
+import { RelocationLimiter } from '../memattention/colocation.js';
+import { EmbeddedModel } from '../model/embedded-model.js';
+import type { ChunkRecord } from '../record/chunk-record.js';
+import type { ChunkRef } from '../store/chunk-input.js';
+import { parseRefString, refString } from '../store/keys.js';
+import { lowerBoundBlocks } from '../store/relocation.js';
+import type { StoreStats } from '../store/stats.js';
+import type { WriteOp } from '../engine/akashic-store.js';
+import type { LayoutParams, PolicyName, PolicySpec } from './layout-policies.js';
+import type { TraceWrite } from './trace.js';
+
+/** Where a replay store lives. Disk stores are LevelDB tuned for cold measurement (see `openBenchLevel`). */
+export type StoreBackend = { readonly kind: 'memory' } | { readonly kind: 'disk'; readonly path: string; readonly writeBufferSize: number };
+
+/**
+ * A classic-level database for cold measurement: no LevelDB block cache (`cacheSize: 0`, so a dropped page cache
+ * really means a cold read) and a small memtable, so a trace of a few megabytes lives in table files as a large
+ * database's data would, not in the memtable.
+ */
+export function openBenchLevel(path: string, writeBufferSize: number): ClassicLevel<string, Buffer> {
+  return new ClassicLevel<string, Buffer>(path, { keyEncoding: 'utf8', valueEncoding: 'buffer', cacheSize: 0, writeBufferSize });
+}
+
+/** What one request cost a policy store. */
+export interface RequestCost {
+  readonly blocksTouched: number;
+  readonly lowerBound: number;
+  readonly liveChunks: number;
+  readonly engineBytesRead: number;
+}
+
+export class PolicyReplayer {
+  readonly name: PolicyName;
+  readonly spec: PolicySpec;
+  readonly params: LayoutParams;
+  readonly #store: AkashicStore;
+  readonly #backend: StoreBackend;
+  readonly #model = new EmbeddedModel();
+  readonly #limiter: RelocationLimiter;
+  #events = 0;
+  #lastChunks: (ChunkRecord | null)[] = [];
+  gcPasses = 0;
+
+  private constructor(name: PolicyName, spec: PolicySpec, params: LayoutParams, store: AkashicStore, backend: StoreBackend) {
+    this.name = name;
+    this.spec = spec;
+    this.params = params;
+    this.#store = store;
+    this.#backend = backend;
+    this.#limiter = new RelocationLimiter(params.relocateEveryRecalls);
+  }
+
+  static async open(name: PolicyName, spec: PolicySpec, params: LayoutParams, backend: StoreBackend): Promise<PolicyReplayer> {
+    return new PolicyReplayer(name, spec, params, await PolicyReplayer.#openStore(params, backend), backend);
+  }
+
+  static #openStore(params: LayoutParams, backend: StoreBackend): Promise<AkashicStore> {
+    const db = backend.kind === 'memory' ? new MemoryLevel<string, Buffer>({ keyEncoding: 'utf8', valueEncoding: 'buffer' }) : openBenchLevel(backend.path, backend.writeBufferSize);
+    return AkashicStore.open({
+      db,
+      blockCapacity: params.blockCapacity,
+      // Engine cache off: every request's frames come from the key-value store (cold reads; honest bytesRead).
+      cacheBytes: 0,
+      durability: 'relaxed',
+      gc: { threshold: params.gcThreshold, intervalMs: 0, maxBlocksPerPass: params.gcMaxBlocks },
+    });
+  }
+
+  get store(): AkashicStore {
+    return this.#store;
+  }
+
+  /**
+   * Makes the next read cold as far as this process can: LevelDB memory-maps its table files, and the kernel never
+   * drops mapped pages, so a page-cache drop alone leaves every table region read before still resident. Closing
+   * and reopening the database unmaps them (as a process restart would); the caller then drops the page cache.
+   *
+   * Only the LevelDB handle is cycled, under the open store (through its internal core): reopening the whole
+   * AkashicStore would also tear down and restart its GC worker pool each time (see docs/benchmarks.md, "Noticed").
+   * A memory store has nothing to forget.
+   */
+  async forgetCaches(): Promise<void> {
+    if (this.#backend.kind === 'memory') return;
+    const core = this.#store.core;
+    await core.db.close();
+    await core.db.open();
+    for (const family of Object.values(core.cf)) await family.open();
+  }
+
+  /** Applies one recorded batch, then the policy's write-time placement. */
+  async write(ev: TraceWrite): Promise<void> {
+    const ops: WriteOp[] = ev.ops.map((o) => {
+      if (o.op === 'delete') return { op: 'delete', sessionId: o.sessionId, chunkId: o.chunkId };
+      const content = { kind: 'memory' as const, text: o.text, tokenCount: o.tokenCount, keywords: o.keywords, provenance: o.provenance };
+      return o.op === 'put' ? { op: 'put', sessionId: o.sessionId, chunkId: o.chunkId, createdAt: o.createdAt, ...content } : { op: 'update', sessionId: o.sessionId, chunkId: o.chunkId, ...content };
+    });
+    await this.#store.write(ev.user, ops);
+    if (this.spec.semanticPlacement) {
+      let p = 0;
+      for (const o of ev.ops) {
+        if (o.op !== 'put') continue;
+        const near = ev.neighbours[p++] ?? [];
+        if (near.length > 0) await this.#store.relocate(ev.user, [{ sessionId: o.sessionId, chunkId: o.chunkId }, ...near]);
+      }
+    }
+    await this.#tick();
+  }
+
+  /** Serves a request: one getMany. Its cost is what the layout gives before anything this request triggers. */
+  async read(user: string, refs: readonly ChunkRef[]): Promise<RequestCost> {
+    const r = await this.#store.getMany(user, refs);
+    this.#lastChunks = r.chunks;
+    const live = r.chunks.filter((c) => c !== null).length;
+    return { blocksTouched: r.blocksTouched, lowerBound: lowerBoundBlocks(live, this.params.blockCapacity), liveChunks: live, engineBytesRead: r.bytesRead };
+  }
+
+  /** What the request triggers under this policy (call right after `read` of the same request). */
+  async afterRequest(user: string, cost: RequestCost): Promise<void> {
+    const chunks = this.#lastChunks.filter((c): c is ChunkRecord => c !== null);
+    const refs = chunks.map((c) => ({ sessionId: c.sessionId, chunkId: c.chunkId }));
+    if (this.spec.coAccess && refs.length > 0) await this.#store.recordCoAccess(user, refs);
+    if (this.spec.relocation === 'colocate') {
+      // AkashicMemory.#relocate, step for step.
+      this.#limiter.recall(user);
+      if (chunks.length >= 2 && cost.blocksTouched > cost.lowerBound && this.#limiter.take(user)) {
+        const stats = await this.#store.coAccess(user, refs);
+        const metas = chunks.map((c) => ({ id: refString(c.sessionId, c.chunkId), sessionId: c.sessionId, createdAt: c.createdAt, tokenCount: c.tokenCount, keywords: c.keywords }));
+        for (const g of await this.#model.colocate(metas, stats, this.params.tauAssoc)) await this.#store.relocate(user, g.map(parseRefString));
+      }
+    } else if (this.spec.relocation === 'every-set') {
+      if (chunks.length >= 2 && cost.blocksTouched > cost.lowerBound) await this.#store.relocate(user, refs);
+    }
+    await this.#tick();
+  }
+
+  /** Counts a request that read nothing (an empty set) towards the GC cadence. */
+  async skip(): Promise<void> {
+    await this.#tick();
+  }
+
+  async #tick(): Promise<void> {
+    this.#events++;
+    if (this.spec.gc && this.#events % this.params.gcEveryEvents === 0) {
+      await this.#store.gc({ maxBlocks: this.params.gcMaxBlocks });
+      this.gcPasses++;
+    }
+  }
+
+  /** One last GC pass (background GC catching up once the trace is idle), then the engine's figures. */
+  async finish(): Promise<StoreStats> {
+    if (this.spec.gc) {
+      await this.#store.gc({ maxBlocks: this.params.gcMaxBlocks });
+      this.gcPasses++;
+    }
+    return this.#store.stats();
+  }
+
+  async close(): Promise<void> {
+    await this.#store.close();
+  }
+}

@@ -1,0 +1,403 @@
+/**
+ * The scale run (issue 5, item 1): at least a million chunks, far outside the 10-minute budget. MemAttention ingest
+ * of a million ~1k-token chunks would take the gate, SELECT and reconciliation a million times over; instead the
+ * chunks are driven straight into the stores, shaped as MemAttention shapes them on LoCoMo-sized sessions with the
+ * default gate: one chunk per session (a session is ~600 tokens, under the 1024-token gate, so `endSession`
+ * compacts it whole), the embedded model's COMPRESS text (`[date]` then `speaker: text` lines) and BUILDMETA
+ * keywords. Requests are the synthetic questions, asked once their evidence session is written: the recall set is
+ * the embedded model's SELECT over a bounded candidate set (as memattention/candidates.ts bounds it), and drives
+ * co-access and relocation; the oracle set is read too, for its blocks only.
+ *
+ * Users are generated in cohorts that write round-robin, one session each, as concurrent agents would.
+ * Stores: akashic (and, on request, append-only as its baseline), leveldb-naive and sqlite.
+ */
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { monotonicFactory } from 'ulid';
+import { EmbeddedModel } from '../model/embedded-model.js';
+import { extractKeywords, termsOf } from '../model/keywords.js';
+import type { ChunkMetaView } from '../model/memory-model.js';
+import type { ChunkRef } from '../store/chunk-input.js';
+import { syntheticConversation } from '../workload/synthetic.js';
+import type { Conversation } from '../workload/conversation.js';
+import { dropPageCache, probePageCacheDrop, processReadBytes } from './cold-read.js';
+import { POLICIES, type PolicyName } from './layout-policies.js';
+import { dirBytes, LevelNaivePeer, loadSqlite, SqlitePeer, type PeerName, type PeerStore } from './peer-stores.js';
+import { PolicyReplayer } from './policy-replayer.js';
+import { DEFAULT_LAYOUT_PARAMS, requireEmptyDir } from './run-bench.js';
+import { mean, median, quantile, ratio, round } from './summary-stats.js';
+import type { TraceWrite } from './trace.js';
+
+export interface ScaleOptions {
+  /** Total chunks (= sessions) to write. Default 1,000,000. */
+  readonly chunks?: number;
+  /** Users; each gets chunks ÷ users sessions. Default chunks ÷ 1000. */
+  readonly users?: number;
+  readonly questionsPerUser?: number;
+  readonly coldSamples?: number;
+  readonly dropCaches?: boolean;
+  /** Users generated and written together (round-robin). Default 20. */
+  readonly cohort?: number;
+  /** Layout policies to run. Default ['akashic'] (each AkashicStore roughly doubles the run's time). */
+  readonly policies?: readonly ('append-only' | 'akashic')[];
+  readonly workDir?: string;
+  readonly command?: string;
+  readonly log?: (line: string) => void;
+  readonly onProgress?: (stage: string, done: number, total: number) => void;
+}
+
+export interface ScaleStoreFigures {
+  readonly blocksPerRequest: number | null;
+  readonly blocksPerRequestP95: number | null;
+  readonly lowerBound: number | null;
+  readonly p95ColdMs: number | null;
+  readonly bytesReadPerRequest: number | null;
+  readonly spaceAmp: number | null;
+  readonly writeAmp: number | null;
+  readonly p50ColdMs: number | null;
+  readonly coldSamples: number;
+  readonly oracleBlocksPerRequest: number | null;
+  readonly oracleLowerBound: number | null;
+  /** Chunks per second of write time spent in this store alone. */
+  readonly ingestChunksPerSec: number | null;
+  readonly diskBytes: number | null;
+  readonly relocatedChunks?: number;
+  readonly gcMovedChunks?: number;
+  readonly coldP50RatioToAkashic?: number | null;
+  readonly coldP95RatioToAkashic?: number | null;
+  readonly bytesReadRatioToAkashic?: number | null;
+}
+
+export interface ScaleResult {
+  readonly meta: {
+    readonly command: string;
+    readonly chunks: number;
+    readonly users: number;
+    readonly sessionsPerUser: number;
+    readonly requests: number;
+    readonly logicalBytes: number;
+    readonly pageCacheDropped: boolean;
+    readonly pageCacheNote: string;
+    readonly wallSeconds: number;
+    readonly peakRssMiB: number;
+    readonly finalRssMiB: number;
+    readonly heapUsedMiB: number;
+    readonly generateAndKeywordSeconds: number;
+  };
+  readonly policies: Partial<Record<PolicyName, ScaleStoreFigures>>;
+  readonly peers: Partial<Record<PeerName, ScaleStoreFigures | { available: false; reason: string }>>;
+}
+
+interface Track {
+  readonly name: string;
+  readonly write: (ev: TraceWrite) => Promise<void>;
+  readonly read: (user: string, refs: readonly ChunkRef[]) => Promise<number | null>;
+  writeMs: number;
+  readonly blocks: number[];
+  readonly bounds: number[];
+  readonly oracleBlocks: number[];
+  readonly oracleBounds: number[];
+  readonly coldMs: number[];
+  readonly coldBytes: number[];
+}
+
+const WINDOW = 256;
+const PREFILTER = 64;
+
+/** Per-user state for SELECT's candidate set and the oracle. */
+class UserIndex {
+  readonly metas: ChunkMetaView[] = [];
+  readonly refs: ChunkRef[] = [];
+  readonly terms: Set<string>[] = [];
+  readonly chunkOfTurn = new Map<string, number>();
+
+  add(ref: ChunkRef, meta: ChunkMetaView, turnIds: readonly string[]): void {
+    const i = this.metas.length;
+    this.metas.push(meta);
+    this.refs.push(ref);
+    this.terms.push(new Set(termsOf(meta.keywords.join('\n'))));
+    for (const t of turnIds) this.chunkOfTurn.set(t, i);
+  }
+
+  /** The newest WINDOW chunks plus up to PREFILTER older ones sharing the most query terms. */
+  candidates(queryTerms: ReadonlySet<string>): number[] {
+    const n = this.metas.length;
+    const start = Math.max(0, n - WINDOW);
+    const out: number[] = [];
+    for (let i = start; i < n; i++) out.push(i);
+    const older: { i: number; s: number }[] = [];
+    for (let i = 0; i < start; i++) {
+      let s = 0;
+      for (const t of this.terms[i]!) if (queryTerms.has(t)) s++;
+      if (s > 0) older.push({ i, s });
+    }
+    older.sort((a, b) => b.s - a.s || b.i - a.i);
+    for (const o of older.slice(0, PREFILTER)) out.push(o.i);
+    return out;
+  }
+}
+
+/** What the embedded model's COMPRESS makes of a session's turns: the date of the first turn, then the turns. */
+function chunkText(s: Conversation['sessions'][number]): string {
+  const lines = s.turns.map((t) => `${t.speaker}: ${t.text}`);
+  lines.unshift(`[${new Date(s.turns[0]?.at ?? s.startedAt).toISOString().slice(0, 10)}]`);
+  return lines.join('\n');
+}
+
+export async function runScale(opts: ScaleOptions = {}): Promise<ScaleResult> {
+  const started = performance.now();
+  const chunks = opts.chunks ?? 1_000_000;
+  const users = opts.users ?? Math.max(1, Math.round(chunks / 1000));
+  const sessionsPerUser = Math.max(1, Math.round(chunks / users));
+  const questionsPerUser = opts.questionsPerUser ?? 50;
+  const cohort = opts.cohort ?? 20;
+  const log = opts.log ?? (() => undefined);
+  const expectedRequests = users * questionsPerUser;
+  const coldEvery = Math.max(1, Math.floor(expectedRequests / Math.max(1, opts.coldSamples ?? 200)));
+  const probe = opts.dropCaches === false ? { ok: false, reason: 'page cache not dropped (disabled)' } : probePageCacheDrop();
+  const workDir = opts.workDir ?? (await mkdtemp(join(tmpdir(), 'akashic-scale-')));
+  await requireEmptyDir(workDir);
+  const model = new EmbeddedModel();
+  const params = { ...DEFAULT_LAYOUT_PARAMS, gcEveryEvents: 4096 };
+  const writeBufferSize = 4 * 1024 * 1024;
+
+  const replayers: PolicyReplayer[] = [];
+  const peers: PeerStore[] = [];
+  const tracks: Track[] = [];
+  const newTrack = (name: string, write: Track['write'], read: Track['read']): Track => ({ name, write, read, writeMs: 0, blocks: [], bounds: [], oracleBlocks: [], oracleBounds: [], coldMs: [], coldBytes: [] });
+  for (const name of opts.policies ?? (['akashic'] as const)) {
+    const path = join(workDir, name);
+    await mkdir(path, { recursive: true });
+    const r = await PolicyReplayer.open(name, POLICIES[name], params, { kind: 'disk', path, writeBufferSize });
+    replayers.push(r);
+    tracks.push(newTrack(name, (ev) => r.write(ev), async () => null));
+  }
+  await mkdir(join(workDir, 'leveldb-naive'), { recursive: true });
+  peers.push(await LevelNaivePeer.open(join(workDir, 'leveldb-naive'), writeBufferSize));
+  const sqlite = await loadSqlite();
+  if (sqlite.ok) {
+    await mkdir(join(workDir, 'sqlite'), { recursive: true });
+    peers.push(SqlitePeer.open(sqlite.Database, join(workDir, 'sqlite')));
+  }
+  for (const p of peers) tracks.push(newTrack(p.name, (ev) => p.write(ev), (u, refs) => p.read(u, refs)));
+
+  let written = 0;
+  let requests = 0;
+  let logicalBytes = 0;
+  let genMs = 0;
+  let peakRss = 0;
+  let dirty = true;
+  const ulid = monotonicFactory();
+  const sampleRss = (): void => {
+    peakRss = Math.max(peakRss, process.memoryUsage().rss);
+  };
+
+  try {
+    for (let u0 = 0; u0 < users; u0 += cohort) {
+      let g0 = performance.now();
+      const convs: Conversation[] = [];
+      for (let u = u0; u < Math.min(users, u0 + cohort); u++) {
+        convs.push(syntheticConversation(u, { sessionsPerUser, turnsPerSession: 24, questionsPerUser, seed: 1 }));
+      }
+      genMs += performance.now() - g0;
+      const indexes = convs.map(() => new UserIndex());
+      const due = convs.map((c) => {
+        const sessionOfTurn = new Map<string, number>();
+        for (const s of c.sessions) for (const t of s.turns) sessionOfTurn.set(t.turnId, s.index);
+        const m = new Map<number, Conversation['questions']>();
+        for (const q of c.questions) {
+          if (q.evidence.length === 0) continue;
+          const at = Math.max(...q.evidence.map((e) => sessionOfTurn.get(e) ?? sessionsPerUser));
+          m.set(at, [...(m.get(at) ?? []), q]);
+        }
+        return m;
+      });
+      for (let si = 0; si < sessionsPerUser; si++) {
+        for (const [k, conv] of convs.entries()) {
+          const s = conv.sessions[si];
+          if (s === undefined) continue;
+          g0 = performance.now();
+          const text = chunkText(s);
+          const keywords = extractKeywords(text, 24);
+          const createdAt = s.turns[s.turns.length - 1]?.at ?? s.startedAt;
+          const chunkId = ulid(createdAt);
+          genMs += performance.now() - g0;
+          const ref = { sessionId: s.id, chunkId };
+          const provenance = s.turns.map((t) => t.turnId);
+          const ev: TraceWrite = {
+            kind: 'write',
+            user: conv.id,
+            ops: [{ op: 'put', sessionId: s.id, chunkId, createdAt, text, tokenCount: Math.ceil(text.length / 4), keywords, provenance }],
+            neighbours: [],
+          };
+          logicalBytes += Buffer.byteLength(text);
+          for (const t of tracks) {
+            const t0 = performance.now();
+            await t.write(ev);
+            t.writeMs += performance.now() - t0;
+          }
+          dirty = true;
+          indexes[k]!.add(ref, { id: `${s.id}\u0000${chunkId}`, sessionId: s.id, createdAt, tokenCount: Math.ceil(text.length / 4), keywords }, provenance);
+          written++;
+          if (written % 1000 === 0) sampleRss();
+          if (written % 50_000 === 0) {
+            const rates = tracks.map((t) => `${t.name} ${Math.round(written / (t.writeMs / 1000))}/s`).join(', ');
+            log(`scale: ${written} chunks, ${requests} requests, ${((performance.now() - started) / 1000).toFixed(0)} s; ingest ${rates}; rss ${Math.round(process.memoryUsage().rss / 2 ** 20)} MiB`);
+          }
+          opts.onProgress?.('scale', written, chunks);
+
+          for (const q of due[k]!.get(s.index) ?? []) {
+            const idx = indexes[k]!;
+            const qk = extractKeywords(q.question, 24);
+            const qTerms = new Set([...termsOf(qk.join('\n')), ...termsOf(q.question)]);
+            const cand = idx.candidates(qTerms);
+            const ids = await model.select({ text: q.question, keywords: qk }, cand.map((i) => idx.metas[i]!), 5);
+            const byId = new Map(cand.map((i) => [idx.metas[i]!.id, idx.refs[i]!]));
+            const recall = ids.map((id) => byId.get(id)!);
+            const oracleIdx = new Set(q.evidence.flatMap((e) => (idx.chunkOfTurn.has(e) ? [idx.chunkOfTurn.get(e)!] : [])));
+            const oracle = [...oracleIdx].map((i) => idx.refs[i]!);
+            if (recall.length === 0) continue;
+            const cold = requests % coldEvery === 0;
+            requests++;
+            const order = tracks.map((_, j) => tracks[(requests + j) % tracks.length]!);
+            const costs = new Map<string, Awaited<ReturnType<PolicyReplayer['read']>>>();
+            for (const t of order) {
+              const replayer = replayers.find((r) => r.name === t.name);
+              const peer = peers.find((p) => p.name === t.name);
+              if (cold) {
+                if (peer !== undefined) await peer.forgetCaches();
+                if (replayer !== undefined) await replayer.forgetCaches();
+                if (probe.ok) dropPageCache(dirty || t.name !== 'sqlite');
+                dirty = false;
+              }
+              const io0 = cold ? processReadBytes() : null;
+              const t0 = performance.now();
+              if (replayer !== undefined) costs.set(t.name, await replayer.read(conv.id, recall));
+              else await t.read(conv.id, recall);
+              if (cold) {
+                t.coldMs.push(performance.now() - t0);
+                const io1 = processReadBytes();
+                if (io0 !== null && io1 !== null) t.coldBytes.push(io1 - io0);
+              }
+            }
+            for (const r of replayers) {
+              const t = tracks.find((x) => x.name === r.name)!;
+              const c = costs.get(r.name)!;
+              t.blocks.push(c.blocksTouched);
+              t.bounds.push(c.lowerBound);
+              await r.afterRequest(conv.id, c);
+              if (oracle.length > 0) {
+                // Oracle sets are only measured here: reading does not change the layout.
+                const o = await r.read(conv.id, oracle);
+                t.oracleBlocks.push(o.blocksTouched);
+                t.oracleBounds.push(o.lowerBound);
+              }
+            }
+          }
+        }
+      }
+    }
+    sampleRss();
+
+    const policies: Partial<Record<PolicyName, ScaleStoreFigures>> = {};
+    for (const r of replayers) {
+      const t = tracks.find((x) => x.name === r.name)!;
+      const s = await r.finish();
+      policies[r.name] = {
+        blocksPerRequest: round(mean(t.blocks)),
+        blocksPerRequestP95: quantile(t.blocks, 0.95),
+        lowerBound: round(mean(t.bounds)),
+        p95ColdMs: round(quantile(t.coldMs, 0.95)),
+        bytesReadPerRequest: round(mean(t.coldBytes), 0),
+        spaceAmp: round(s.spaceAmplification, 4),
+        writeAmp: round(s.writeAmplification, 4),
+        p50ColdMs: round(median(t.coldMs)),
+        coldSamples: t.coldMs.length,
+        oracleBlocksPerRequest: round(mean(t.oracleBlocks)),
+        oracleLowerBound: round(mean(t.oracleBounds)),
+        ingestChunksPerSec: round(written / (t.writeMs / 1000), 0),
+        diskBytes: await dirBytes(join(workDir, r.name)),
+        relocatedChunks: s.relocatedChunks,
+        gcMovedChunks: s.gcMovedChunks,
+      };
+    }
+    const ak = tracks.find((x) => x.name === 'akashic') ?? tracks[0]!;
+    const peerOut: ScaleResult['peers'] = {};
+    if (!sqlite.ok) peerOut.sqlite = { available: false, reason: sqlite.reason };
+    for (const p of peers) {
+      const t = tracks.find((x) => x.name === p.name)!;
+      peerOut[p.name] = {
+        blocksPerRequest: null,
+        blocksPerRequestP95: null,
+        lowerBound: null,
+        p95ColdMs: round(quantile(t.coldMs, 0.95)),
+        bytesReadPerRequest: round(mean(t.coldBytes), 0),
+        spaceAmp: null,
+        writeAmp: null,
+        p50ColdMs: round(median(t.coldMs)),
+        coldSamples: t.coldMs.length,
+        oracleBlocksPerRequest: null,
+        oracleLowerBound: null,
+        ingestChunksPerSec: round(written / (t.writeMs / 1000), 0),
+        diskBytes: await p.diskBytes(),
+        coldP50RatioToAkashic: round(ratio(median(t.coldMs), median(ak.coldMs))),
+        coldP95RatioToAkashic: round(ratio(quantile(t.coldMs, 0.95), quantile(ak.coldMs, 0.95))),
+        bytesReadRatioToAkashic: round(ratio(mean(t.coldBytes), mean(ak.coldBytes))),
+      };
+    }
+    const mem = process.memoryUsage();
+    return {
+      meta: {
+        command: opts.command ?? 'runScale()',
+        chunks: written,
+        users,
+        sessionsPerUser,
+        requests,
+        logicalBytes,
+        pageCacheDropped: probe.ok,
+        pageCacheNote: probe.reason,
+        wallSeconds: round((performance.now() - started) / 1000, 1)!,
+        peakRssMiB: Math.round(peakRss / 2 ** 20),
+        finalRssMiB: Math.round(mem.rss / 2 ** 20),
+        heapUsedMiB: Math.round(mem.heapUsed / 2 ** 20),
+        generateAndKeywordSeconds: round(genMs / 1000, 1)!,
+      },
+      policies,
+      peers: peerOut,
+    };
+  } finally {
+    for (const r of replayers) await r.close();
+    for (const p of peers) await p.close();
+    if (opts.workDir === undefined) await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+export function scaleMarkdown(r: ScaleResult): string {
+  const m = r.meta;
+  const f = (x: number | null | undefined, d = 2): string => (x === null || x === undefined ? '–' : x.toFixed(d));
+  const mib = (x: number | null | undefined): string => (x === null || x === undefined ? '–' : `${(x / 2 ** 20).toFixed(1)} MiB`);
+  const rows: string[] = [];
+  const entries: [string, ScaleStoreFigures | { available: false; reason: string } | undefined][] = [
+    ...Object.entries(r.policies),
+    ...Object.entries(r.peers),
+  ];
+  for (const [name, e] of entries) {
+    if (e === undefined) continue;
+    if ('available' in e) {
+      rows.push(`| ${name} | unavailable: ${e.reason} |||||||||||`);
+      continue;
+    }
+    rows.push(`| ${name} | ${f(e.blocksPerRequest)} | ${f(e.blocksPerRequestP95, 0)} | ${f(e.lowerBound)} | ${f(e.oracleBlocksPerRequest)} | ${f(e.p50ColdMs)} | ${f(e.p95ColdMs)} | ${mib(e.bytesReadPerRequest)} | ${f(e.spaceAmp, 3)} | ${f(e.writeAmp, 3)} | ${f(e.ingestChunksPerSec, 0)} | ${mib(e.diskBytes)} |`);
+  }
+  return [
+    `Scale run: ${m.chunks} chunks (${m.users} users × ${m.sessionsPerUser} sessions, one chunk per session), ${m.requests} requests, ${mib(m.logicalBytes)} of chunk text.`,
+    `Cold reads: page cache ${m.pageCacheDropped ? 'dropped' : 'not dropped'} (${m.pageCacheNote}). Wall ${m.wallSeconds} s (generation + keywords ${m.generateAndKeywordSeconds} s). Memory: peak RSS ${m.peakRssMiB} MiB, final RSS ${m.finalRssMiB} MiB, heap ${m.heapUsedMiB} MiB.`,
+    '',
+    '| store | blocks/request | p95 | lower bound | oracle blocks/request | cold p50 ms | cold p95 ms | read bytes/request | space amp | write amp | ingest chunks/s | db size |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...rows,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,113 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { benchMarkdown, benchSvg, runBench, type BenchOptions } from '../../bench/index.js';
+import { runScale, scaleMarkdown } from '../../bench/scale-run.js';
+import { example, ioOf, parseFraction, parsePositiveInt } from '../cli-context.js';
+import { progressBar } from '../progress.js';
+
+interface BenchCliOptions {
+  locomo?: string;
+  json?: true;
+  fast?: true;
+  users?: number;
+  sessions?: number;
+  turns?: number;
+  questions?: number;
+  seed?: number;
+  coldSamples?: number;
+  dropCaches: boolean;
+  sweeps: boolean;
+  capacity?: number;
+  theta?: number;
+  tau?: number;
+  out?: string;
+  workDir?: string;
+  scale?: true;
+  scaleChunks?: number;
+  scaleBaseline?: true;
+}
+
+function parseCount(value: string): number {
+  return value.trim() === '0' ? 0 : parsePositiveInt(value);
+}
+
+export function register(program: Command): void {
+  program
+    .command('bench')
+    .description('locality and storage efficiency of the layout policies (seed 000 §5.4) against LevelDB and SQLite, on one trace')
+    .option('--locomo <path>', 'LoCoMo file or folder (default: the synthetic generator)')
+    .option('--json', 'print the figures as JSON (stable schema: policies, peers)')
+    .option('--fast', 'tiny synthetic smoke run (no page-cache drop)')
+    .option('--users <n>', 'synthetic users', parsePositiveInt)
+    .option('--sessions <n>', 'synthetic sessions per user (longer histories)', parsePositiveInt)
+    .option('--turns <n>', 'synthetic turns per session', parsePositiveInt)
+    .option('--questions <n>', 'synthetic questions per user', parsePositiveInt)
+    .option('--seed <n>', 'synthetic seed', parsePositiveInt)
+    .option('--cold-samples <n>', 'requests measured cold (default 300; fast 6)', parseCount)
+    .option('--no-drop-caches', 'do not drop the OS page cache before cold reads')
+    .option('--no-sweeps', 'skip the θ, τ_assoc and block-capacity sweeps')
+    .option('--capacity <n>', 'block capacity of the comparison (default: the engine default)', parsePositiveInt)
+    .option('--theta <x>', 'GC threshold θ of the comparison', parseFraction)
+    .option('--tau <x>', 'τ_assoc of the comparison', parseFraction)
+    .option('--out <dir>', 'write bench.json, bench.md and bench.svg (or scale.json, scale.md) into DIR')
+    .option('--work-dir <dir>', 'keep the stores in DIR instead of a removed temporary directory')
+    .option('--scale', 'the scale run instead: ≥ 1,000,000 chunks driven straight into the stores (long)')
+    .option('--scale-chunks <n>', 'chunks of the scale run (default 1000000)', parsePositiveInt)
+    .option('--scale-baseline', 'also run append-only in the scale run (about twice as long)')
+    .addHelpText('after', example('akashic bench --locomo ../shared/data/locomo --out bench-out'))
+    .action(async (opts: BenchCliOptions, cmd: Command) => {
+      const io = ioOf(cmd);
+      const command = ['akashic', ...process.argv.slice(2)].join(' ');
+      if (opts.scale === true) {
+        const bar = progressBar(io, 'scale');
+        const r = await runScale({
+          chunks: opts.scaleChunks ?? 1_000_000,
+          command,
+          ...(opts.users === undefined ? {} : { users: opts.users }),
+          ...(opts.coldSamples === undefined ? {} : { coldSamples: opts.coldSamples }),
+          ...(opts.workDir === undefined ? {} : { workDir: opts.workDir }),
+          dropCaches: opts.dropCaches,
+          policies: opts.scaleBaseline === true ? ['append-only', 'akashic'] : ['akashic'],
+          onProgress: (_stage, d, n) => bar.update(d, n),
+          log: (line) => io.stderr.write(line + '\n'),
+        }).finally(() => bar.stop());
+        if (opts.out !== undefined) {
+          await mkdir(opts.out, { recursive: true });
+          await writeFile(join(opts.out, 'scale.json'), JSON.stringify(r, null, 2) + '\n');
+          await writeFile(join(opts.out, 'scale.md'), scaleMarkdown(r));
+        }
+        io.stdout.write(opts.json === true ? JSON.stringify(r, null, 2) + '\n' : scaleMarkdown(r));
+        return;
+      }
+      const params: NonNullable<BenchOptions['params']> = {
+        ...(opts.capacity === undefined ? {} : { blockCapacity: opts.capacity }),
+        ...(opts.theta === undefined ? {} : { gcThreshold: opts.theta }),
+        ...(opts.tau === undefined ? {} : { tauAssoc: opts.tau }),
+      };
+      const bar = progressBar(io, 'bench');
+      const result = await runBench({
+        command,
+        params,
+        dropCaches: opts.dropCaches && opts.fast !== true,
+        sweeps: opts.sweeps,
+        ...(opts.locomo === undefined ? {} : { locomo: opts.locomo }),
+        ...(opts.fast === undefined ? {} : { fast: true }),
+        ...(opts.users === undefined ? {} : { users: opts.users }),
+        ...(opts.sessions === undefined ? {} : { sessionsPerUser: opts.sessions }),
+        ...(opts.turns === undefined ? {} : { turnsPerSession: opts.turns }),
+        ...(opts.questions === undefined ? {} : { questionsPerUser: opts.questions }),
+        ...(opts.seed === undefined ? {} : { seed: opts.seed }),
+        ...(opts.coldSamples === undefined ? {} : { coldSamples: opts.coldSamples }),
+        ...(opts.workDir === undefined ? {} : { workDir: opts.workDir }),
+        onProgress: (_stage, d, n) => bar.update(d, n),
+      }).finally(() => bar.stop());
+      if (opts.out !== undefined) {
+        await mkdir(opts.out, { recursive: true });
+        await writeFile(join(opts.out, 'bench.json'), JSON.stringify(result, null, 2) + '\n');
+        await writeFile(join(opts.out, 'bench.md'), benchMarkdown(result));
+        await writeFile(join(opts.out, 'bench.svg'), benchSvg(result));
+      }
+      io.stdout.write(opts.json === true ? JSON.stringify(result, null, 2) + '\n' : benchMarkdown(result));
+    });
+}

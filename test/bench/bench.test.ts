@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { benchMarkdown, benchSvg, PEER_NAMES, POLICY_NAMES, runBench, type BenchResult } from '../../src/bench/index.js';
+import { quantile } from '../../src/bench/summary-stats.js';
+
+const CORE_FIELDS = ['blocksPerRequest', 'blocksPerRequestP95', 'lowerBound', 'p95ColdMs', 'bytesReadPerRequest', 'spaceAmp', 'writeAmp'] as const;
+
+const isNumberOrNull = (v: unknown): boolean => v === null || (typeof v === 'number' && Number.isFinite(v));
+
+describe('akashic bench --fast (harness smoke run; no timing assertions)', () => {
+  let result: BenchResult;
+
+  it('runs end to end on the tiny synthetic trace', async () => {
+    result = await runBench({ fast: true, command: 'test' });
+    expect(result.meta.requests).toBeGreaterThan(0);
+    expect(result.meta.chunks).toBeGreaterThan(0);
+  });
+
+  it('has exactly the stable schema: six policies, two peers, seven core fields each', () => {
+    expect(Object.keys(result.policies).sort()).toEqual([...POLICY_NAMES].sort());
+    expect(Object.keys(result.peers).sort()).toEqual([...PEER_NAMES].sort());
+    for (const entry of [...Object.values(result.policies), ...Object.values(result.peers)]) {
+      for (const f of CORE_FIELDS) {
+        expect(entry).toHaveProperty(f);
+        expect(isNumberOrNull(entry[f])).toBe(true);
+      }
+    }
+    // The JSON form keeps it (no undefined fields that would vanish).
+    const json = JSON.parse(JSON.stringify(result)) as Record<string, Record<string, Record<string, unknown>>>;
+    for (const name of POLICY_NAMES) for (const f of CORE_FIELDS) expect(json['policies']![name]).toHaveProperty(f);
+  });
+
+  it('reports sane relations for every policy', () => {
+    for (const name of POLICY_NAMES) {
+      const p = result.policies[name];
+      expect(p.blocksPerRequest).not.toBeNull();
+      expect(p.lowerBound).not.toBeNull();
+      expect(p.lowerBound!).toBeLessThanOrEqual(p.blocksPerRequest! + 1e-9);
+      expect(p.blocksPerRequestP95!).toBeGreaterThanOrEqual(1);
+      expect(p.writeAmp!).toBeGreaterThanOrEqual(1 - 1e-9);
+      expect(p.spaceAmp!).toBeGreaterThanOrEqual(1 - 1e-9);
+      expect(p.oracle.lowerBound!).toBeLessThanOrEqual(p.oracle.blocksPerRequest! + 1e-9);
+      expect(p.coldSamples).toBeGreaterThan(0);
+    }
+  });
+
+  it('varies only placement: policies that never move a chunk write each byte once', () => {
+    expect(result.policies['append-only'].writeAmp).toBeCloseTo(1, 9);
+    expect(result.policies['append-only'].relocatedChunks).toBe(0);
+    expect(result.policies['no-relocation'].relocatedChunks).toBe(0);
+    expect(result.policies['no-gc'].gcMovedChunks).toBe(0);
+    // Same trace, same requests, same capacity: the lower bound does not depend on the policy.
+    const bounds = new Set(POLICY_NAMES.map((n) => result.policies[n].lowerBound));
+    expect(bounds.size).toBe(1);
+  });
+
+  it('exercises relocation and GC on the fast trace', () => {
+    expect(result.policies.akashic.relocatedChunks + result.policies['aggressive-relocation'].relocatedChunks).toBeGreaterThan(0);
+    expect(result.policies['semantic-only'].relocatedChunks).toBeGreaterThan(0);
+  });
+
+  it('measures the peers or says why not, with ratios to akashic', () => {
+    for (const name of PEER_NAMES) {
+      const p = result.peers[name];
+      expect(p.blocksPerRequest).toBeNull();
+      if (p.available) {
+        expect(p.coldSamples).toBe(result.policies.akashic.coldSamples);
+        expect(p.coldP50RatioToAkashic).not.toBeNull();
+      } else expect(typeof p.reason).toBe('string');
+    }
+    expect(result.meta.pageCacheDropped).toBe(false);
+  });
+
+  it('has the sweeps and renders markdown and SVG', () => {
+    expect(result.sweeps?.theta.length).toBeGreaterThan(0);
+    expect(result.sweeps?.tauAssoc.length).toBeGreaterThan(0);
+    expect(result.sweeps?.blockCapacity.length).toBeGreaterThan(0);
+    const md = benchMarkdown(result);
+    for (const name of [...POLICY_NAMES, ...PEER_NAMES]) expect(md).toContain(`| ${name} |`);
+    const svg = benchSvg(result);
+    expect(svg.startsWith('<svg')).toBe(true);
+    expect(svg).toContain('akashic');
+  });
+});
+
+describe('quantile', () => {
+  it('is nearest-rank', () => {
+    expect(quantile([], 0.95)).toBeNull();
+    expect(quantile([3, 1, 2], 0.5)).toBe(2);
+    expect(quantile(Array.from({ length: 100 }, (_, i) => i + 1), 0.95)).toBe(95);
+  });
+});
