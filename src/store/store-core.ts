@@ -12,6 +12,7 @@ import type { CheckedContent, ChunkRef } from './chunk-input.js';
 import { openFamilies, type ColumnFamilies } from './column-families.js';
 import {
   ALLOC_NEXT_KEY,
+  blockKey,
   META_ACCOUNTING_KEY,
   META_ENGINE_KEY,
   SEP,
@@ -85,7 +86,7 @@ export class StoreCore {
       accounting,
       nextBlockId,
       onReleased(ids) {
-        for (const id of ids) cache.evictBlock(id.toString(16).padStart(12, '0') + '.');
+        for (const id of ids) cache.evictBlock(blockKey(id) + '.');
       },
     };
   }
