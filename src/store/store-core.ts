@@ -73,10 +73,10 @@ export class StoreCore {
   meta: EngineMeta;
   readonly #ulids = new Map<string, { f: ULIDFactory; last: string }>();
 
-  private constructor(db: AnyLevel, options: ResolvedStoreOptions, meta: EngineMeta, accounting: Accounting, nextBlockId: number) {
+  private constructor(db: AnyLevel, cf: ColumnFamilies, options: ResolvedStoreOptions, meta: EngineMeta, accounting: Accounting, nextBlockId: number) {
     this.db = db;
     this.options = options;
-    this.cf = openFamilies(db);
+    this.cf = cf;
     this.cache = new BlockCache(options.cacheBytes);
     this.meta = meta;
     const cache = this.cache;
@@ -135,7 +135,7 @@ export class StoreCore {
     const accounting = acctValue === undefined ? emptyAccounting() : decodeAccounting(acctValue, 'accounting');
     const allocValue = await cf.alloc.get(ALLOC_NEXT_KEY);
     const nextBlockId = allocValue === undefined ? 1 : decodeAllocator(allocValue, 'allocator state');
-    return new StoreCore(db, options, meta, accounting, nextBlockId);
+    return new StoreCore(db, cf, options, meta, accounting, nextBlockId);
   }
 
   get accounting(): Accounting {
