@@ -189,7 +189,7 @@ export interface LoadOutcome {
  * `openTarget` returns is closed before this returns.
  *
  * @example
- *   const { validation, result } = await loadDump('dump.jsonl', () => openStoreForTool('./memory'));
+ *   const { validation, result } = await loadDump('dump.jsonl', () => openStoreForTool('./memory', { create: true }));
  */
 export async function loadDump(
   path: string,

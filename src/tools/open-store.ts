@@ -1,33 +1,76 @@
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ClassicLevel } from 'classic-level';
 import { AkashicStore } from '../engine/akashic-store.js';
+import { AkashicError } from '../errors.js';
 
 export interface ToolOpenOptions {
   /** Read-only commands pass true: no write is issued (the LevelDB lock is still taken). */
   readonly readOnly?: boolean;
+  /**
+   * Only commands that make a database (`load`, `demo`, salvage's target) pass true. Otherwise the path must
+   * already hold a database, and a missing or wrong path is refused before LevelDB touches it (LevelDB creates
+   * the directory and its LOCK file even when told not to create a database).
+   */
+  readonly create?: boolean;
 }
 
 /**
- * Opens a store directory for a tool, with background GC off (a tool runs GC only when asked) and with the
- * layout settings the database was created with.
- *
- * Why reopen: the engine records blockCapacity, blockMaxBytes and crossSessionBlocks in its engine meta when
- * the database is created, but `AkashicStore.open` lays out blocks by the options it is given (defaults when
- * absent), not by the meta. A tool knows no better than the meta, so when they differ it reopens with the
- * meta's values; otherwise `akashic gc` or `akashic load` on a database created with, say, 4 slots per block
- * would pack 16.
+ * Opens a store directory for a tool, with background GC off (a tool runs GC only when asked). The layout
+ * settings the database was created with (block capacity, byte budget, session mixing) come from its engine meta.
  */
 export async function openStoreForTool(path: string, opts: ToolOpenOptions = {}): Promise<AkashicStore> {
-  const base = { path, gc: { intervalMs: 0 }, readOnly: opts.readOnly ?? false };
-  const store = await AkashicStore.open(base);
-  const meta = store.core.meta;
-  const o = store.options;
-  if (meta.blockCapacity === o.blockCapacity && meta.blockMaxBytes === o.blockMaxBytes && meta.crossSessionBlocks === o.crossSessionBlocks) {
-    return store;
+  if (opts.create === true) await refuseNonDirectory(path);
+  else await requireDatabaseDir(path);
+  return AkashicStore.open({ path, gc: { intervalMs: 0 }, readOnly: opts.readOnly ?? false });
+}
+
+/**
+ * Fails with AKASHIC_NOT_FOUND, touching nothing, unless `path` is a directory holding a LevelDB database
+ * (its CURRENT file; with `damaged`, any file, since a repair can rebuild CURRENT). `what` names the path in the
+ * message (e.g. "salvage source").
+ */
+export async function requireDatabaseDir(path: string, what = 'database', opts: { readonly damaged?: boolean } = {}): Promise<void> {
+  await refuseNonDirectory(path, what);
+  const kind = await kindOf(path);
+  if (kind === 'missing') throw new AkashicError('AKASHIC_NOT_FOUND', `no ${what} at ${path}: the directory does not exist`);
+  const empty = (await readdir(path)).length === 0;
+  if (opts.damaged === true ? empty : (await kindOf(join(path, 'CURRENT'))) !== 'file') {
+    throw new AkashicError('AKASHIC_NOT_FOUND', `no ${what} at ${path}: the directory is ${empty ? 'empty' : 'not an Akashic database (no CURRENT file)'}`);
   }
-  await store.close();
-  return AkashicStore.open({
-    ...base,
-    blockCapacity: meta.blockCapacity,
-    blockMaxBytes: meta.blockMaxBytes,
-    crossSessionBlocks: meta.crossSessionBlocks,
-  });
+}
+
+/** Fails with AKASHIC_INVALID_ARGUMENT when `path` exists and is not a directory. */
+export async function refuseNonDirectory(path: string, what = 'database'): Promise<void> {
+  const kind = await kindOf(path);
+  if (kind === 'file') throw new AkashicError('AKASHIC_NOT_FOUND', `${path} is a file, not a ${what} directory`);
+}
+
+async function kindOf(path: string): Promise<'missing' | 'file' | 'dir'> {
+  try {
+    return (await stat(path)).isDirectory() ? 'dir' : 'file';
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return 'missing';
+    if (code === 'ENOTDIR') throw new AkashicError('AKASHIC_NOT_FOUND', `${path}: a parent of this path is a file, not a directory`, { cause: err });
+    throw new AkashicError('AKASHIC_IO', `cannot read ${path}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/**
+ * Deletes the LevelDB database at `path` so that a tool can recreate it (the demo's `--force`). LevelDB's own
+ * destroy takes the database's lock first, so a database another process (or this one) holds open fails with
+ * AKASHIC_LOCKED and nothing is deleted. Only a directory that holds a database is touched, and only the
+ * database's files go; files LevelDB does not own stay.
+ */
+export async function destroyDatabase(path: string): Promise<void> {
+  await requireDatabaseDir(path);
+  try {
+    await ClassicLevel.destroy(path);
+  } catch (err) {
+    if ((err as { code?: unknown }).code === 'LEVEL_LOCKED') {
+      throw new AkashicError('AKASHIC_LOCKED', `database is locked by another process (lock file ${join(path, 'LOCK')}); nothing was deleted`, { cause: err });
+    }
+    throw new AkashicError('AKASHIC_IO', `cannot delete the database at ${path}: ${(err as Error).message}`, { cause: err });
+  }
 }

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { decodeFrame, type DecodedFrame } from '../block/frame-codec.js';
 import { AkashicStore } from '../engine/akashic-store.js';
 import { AkashicError, invalidArgument } from '../errors.js';
+import { refuseNonDirectory, requireDatabaseDir } from './open-store.js';
 import { decodeChunkRecord, type ChunkRecord } from '../record/chunk-record.js';
 import { decodeDirEntry, type DirEntry } from '../record/dir-entry.js';
 import { decodeActiveTurn, decodeEngineMeta, type EngineMeta } from '../record/engine-records.js';
@@ -81,6 +82,8 @@ const PAGE = 128;
 export async function salvage(fromPath: string, toPath: string, opts: SalvageOptions = {}): Promise<SalvageReport> {
   if (typeof fromPath !== 'string' || typeof toPath !== 'string' || fromPath === '' || toPath === '') throw invalidArgument('salvage needs two paths');
   if (resolve(fromPath) === resolve(toPath)) throw invalidArgument('salvage copies into a new database: give a different target path');
+  await refuseNonDirectory(toPath, 'salvage target');
+  await requireDatabaseDir(fromPath, 'salvage source', { damaged: true });
   if ((await readdir(toPath).catch(() => [])).length > 0) throw invalidArgument(`salvage target ${toPath} exists and is not empty`);
   const maxSkipped = opts.maxSkipped ?? 1000;
 

@@ -34,7 +34,7 @@ describe('dump and load', () => {
     const file = join(tmp.dir, 'dump.jsonl');
     await writeFile(file, first);
     const dst = join(tmp.dir, 'dst');
-    const { validation, result } = await loadDump(file, () => openStoreForTool(dst), { batchSize: 4 });
+    const { validation, result } = await loadDump(file, () => openStoreForTool(dst, { create: true }), { batchSize: 4 });
     expect(validation.ok).toBe(true);
     expect(result).toMatchObject({ restored: validation.chunks, skipped: 0 });
     const second = await dumpText(dst);
@@ -71,7 +71,7 @@ describe('dump and load', () => {
     const file = join(tmp.dir, 'alice.jsonl');
     await writeFile(file, text);
     const dst = join(tmp.dir, 'alice-db');
-    await loadDump(file, () => openStoreForTool(dst));
+    await loadDump(file, () => openStoreForTool(dst, { create: true }));
     expect(await dumpText(dst, { userId: 'alice', sessionId: 's1' })).toBe(text);
   });
 

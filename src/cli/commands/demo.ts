@@ -1,6 +1,7 @@
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { runDemo } from '../../harness/demo.js';
+import { destroyDatabase, refuseNonDirectory } from '../../tools/open-store.js';
 import { example, ioOf, parsePositiveInt } from '../cli-context.js';
 
 /** The default demo database: owned by the demo, recreated on every run (git-ignored). */
@@ -11,7 +12,7 @@ export function register(program: Command): void {
     .command('demo')
     .description('run the main job on the embedded default: ingest a multi-session workload, recall, relocate, GC, print layout figures')
     .option('--db <dir>', `database directory to create (default ${DEFAULT_DEMO_DB}, recreated each run)`)
-    .option('--force', 'replace an existing --db directory')
+    .option('--force', 'replace the database in an existing --db directory (never one that is open elsewhere)')
     .option('--users <n>', 'synthetic users', parsePositiveInt, 3)
     .option('--sessions <n>', 'sessions per user', parsePositiveInt, 60)
     .option('--json', 'print the full report as JSON after the summary')
@@ -19,11 +20,13 @@ export function register(program: Command): void {
     .action(async (opts: { db?: string; force?: true; users: number; sessions: number; json?: true }, cmd: Command) => {
       const io = ioOf(cmd);
       const path = opts.db ?? DEFAULT_DEMO_DB;
-      if (existsSync(path) && readdirSync(path).length > 0) {
+      await refuseNonDirectory(path);
+      if (existsSync(path) && statSync(path).isDirectory() && readdirSync(path).length > 0) {
         if (opts.db !== undefined && opts.force !== true) {
           throw Object.assign(new Error(`${path} exists and is not empty; pass --force to replace it`), { code: 'AKASHIC_DEMO_EXISTS' });
         }
-        rmSync(path, { recursive: true, force: true });
+        // Respects the lock: a database open elsewhere is never deleted (exit 3).
+        await destroyDatabase(path);
       }
       const report = await runDemo({ path, users: opts.users, sessionsPerUser: opts.sessions }, io.stdout);
       if (opts.json === true) io.stdout.write(JSON.stringify(report, null, 2) + '\n');

@@ -16,7 +16,7 @@ export function register(program: Command): void {
       const bar = progressBar(io, 'load');
       try {
         let total = 0;
-        const { validation, result } = await loadDump(path, () => openStoreForTool(opts.db), {
+        const { validation, result } = await loadDump(path, () => openStoreForTool(opts.db, { create: true }), {
           onValidated: (v) => {
             total = v.chunks;
             bar.update(0, total);
