@@ -6,6 +6,7 @@
  */
 import type { PolicyName } from './layout-policies.js';
 import type { PeerName } from './peer-stores.js';
+import type { TraceKind } from './trace.js';
 
 /** The stable core of every entry; null where a figure is undefined for the entry or was not measured. */
 export interface CoreFigures {
@@ -34,7 +35,28 @@ export interface OracleFigures {
   readonly writeAmp: number | null;
 }
 
-export interface PolicyFigures extends CoreFigures {
+/** Cold recall end to end and device-level write amplification (figures every entry carries, null where undefined). */
+export interface EndToEndFigures {
+  /**
+   * Median cold latency of the whole recall of the sampled requests: candidate gathering, SELECT and the fetch (for
+   * sqlite-fts5: the FTS5 search and the rows), page cache dropped first. null for stores that cannot search.
+   */
+  readonly p50ColdRecallMs: number | null;
+  readonly p95ColdRecallMs: number | null;
+  /** Mean /proc/self/io read_bytes of those cold recalls. */
+  readonly bytesReadPerRecall: number | null;
+  /**
+   * Bytes the process wrote to storage while this store alone replayed the whole trace (/proc/self/io write_bytes:
+   * LevelDB logs, tables and compactions, SQLite pages and journal) ÷ the trace's logical bytes (meta.logicalBytes).
+   * null when not measured.
+   */
+  readonly deviceWriteAmp: number | null;
+  readonly deviceBytesWritten: number | null;
+}
+
+export interface PolicyFigures extends CoreFigures, EndToEndFigures {
+  /** false when the run left this policy out (`--policies`); its figures are then empty. */
+  readonly available: boolean;
   /** Requests (non-empty recall sets) replayed. */
   readonly requests: number;
   readonly p50ColdMs: number | null;
@@ -56,7 +78,7 @@ export interface PolicyFigures extends CoreFigures {
   readonly oracle: OracleFigures;
 }
 
-export interface PeerFigures extends CoreFigures {
+export interface PeerFigures extends CoreFigures, EndToEndFigures {
   readonly available: boolean;
   /** Why the peer was not measured (available: false). */
   readonly reason?: string;
@@ -66,6 +88,8 @@ export interface PeerFigures extends CoreFigures {
   readonly diskBytes: number | null;
   /** This peer's figure ÷ akashic's, on the same sampled requests. */
   readonly coldP50RatioToAkashic: number | null;
+  /** p50ColdRecallMs ÷ akashic's. */
+  readonly coldRecallP50RatioToAkashic: number | null;
   readonly coldP95RatioToAkashic: number | null;
   readonly bytesReadRatioToAkashic: number | null;
 }
@@ -93,8 +117,25 @@ export interface Sweeps {
   readonly blockCapacity: readonly SweepPoint[];
 }
 
+/** The device the stores lived on (the one under the work directory), for every cold figure. */
+export interface DiskInfo {
+  readonly workDir: string;
+  /** Block device name under the work directory (e.g. `vda`, `loop0`), or null when it cannot be found. */
+  readonly device: string | null;
+  /** Its `/sys/block/<dev>/queue/read_ahead_kb`. */
+  readonly readAheadKb: number | null;
+  /** For a loop device: the backing file and the device (and read-ahead) it lives on. */
+  readonly backingFile?: string;
+  readonly backingDevice?: string | null;
+  readonly backingReadAheadKb?: number | null;
+  /** One line for reports. */
+  readonly summary: string;
+}
+
 export interface BenchMeta {
   readonly command: string;
+  /** Which requests the trace holds (questions asked once, or a recall at every user turn). */
+  readonly trace: TraceKind;
   readonly source: string;
   readonly users: number;
   readonly chunks: number;
@@ -109,6 +150,9 @@ export interface BenchMeta {
   readonly pageCacheDropped: boolean;
   readonly pageCacheNote: string;
   readonly coldSamples: number;
+  readonly disk: DiskInfo | null;
+  /** Logical bytes the trace ingests (UTF-8 text, keywords and provenance of every put and update): the denominator of deviceWriteAmp. */
+  readonly logicalBytes: number;
   readonly params: Readonly<Record<string, number>>;
   readonly machine: { readonly nproc: number; readonly memGiB: number; readonly node: string; readonly platform: string; readonly readAheadKb: string | null };
   readonly timingsMs: Readonly<Record<string, number>>;

@@ -43,4 +43,6 @@ export interface LayoutParams {
   readonly tauAssoc: number;
   /** One COLOCATE per this many recalls of a user (AkashicMemory's rate limit). */
   readonly relocateEveryRecalls: number;
+  /** Co-accesses a pair needs before online relocation moves it (AkashicMemory's relocateMinRecurrence). */
+  readonly relocateMinRecurrence: number;
 }

@@ -15,7 +15,10 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { dropPageCache, processReadBytes } from './cold-read.js';
-import type { OracleFigures, PeerFigures, PolicyFigures } from './bench-figures.js';
+import { DEFAULT_TOP_P } from '../memattention/options.js';
+import type { EndToEndFigures, OracleFigures, PeerFigures, PolicyFigures } from './bench-figures.js';
+import { measureDeviceWrites, type DeviceWrites } from './device-write-amp.js';
+import { SqliteFts5Peer } from './sqlite-fts5-peer.js';
 import { POLICIES, POLICY_NAMES, type LayoutParams, type PolicyName } from './layout-policies.js';
 import { dirBytes, LevelNaivePeer, loadSqlite, PEER_NAMES, SqlitePeer, type PeerName, type PeerStore } from './peer-stores.js';
 import { PolicyReplayer, type RequestCost } from './policy-replayer.js';
@@ -31,6 +34,10 @@ export interface ComparisonOptions {
   /** Drop the page cache before each cold read (needs root on Linux). */
   readonly dropCaches: boolean;
   readonly writeBufferSize: number;
+  /** Policies to run (default all); the others are reported with `available: false`. */
+  readonly policies?: readonly PolicyName[];
+  /** Measure device-level write amplification (a second, store-by-store replay). Default true. */
+  readonly deviceWrites?: boolean;
   readonly onProgress?: (done: number, total: number) => void;
 }
 
@@ -53,6 +60,7 @@ interface PolicyTrack {
   readonly bounds: number[];
   readonly engineBytes: number[];
   readonly cold: Samples;
+  readonly coldRecall: Samples;
 }
 
 /** Indices (into `eligible`) of `n` requests spread evenly over the trace. */
@@ -67,33 +75,64 @@ export function spread(count: number, n: number): Set<number> {
   return out;
 }
 
-async function trackPolicies(params: LayoutParams, backend: (name: PolicyName) => Promise<Parameters<typeof PolicyReplayer.open>[3]>): Promise<PolicyTrack[]> {
+async function trackPolicies(names: readonly PolicyName[], params: LayoutParams, backend: (name: PolicyName) => Promise<Parameters<typeof PolicyReplayer.open>[3]>): Promise<PolicyTrack[]> {
   const out: PolicyTrack[] = [];
-  for (const name of POLICY_NAMES) {
-    out.push({ r: await PolicyReplayer.open(name, POLICIES[name], params, await backend(name)), blocks: [], bounds: [], engineBytes: [], cold: { ms: [], bytes: [] } });
+  for (const name of names) {
+    out.push({ r: await PolicyReplayer.open(name, POLICIES[name], params, await backend(name)), blocks: [], bounds: [], engineBytes: [], cold: { ms: [], bytes: [] }, coldRecall: { ms: [], bytes: [] } });
   }
   return out;
 }
 
+/** Peers that can be opened here, each with how to open a fresh one in a directory. */
+async function peerOpeners(writeBufferSize: number): Promise<{ openers: { name: PeerName; open: (dir: string) => Promise<PeerStore> }[]; unavailable: Map<PeerName, string> }> {
+  const openers: { name: PeerName; open: (dir: string) => Promise<PeerStore> }[] = [{ name: 'leveldb-naive', open: (dir) => LevelNaivePeer.open(dir, writeBufferSize) }];
+  const unavailable = new Map<PeerName, string>();
+  const sqlite = await loadSqlite();
+  if (sqlite.ok) {
+    openers.push({ name: 'sqlite', open: async (dir) => SqlitePeer.open(sqlite.Database, dir) });
+    openers.push({ name: 'sqlite-fts5', open: async (dir) => SqliteFts5Peer.open(sqlite.Database, dir) });
+  } else {
+    unavailable.set('sqlite', sqlite.reason);
+    unavailable.set('sqlite-fts5', sqlite.reason);
+  }
+  return { openers, unavailable };
+}
+
+/** What one cold read (or recall) of one store cost. */
+function coldMeasure(dropCaches: boolean, syncFirst: boolean): <T>(fn: () => Promise<T>, into: Samples) => Promise<T> {
+  return async (fn, into) => {
+    if (dropCaches) dropPageCache(syncFirst);
+    const io0 = processReadBytes();
+    const t0 = performance.now();
+    const out = await fn();
+    into.ms.push(performance.now() - t0);
+    const io1 = processReadBytes();
+    if (io0 !== null && io1 !== null) into.bytes.push(io1 - io0);
+    return out;
+  };
+}
+
 export async function runComparison(trace: Trace, opts: ComparisonOptions): Promise<ComparisonResult> {
   const { params } = opts;
-  const disk = await trackPolicies(params, async (name) => {
+  const names = opts.policies ?? POLICY_NAMES;
+  const disk = await trackPolicies(names, params, async (name) => {
     const path = join(opts.workDir, name);
     await mkdir(path, { recursive: true });
     return { kind: 'disk', path, writeBufferSize: opts.writeBufferSize };
   });
-  const oracle = await trackPolicies(params, async () => ({ kind: 'memory' }));
+  // Oracle sets exist only for questions with evidence; an admission trace has none.
+  const oracle = trace.kind === 'questions' ? await trackPolicies(names, params, async () => ({ kind: 'memory' })) : [];
   const peers: PeerStore[] = [];
   const peerCold = new Map<PeerName, Samples>();
-  const unavailable = new Map<PeerName, string>();
-  await mkdir(join(opts.workDir, 'leveldb-naive'), { recursive: true });
-  peers.push(await LevelNaivePeer.open(join(opts.workDir, 'leveldb-naive'), opts.writeBufferSize));
-  const sqlite = await loadSqlite();
-  if (sqlite.ok) {
-    await mkdir(join(opts.workDir, 'sqlite'), { recursive: true });
-    peers.push(SqlitePeer.open(sqlite.Database, join(opts.workDir, 'sqlite')));
-  } else unavailable.set('sqlite', sqlite.reason);
-  for (const p of peers) peerCold.set(p.name, { ms: [], bytes: [] });
+  const peerRecall = new Map<PeerName, Samples>();
+  const { openers, unavailable } = await peerOpeners(opts.writeBufferSize);
+  for (const o of openers) {
+    const dir = join(opts.workDir, o.name);
+    await mkdir(dir, { recursive: true });
+    peers.push(await o.open(dir));
+    peerCold.set(o.name, { ms: [], bytes: [] });
+    peerRecall.set(o.name, { ms: [], bytes: [] });
+  }
 
   const requests = trace.events.filter((e): e is TraceRequest => e.kind === 'request');
   const eligible = requests.filter((q) => q.recall.length > 0);
@@ -121,52 +160,84 @@ export async function runComparison(trace: Trace, opts: ComparisonOptions): Prom
           const start = ev.index % targets.length;
           for (let k = 0; k < targets.length; k++) {
             const target = targets[(start + k) % targets.length]!;
-            if (target.kind === 'peer') await target.p.forgetCaches();
-            else await target.t.r.forgetCaches();
+            const forget = (): Promise<void> => (target.kind === 'peer' ? target.p.forgetCaches() : target.t.r.forgetCaches());
             // Reopening LevelDB writes its memtable out as a table: those pages are dirty until synced.
-            if (opts.dropCaches) dropPageCache(dirty || target.kind === 'policy' || target.p.name === 'leveldb-naive');
+            const cold = coldMeasure(opts.dropCaches, dirty || target.kind === 'policy' || target.p.name === 'leveldb-naive');
+            // The recall end to end first (it may pick a different set than the trace's), then the fetch of the
+            // trace's set, whose cost is the request's (and what the policy's relocation sees).
+            if (target.kind === 'policy') {
+              await forget();
+              await cold(() => target.t.r.recall(ev.user, ev.sessionId, ev.query), target.t.coldRecall);
+            } else if (target.p.recall !== undefined) {
+              await forget();
+              const p = target.p;
+              await cold(() => p.recall!(ev.user, ev.query, DEFAULT_TOP_P), peerRecall.get(p.name)!);
+            }
+            await forget();
             dirty = false;
-            const io0 = processReadBytes();
-            const t0 = performance.now();
-            let cost: RequestCost | null = null;
-            if (target.kind === 'policy') cost = await target.t.r.read(ev.user, ev.recall);
-            else await target.p.read(ev.user, ev.recall);
-            const ms = performance.now() - t0;
-            const io1 = processReadBytes();
-            const samples = target.kind === 'policy' ? target.t.cold : peerCold.get(target.p.name)!;
-            samples.ms.push(ms);
-            if (io0 !== null && io1 !== null) samples.bytes.push(io1 - io0);
-            if (cost !== null && target.kind === 'policy') costs.set(target.t, cost);
+            if (target.kind === 'policy') costs.set(target.t, await cold(() => target.t.r.read(ev.user, ev.recall), target.t.cold));
+            else await cold(() => target.p.read(ev.user, ev.recall), peerCold.get(target.p.name)!);
           }
           for (const t of disk) await record(t, ev.user, costs.get(t)!);
         } else {
           for (const t of disk) await record(t, ev.user, await t.r.read(ev.user, ev.recall));
         }
-        if (ev.oracle.length === 0) {
-          for (const t of oracle) await t.r.skip();
-        } else {
-          oracleRequests++;
-          for (const t of oracle) await record(t, ev.user, await t.r.read(ev.user, ev.oracle));
+        if (oracle.length > 0) {
+          if (ev.oracle.length === 0) {
+            for (const t of oracle) await t.r.skip();
+          } else {
+            oracleRequests++;
+            for (const t of oracle) await record(t, ev.user, await t.r.read(ev.user, ev.oracle));
+          }
         }
         opts.onProgress?.(++done, requests.length);
       }
     }
+    const figures = await finishFigures(trace, opts, names, disk, oracle, peers, peerCold, peerRecall, unavailable);
+    return { ...figures, coldSamples: sampled.size, emptyRecallRequests: requests.length - eligible.length, oracleRequests };
+  } finally {
+    for (const t of [...disk, ...oracle]) await t.r.close();
+    for (const p of peers) await p.close();
+  }
+}
 
+async function finishFigures(
+  trace: Trace,
+  opts: ComparisonOptions,
+  names: readonly PolicyName[],
+  disk: readonly PolicyTrack[],
+  oracle: readonly PolicyTrack[],
+  peers: readonly PeerStore[],
+  peerCold: ReadonlyMap<PeerName, Samples>,
+  peerRecall: ReadonlyMap<PeerName, Samples>,
+  unavailable: ReadonlyMap<PeerName, string>,
+): Promise<Pick<ComparisonResult, 'policies' | 'peers'>> {
+    const deviceWrites =
+      opts.deviceWrites === false
+        ? new Map<string, DeviceWrites>()
+        : await measureDeviceWrites(trace, names, (await peerOpeners(opts.writeBufferSize)).openers, opts.params, join(opts.workDir, 'device-writes'), opts.writeBufferSize);
+    const device = (name: string): Pick<EndToEndFigures, 'deviceWriteAmp' | 'deviceBytesWritten'> => {
+      const d = deviceWrites.get(name);
+      return { deviceWriteAmp: d?.writeAmp ?? null, deviceBytesWritten: d?.bytesWritten ?? null };
+    };
     const policies = {} as Record<PolicyName, PolicyFigures>;
-    const appendBlocks = mean(disk.find((t) => t.r.name === 'append-only')!.blocks);
+    const appendOnly = disk.find((t) => t.r.name === 'append-only');
+    const appendBlocks = appendOnly === undefined ? null : mean(appendOnly.blocks);
+    for (const name of POLICY_NAMES) if (!names.includes(name)) policies[name] = notRunPolicy();
     for (const [i, t] of disk.entries()) {
       const s = await t.r.finish();
-      const o = oracle[i]!;
-      const os = await o.r.finish();
+      const o = oracle[i];
+      const os = o === undefined ? null : await o.r.finish();
       const oracleFigures: OracleFigures = {
-        requests: o.blocks.length,
-        blocksPerRequest: mean(o.blocks),
-        blocksPerRequestP95: quantile(o.blocks, 0.95),
-        lowerBound: mean(o.bounds),
-        spaceAmp: os.spaceAmplification,
-        writeAmp: os.writeAmplification,
+        requests: o?.blocks.length ?? 0,
+        blocksPerRequest: o === undefined ? null : mean(o.blocks),
+        blocksPerRequestP95: o === undefined ? null : quantile(o.blocks, 0.95),
+        lowerBound: o === undefined ? null : mean(o.bounds),
+        spaceAmp: os?.spaceAmplification ?? null,
+        writeAmp: os?.writeAmplification ?? null,
       };
       policies[t.r.name] = {
+        available: true,
         blocksPerRequest: mean(t.blocks),
         blocksPerRequestP95: quantile(t.blocks, 0.95),
         lowerBound: mean(t.bounds),
@@ -186,6 +257,10 @@ export async function runComparison(trace: Trace, opts: ComparisonOptions): Prom
         blocks: s.blocks,
         chunksPerBlock: ratio(s.chunks, s.blocks),
         diskBytes: await dirBytes(join(opts.workDir, t.r.name)),
+        p50ColdRecallMs: median(t.coldRecall.ms),
+        p95ColdRecallMs: quantile(t.coldRecall.ms, 0.95),
+        bytesReadPerRecall: mean(t.coldRecall.bytes),
+        ...device(t.r.name),
         oracle: oracleFigures,
       };
     }
@@ -194,19 +269,22 @@ export async function runComparison(trace: Trace, opts: ComparisonOptions): Prom
     for (const name of PEER_NAMES) {
       const p = peers.find((x) => x.name === name);
       const c = peerCold.get(name);
-      if (p === undefined || c === undefined) {
+      const rc = peerRecall.get(name);
+      if (p === undefined || c === undefined || rc === undefined) {
         peerFigures[name] = {
           available: false,
           reason: unavailable.get(name) ?? 'not run',
           blocksPerRequest: null, blocksPerRequestP95: null, lowerBound: null, p95ColdMs: null, bytesReadPerRequest: null, spaceAmp: null, writeAmp: null,
           p50ColdMs: null, coldSamples: 0, bytesReadPerRequestP50: null, diskBytes: null,
-          coldP50RatioToAkashic: null, coldP95RatioToAkashic: null, bytesReadRatioToAkashic: null,
+          coldP50RatioToAkashic: null, coldP95RatioToAkashic: null, bytesReadRatioToAkashic: null, coldRecallP50RatioToAkashic: null,
+          p50ColdRecallMs: null, p95ColdRecallMs: null, bytesReadPerRecall: null, deviceWriteAmp: null, deviceBytesWritten: null,
         };
         continue;
       }
       const p50 = median(c.ms);
       const p95 = quantile(c.ms, 0.95);
       const bytes = mean(c.bytes);
+      const recallP50 = median(rc.ms);
       peerFigures[name] = {
         available: true,
         // A peer has no blocks and no engine accounting: those figures are undefined for it.
@@ -222,13 +300,26 @@ export async function runComparison(trace: Trace, opts: ComparisonOptions): Prom
         coldP50RatioToAkashic: ratio(p50, ak.p50ColdMs),
         coldP95RatioToAkashic: ratio(p95, ak.p95ColdMs),
         bytesReadRatioToAkashic: ratio(bytes, ak.bytesReadPerRequest),
+        coldRecallP50RatioToAkashic: ratio(recallP50, ak.p50ColdRecallMs),
+        p50ColdRecallMs: recallP50,
+        p95ColdRecallMs: quantile(rc.ms, 0.95),
+        bytesReadPerRecall: mean(rc.bytes),
+        ...device(name),
       };
     }
-    return { policies, peers: peerFigures, coldSamples: sampled.size, emptyRecallRequests: requests.length - eligible.length, oracleRequests };
-  } finally {
-    for (const t of [...disk, ...oracle]) await t.r.close();
-    for (const p of peers) await p.close();
-  }
+    return { policies, peers: peerFigures };
+}
+
+/** The entry of a policy the run left out. */
+function notRunPolicy(): PolicyFigures {
+  return {
+    available: false,
+    blocksPerRequest: null, blocksPerRequestP95: null, lowerBound: null, p95ColdMs: null, bytesReadPerRequest: null, spaceAmp: null, writeAmp: null,
+    requests: 0, p50ColdMs: null, coldSamples: 0, bytesReadPerRequestP50: null, engineBytesReadPerRequest: null, blocksRatioToAppendOnly: null,
+    relocatedChunks: 0, gcMovedChunks: 0, gcPasses: 0, blocks: 0, chunksPerBlock: null, diskBytes: null,
+    p50ColdRecallMs: null, p95ColdRecallMs: null, bytesReadPerRecall: null, deviceWriteAmp: null, deviceBytesWritten: null,
+    oracle: { requests: 0, blocksPerRequest: null, blocksPerRequestP95: null, lowerBound: null, spaceAmp: null, writeAmp: null },
+  };
 }
 
 async function record(t: PolicyTrack, user: string, cost: RequestCost): Promise<void> {

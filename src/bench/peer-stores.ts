@@ -5,6 +5,8 @@
  * - `leveldb-naive`: plain classic-level, one key per chunk `user/session/ulid`, value the chunk as JSON, tuned
  *   exactly like the policy stores (no block cache, same memtable size) and read with `fillCache: false`.
  * - `sqlite`: better-sqlite3, one row per chunk, an index on (user, session, ulid), one indexed SELECT per chunk.
+ * - `sqlite-fts5`: the same table plus an FTS5 index over the chunk texts; a recall is its own candidate search
+ *   (top-p by bm25() among the user's matching chunks) and then the rows (sqlite-fts5-peer.ts).
  *   better-sqlite3 is a devDependency, loaded dynamically: where it is missing the peer is reported unavailable.
  */
 import { readdir, stat } from 'node:fs/promises';
@@ -14,7 +16,7 @@ import type { ChunkRef } from '../store/chunk-input.js';
 import { openBenchLevel } from './policy-replayer.js';
 import type { TraceWrite } from './trace.js';
 
-export const PEER_NAMES = ['leveldb-naive', 'sqlite'] as const;
+export const PEER_NAMES = ['leveldb-naive', 'sqlite', 'sqlite-fts5'] as const;
 export type PeerName = (typeof PEER_NAMES)[number];
 
 export interface PeerStore {
@@ -22,6 +24,8 @@ export interface PeerStore {
   write(ev: TraceWrite): Promise<void>;
   /** Reads the chunks of one request; resolves to how many were found. */
   read(user: string, refs: readonly ChunkRef[]): Promise<number>;
+  /** Serves a request end to end, its own candidate search included (only peers that can search). */
+  recall?(user: string, query: string, topP: number): Promise<number>;
   /** Empties what the peer keeps in the process (caches, memory maps) before a cold read. */
   forgetCaches(): Promise<void>;
   diskBytes(): Promise<number>;
@@ -107,18 +111,19 @@ export class LevelNaivePeer implements PeerStore {
 }
 
 /** The part of better-sqlite3's API used here (it ships no types and @types is not a dependency). */
-interface SqliteStatement {
+export interface SqliteStatement {
   run(...params: unknown[]): unknown;
   get(...params: unknown[]): unknown;
+  all(...params: unknown[]): unknown[];
 }
-interface SqliteDatabase {
+export interface SqliteDatabase {
   prepare(sql: string): SqliteStatement;
   exec(sql: string): void;
   pragma(sql: string): unknown;
   transaction<A extends unknown[]>(fn: (...args: A) => void): (...args: A) => void;
   close(): void;
 }
-type SqliteConstructor = new (path: string) => SqliteDatabase;
+export type SqliteConstructor = new (path: string) => SqliteDatabase;
 
 /** better-sqlite3's constructor, or the reason it cannot be loaded. */
 export async function loadSqlite(): Promise<{ ok: true; Database: SqliteConstructor } | { ok: false; reason: string }> {

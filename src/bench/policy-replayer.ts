@@ -7,11 +7,13 @@
 import { ClassicLevel } from 'classic-level';
 import { MemoryLevel } from 'memory-level';
 import { AkashicStore } from '../engine/akashic-store.js';
-import { RelocationLimiter } from '../memattention/colocation.js';
+import { OnlineRelocation } from '../memattention/colocation.js';
+import { CheckedModel } from '../memattention/model-calls.js';
+import { resolveMemoryOptions } from '../memattention/options.js';
+import { retrieve } from '../memattention/recall.js';
 import { EmbeddedModel } from '../model/embedded-model.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
 import type { ChunkRef } from '../store/chunk-input.js';
-import { parseRefString, refString } from '../store/keys.js';
 import { lowerBoundBlocks } from '../store/relocation.js';
 import type { StoreStats } from '../store/stats.js';
 import type { WriteOp } from '../engine/akashic-store.js';
@@ -30,6 +32,9 @@ export function openBenchLevel(path: string, writeBufferSize: number): ClassicLe
   return new ClassicLevel<string, Buffer>(path, { keyEncoding: 'utf8', valueEncoding: 'buffer', cacheSize: 0, writeBufferSize });
 }
 
+/** MemAttention's default recall options (default model and bounds), as a recall through AkashicMemory uses them. */
+const RECALL_OPTIONS = resolveMemoryOptions({});
+
 /** What one request cost a policy store. */
 export interface RequestCost {
   readonly blocksTouched: number;
@@ -44,8 +49,8 @@ export class PolicyReplayer {
   readonly params: LayoutParams;
   readonly #store: AkashicStore;
   readonly #backend: StoreBackend;
-  readonly #model = new EmbeddedModel();
-  readonly #limiter: RelocationLimiter;
+  readonly #model = new CheckedModel(new EmbeddedModel());
+  readonly #relocation: OnlineRelocation;
   #events = 0;
   #lastChunks: (ChunkRecord | null)[] = [];
   gcPasses = 0;
@@ -56,7 +61,7 @@ export class PolicyReplayer {
     this.params = params;
     this.#store = store;
     this.#backend = backend;
-    this.#limiter = new RelocationLimiter(params.relocateEveryRecalls);
+    this.#relocation = new OnlineRelocation({ every: params.relocateEveryRecalls, tauAssoc: params.tauAssoc, minRecurrence: params.relocateMinRecurrence });
   }
 
   static async open(name: PolicyName, spec: PolicySpec, params: LayoutParams, backend: StoreBackend): Promise<PolicyReplayer> {
@@ -80,20 +85,13 @@ export class PolicyReplayer {
   }
 
   /**
-   * Makes the next read cold as far as this process can: LevelDB memory-maps its table files, and the kernel never
-   * drops mapped pages, so a page-cache drop alone leaves every table region read before still resident. Closing
-   * and reopening the database unmaps them (as a process restart would); the caller then drops the page cache.
-   *
-   * Only the LevelDB handle is cycled, under the open store (through its internal core): reopening the whole
-   * AkashicStore would also tear down and restart its GC worker pool each time (see docs/benchmarks.md, "Noticed").
-   * A memory store has nothing to forget.
+   * Makes the next read cold as far as this process can (the engine's cold-reopen hook: frame cache emptied,
+   * LevelDB reopened so its memory maps go); the caller then drops the page cache. A memory store has nothing to
+   * forget.
    */
   async forgetCaches(): Promise<void> {
     if (this.#backend.kind === 'memory') return;
-    const core = this.#store.core;
-    await core.db.close();
-    await core.db.open();
-    for (const family of Object.values(core.cf)) await family.open();
+    await this.#store.reopenForColdRead();
   }
 
   /** Applies one recorded batch, then the policy's write-time placement. */
@@ -123,18 +121,25 @@ export class PolicyReplayer {
     return { blocksTouched: r.blocksTouched, lowerBound: lowerBoundBlocks(live, this.params.blockCapacity), liveChunks: live, engineBytesRead: r.bytesRead };
   }
 
+  /**
+   * Serves a request end to end as AkashicMemory.recall does (candidate gathering, SELECT, one getMany), for the
+   * cold-recall figure; its cost is the fetch's, like `read`'s.
+   */
+  async recall(user: string, sessionId: string, query: string): Promise<RequestCost> {
+    const r = await retrieve(this.#store, this.#model, RECALL_OPTIONS, { userId: user, sessionId, query, topP: RECALL_OPTIONS.topP, budget: 10_000_000, scope: 'user' });
+    this.#lastChunks = r.chunks;
+    return { blocksTouched: r.blocksTouched, lowerBound: lowerBoundBlocks(r.chunks.length, this.params.blockCapacity), liveChunks: r.chunks.length, engineBytesRead: 0 };
+  }
+
   /** What the request triggers under this policy (call right after `read` of the same request). */
   async afterRequest(user: string, cost: RequestCost): Promise<void> {
     const chunks = this.#lastChunks.filter((c): c is ChunkRecord => c !== null);
     const refs = chunks.map((c) => ({ sessionId: c.sessionId, chunkId: c.chunkId }));
     if (this.spec.coAccess && refs.length > 0) await this.#store.recordCoAccess(user, refs);
     if (this.spec.relocation === 'colocate') {
-      // AkashicMemory.#relocate, step for step.
-      this.#limiter.recall(user);
-      if (chunks.length >= 2 && cost.blocksTouched > cost.lowerBound && this.#limiter.take(user)) {
-        const stats = await this.#store.coAccess(user, refs);
-        const metas = chunks.map((c) => ({ id: refString(c.sessionId, c.chunkId), sessionId: c.sessionId, createdAt: c.createdAt, tokenCount: c.tokenCount, keywords: c.keywords }));
-        for (const g of await this.#model.colocate(metas, stats, this.params.tauAssoc)) await this.#store.relocate(user, g.map(parseRefString));
+      // The library's decision (AkashicMemory uses the same object), the engine's commit.
+      if (this.#relocation.admit(user, chunks.length, cost.blocksTouched, this.params.blockCapacity) === null) {
+        await this.#relocation.run(this.#store, this.#model, user, chunks);
       }
     } else if (this.spec.relocation === 'every-set') {
       if (chunks.length >= 2 && cost.blocksTouched > cost.lowerBound) await this.#store.relocate(user, refs);

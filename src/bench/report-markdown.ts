@@ -39,10 +39,10 @@ export function benchMarkdown(r: BenchResult): string {
   out.push('');
   out.push(
     table(
-      ['policy', 'blocks/request', 'p95', 'lower bound', '× append-only', 'cold p50 ms', 'cold p95 ms', 'read bytes/request (mean)', '(p50)', 'engine bytes/request', 'space amp', 'write amp', 'relocated', 'GC-moved', 'chunks/block'],
-      POLICY_NAMES.map((name) => {
+      ['policy', 'blocks/request', 'p95', 'lower bound', '× append-only', 'cold fetch p50 ms', 'cold fetch p95 ms', 'cold recall p50 ms', 'read bytes/request (mean)', '(p50)', 'engine bytes/request', 'space amp', 'write amp', 'device WA', 'relocated', 'GC-moved', 'chunks/block'],
+      POLICY_NAMES.filter((name) => r.policies[name].available).map((name) => {
         const p = r.policies[name];
-        return [name, n(p.blocksPerRequest), n(p.blocksPerRequestP95, 0), n(p.lowerBound), n(p.blocksRatioToAppendOnly), n(p.p50ColdMs), n(p.p95ColdMs), bytes(p.bytesReadPerRequest), bytes(p.bytesReadPerRequestP50), bytes(p.engineBytesReadPerRequest), n(p.spaceAmp, 3), n(p.writeAmp, 3), String(p.relocatedChunks), String(p.gcMovedChunks), n(p.chunksPerBlock, 1)];
+        return [name, n(p.blocksPerRequest), n(p.blocksPerRequestP95, 0), n(p.lowerBound), n(p.blocksRatioToAppendOnly), n(p.p50ColdMs), n(p.p95ColdMs), n(p.p50ColdRecallMs), bytes(p.bytesReadPerRequest), bytes(p.bytesReadPerRequestP50), bytes(p.engineBytesReadPerRequest), n(p.spaceAmp, 3), n(p.writeAmp, 3), n(p.deviceWriteAmp), String(p.relocatedChunks), String(p.gcMovedChunks), n(p.chunksPerBlock, 1)];
       }),
     ),
   );
@@ -52,7 +52,7 @@ export function benchMarkdown(r: BenchResult): string {
   out.push(
     table(
       ['policy', 'requests', 'blocks/request', 'p95', 'lower bound', 'space amp', 'write amp'],
-      POLICY_NAMES.map((name) => {
+      POLICY_NAMES.filter((name) => r.policies[name].available).map((name) => {
         const o = r.policies[name].oracle;
         return [name, String(o.requests), n(o.blocksPerRequest), n(o.blocksPerRequestP95, 0), n(o.lowerBound), n(o.spaceAmp, 3), n(o.writeAmp, 3)];
       }),
@@ -64,13 +64,13 @@ export function benchMarkdown(r: BenchResult): string {
   const ak = r.policies.akashic;
   out.push(
     table(
-      ['store', 'cold p50 ms', 'cold p95 ms', 'read bytes/request (mean)', '(p50)', 'disk bytes', 'p50 ×', 'p95 ×', 'bytes ×'],
+      ['store', 'cold fetch p50 ms', 'cold fetch p95 ms', 'cold recall p50 ms', 'cold recall p95 ms', 'read bytes/request (mean)', '(p50)', 'bytes/recall', 'disk bytes', 'device WA', 'fetch p50 ×', 'fetch p95 ×', 'recall p50 ×', 'bytes ×'],
       [
-        ['akashic', n(ak.p50ColdMs), n(ak.p95ColdMs), bytes(ak.bytesReadPerRequest), bytes(ak.bytesReadPerRequestP50), bytes(ak.diskBytes), '1', '1', '1'],
+        ['akashic', n(ak.p50ColdMs), n(ak.p95ColdMs), n(ak.p50ColdRecallMs), n(ak.p95ColdRecallMs), bytes(ak.bytesReadPerRequest), bytes(ak.bytesReadPerRequestP50), bytes(ak.bytesReadPerRecall), bytes(ak.diskBytes), n(ak.deviceWriteAmp), '1', '1', '1', '1'],
         ...PEER_NAMES.map((name) => {
           const p = r.peers[name];
-          if (!p.available) return [name, `unavailable: ${p.reason ?? ''}`, '', '', '', '', '', '', ''];
-          return [name, n(p.p50ColdMs), n(p.p95ColdMs), bytes(p.bytesReadPerRequest), bytes(p.bytesReadPerRequestP50), bytes(p.diskBytes), n(p.coldP50RatioToAkashic), n(p.coldP95RatioToAkashic), n(p.bytesReadRatioToAkashic)];
+          if (!p.available) return [name, `unavailable: ${p.reason ?? ''}`, '', '', '', '', '', '', '', '', '', '', '', ''];
+          return [name, n(p.p50ColdMs), n(p.p95ColdMs), n(p.p50ColdRecallMs), n(p.p95ColdRecallMs), bytes(p.bytesReadPerRequest), bytes(p.bytesReadPerRequestP50), bytes(p.bytesReadPerRecall), bytes(p.diskBytes), n(p.deviceWriteAmp), n(p.coldP50RatioToAkashic), n(p.coldP95RatioToAkashic), n(p.coldRecallP50RatioToAkashic), n(p.bytesReadRatioToAkashic)];
         }),
       ],
     ),

@@ -49,6 +49,7 @@ const POLICY_COLOUR: Record<string, string> = {
   'aggressive-relocation': '#e53935',
   'leveldb-naive': '#5e35b1',
   sqlite: '#00897b',
+  'sqlite-fts5': '#c0ca33',
 };
 
 export function benchSvg(r: BenchResult): string {

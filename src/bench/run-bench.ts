@@ -8,19 +8,27 @@ import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { invalidArgument } from '../errors.js';
-import { DEFAULT_RELOCATE_EVERY_RECALLS, DEFAULT_TAU_ASSOC, DEFAULT_TOP_P } from '../memattention/options.js';
+import { DEFAULT_RELOCATE_EVERY_RECALLS, DEFAULT_RELOCATE_MIN_RECURRENCE, DEFAULT_TAU_ASSOC, DEFAULT_TOP_P } from '../memattention/options.js';
 import { DEFAULT_BLOCK_CAPACITY } from '../store/options.js';
 import { generateSynthetic, loadLocomo } from '../workload/index.js';
 import type { Conversation } from '../workload/conversation.js';
 import type { BenchMeta, BenchResult } from './bench-figures.js';
 import { probePageCacheDrop } from './cold-read.js';
-import type { LayoutParams } from './layout-policies.js';
+import { POLICY_NAMES, type LayoutParams, type PolicyName } from './layout-policies.js';
+import { describeDisk } from './cold-read.js';
+import { traceLogicalBytes } from './device-write-amp.js';
 import { runComparison } from './lockstep-comparison.js';
 import { DEFAULT_SWEEP_VALUES, FAST_SWEEP_VALUES, runSweeps } from './parameter-sweeps.js';
 import { mean } from './summary-stats.js';
-import { recordTrace, type Trace } from './trace.js';
+import { recordTrace, TRACE_KINDS, type Trace, type TraceKind } from './trace.js';
 
 export interface BenchOptions {
+  /** Which requests the trace holds: each question once (default), or a recall at every user turn. */
+  readonly trace?: TraceKind;
+  /** Policies of the comparison (default all six); the others are reported as not run. */
+  readonly policies?: readonly PolicyName[];
+  /** Measure device-level write amplification (a second replay, store by store). Default true (fast: false). */
+  readonly deviceWrites?: boolean;
   /** A LoCoMo file or folder; without it the synthetic generator is used. */
   readonly locomo?: string;
   /** Tiny synthetic trace, few cold samples, two points per sweep, no page-cache drop: a smoke run. */
@@ -56,6 +64,7 @@ export const DEFAULT_LAYOUT_PARAMS: LayoutParams = {
   gcEveryEvents: 32,
   tauAssoc: DEFAULT_TAU_ASSOC,
   relocateEveryRecalls: DEFAULT_RELOCATE_EVERY_RECALLS,
+  relocateMinRecurrence: DEFAULT_RELOCATE_MIN_RECURRENCE,
 };
 
 /** Synthetic shape of the default run without LoCoMo files: LoCoMo-like users with longer histories. */
@@ -93,7 +102,7 @@ export async function loadConversations(opts: BenchOptions): Promise<{ conversat
 
 function resolveParams(p: Partial<LayoutParams> | undefined, fast: boolean): LayoutParams {
   const out = { ...DEFAULT_LAYOUT_PARAMS, ...(fast ? FAST_LAYOUT_PARAMS : {}), ...(p ?? {}) };
-  for (const k of ['blockCapacity', 'gcMaxBlocks', 'gcEveryEvents', 'relocateEveryRecalls'] as const) {
+  for (const k of ['blockCapacity', 'gcMaxBlocks', 'gcEveryEvents', 'relocateEveryRecalls', 'relocateMinRecurrence'] as const) {
     if (!Number.isSafeInteger(out[k]) || out[k] < (k === 'relocateEveryRecalls' ? 0 : 1)) throw invalidArgument(`bench option ${k} must be a positive integer, got ${String(out[k])}`);
   }
   if (!(out.gcThreshold > 0 && out.gcThreshold <= 1)) throw invalidArgument(`bench option gcThreshold must be in (0, 1], got ${out.gcThreshold}`);
@@ -130,7 +139,10 @@ export async function runBench(opts: BenchOptions = {}): Promise<BenchResult> {
 
   let t = Date.now();
   const { conversations, source } = await loadConversations(opts);
-  const trace = await recordTrace(conversations, source, { topP: DEFAULT_TOP_P, onConversation: (d, n) => progress('record trace', d, n) });
+  const kind = opts.trace ?? 'questions';
+  if (!TRACE_KINDS.includes(kind)) throw invalidArgument(`bench option trace must be one of ${TRACE_KINDS.join(', ')}, got ${String(kind)}`);
+  for (const p of opts.policies ?? []) if (!POLICY_NAMES.includes(p)) throw invalidArgument(`unknown policy ${JSON.stringify(p)} (policies: ${POLICY_NAMES.join(', ')})`);
+  const trace = await recordTrace(conversations, source, { kind, topP: DEFAULT_TOP_P, onConversation: (d, n) => progress('record trace', d, n) });
   timings['recordTrace'] = Date.now() - t;
 
   const wantDrop = opts.dropCaches ?? !fast;
@@ -139,6 +151,7 @@ export async function runBench(opts: BenchOptions = {}): Promise<BenchResult> {
   await requireEmptyDir(workDir);
   t = Date.now();
   let comparison;
+  let disk = null;
   try {
     comparison = await runComparison(trace, {
       params,
@@ -146,8 +159,11 @@ export async function runBench(opts: BenchOptions = {}): Promise<BenchResult> {
       coldSamples,
       dropCaches: probe.ok,
       writeBufferSize: opts.writeBufferSize ?? 64 * 1024,
+      deviceWrites: opts.deviceWrites ?? !fast,
+      ...(opts.policies === undefined ? {} : { policies: opts.policies }),
       onProgress: (d, n) => progress('replay', d, n),
     });
+    disk = describeDisk(workDir);
   } finally {
     if (opts.workDir === undefined) await rm(workDir, { recursive: true, force: true });
   }
@@ -165,6 +181,7 @@ export async function runBench(opts: BenchOptions = {}): Promise<BenchResult> {
 
   const meta: BenchMeta = {
     command: opts.command ?? 'runBench()',
+    trace: trace.kind,
     source,
     users: trace.users,
     chunks: trace.chunksWritten,
@@ -175,6 +192,8 @@ export async function runBench(opts: BenchOptions = {}): Promise<BenchResult> {
     pageCacheDropped: probe.ok,
     pageCacheNote: probe.reason,
     coldSamples: comparison.coldSamples,
+    disk,
+    logicalBytes: traceLogicalBytes(trace),
     params: { ...params, writeBufferSize: opts.writeBufferSize ?? 64 * 1024 },
     machine: machine(),
     timingsMs: timings,

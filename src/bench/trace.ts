@@ -13,7 +13,7 @@
 import { MemoryLevel } from 'memory-level';
 import { AkashicStore } from '../engine/akashic-store.js';
 import { replayConversation } from '../harness/replay.js';
-import { AkashicMemory } from '../memattention/index.js';
+import { AkashicMemory, type RecallResult } from '../memattention/index.js';
 import { EmbeddedModel } from '../model/embedded-model.js';
 import type { ChunkMetaView } from '../model/memory-model.js';
 import type { ChunkRef } from '../store/chunk-input.js';
@@ -61,11 +61,25 @@ export interface TraceRequest {
   readonly recall: readonly ChunkRef[];
   /** Whether every evidence turn was in a recalled chunk's provenance (a quality figure, not a layout one). */
   readonly evidenceFound: boolean;
+  /** The request's query text (the question, or the user's turn on an admission trace): end-to-end recalls re-run it. */
+  readonly query: string;
+  /** The session the request was made in. */
+  readonly sessionId: string;
 }
 
 export type TraceEvent = TraceWrite | TraceRequest;
 
+/**
+ * Which requests a trace holds. `questions`: each benchmark question once, asked when its evidence is written.
+ * `admission`: a recall at every turn of the conversation's first speaker (the user), with the turn as the query,
+ * before the turn is appended — the serving trace of request admission, where consecutive turns on one topic recall
+ * overlapping sets.
+ */
+export type TraceKind = 'questions' | 'admission';
+export const TRACE_KINDS: readonly TraceKind[] = ['questions', 'admission'];
+
 export interface Trace {
+  readonly kind: TraceKind;
   readonly source: string;
   readonly users: number;
   readonly events: readonly TraceEvent[];
@@ -78,6 +92,7 @@ export interface Trace {
 export type RequestSet = 'recall' | 'oracle';
 
 export interface RecordOptions {
+  readonly kind?: TraceKind;
   readonly topP?: number;
   /** Called after each conversation is recorded. */
   readonly onConversation?: (done: number, total: number) => void;
@@ -101,6 +116,7 @@ const NEIGHBOUR_WINDOW = 256;
 export async function recordTrace(conversations: readonly Conversation[], source: string, opts: RecordOptions = {}): Promise<Trace> {
   const started = Date.now();
   const topP = opts.topP ?? 5;
+  const kind = opts.kind ?? 'questions';
   const perUser: TraceEvent[][][] = [];
   let chunksWritten = 0;
   const model = new EmbeddedModel();
@@ -113,6 +129,7 @@ export async function recordTrace(conversations: readonly Conversation[], source
     const metas: ChunkMetaView[] = [];
     const sessions: TraceEvent[][] = [];
     let current: TraceEvent[] = [];
+    let pending = false;
     const flushWrites = async (): Promise<void> => {
       const puts: ChunkRef[] = [];
       const updates: ChunkRef[] = [];
@@ -164,8 +181,30 @@ export async function recordTrace(conversations: readonly Conversation[], source
       }
       if (rest.length > 0) current.push({ kind: 'write', user, ops: rest, neighbours: [] });
     };
+    const onRecall = (sessionId: string, query: string, recall: RecallResult): void => {
+      const refs = recall.chunks.map((c) => ({ sessionId: c.sessionId, chunkId: c.chunkId }));
+      current.push({ kind: 'request', user, index: -1, category: 0, oracle: [], recall: refs, evidenceFound: false, query, sessionId });
+    };
     try {
-      await replayConversation(memory, conv, {
+      if (kind === 'admission') {
+        for (const s of conv.sessions) {
+          for (const t of s.turns) {
+            if (t.speaker === conv.speakers[0]) {
+              // Chunks compacted earlier in this session must be in the trace before a request can name them.
+              if (pending) await flushWrites();
+              pending = false;
+              onRecall(s.id, t.text, await memory.recall({ user, session: s.id, query: t.text, scope: 'user', topP, memoryBudgetTokens: 10_000_000 }));
+            }
+            const r = await memory.appendTurn({ user, session: s.id, role: t.speaker, text: t.text, at: t.at, turnId: t.turnId });
+            if (r.compacted !== undefined) pending = true;
+          }
+          await memory.endSession({ user, session: s.id });
+          await flushWrites();
+          pending = false;
+          sessions.push(current);
+          current = [];
+        }
+      } else await replayConversation(memory, conv, {
         scope: 'user',
         topP,
         // The request's set is SELECT's top-p; the prompt budget is a separate concern.
@@ -190,7 +229,8 @@ export async function recordTrace(conversations: readonly Conversation[], source
           }
           const recall = a.recall.chunks.map((c) => ({ sessionId: c.sessionId, chunkId: c.chunkId }));
           const found = a.question.evidence.length > 0 && a.evidenceFound.length === a.question.evidence.length;
-          sessions[sessions.length - 1]!.push({ kind: 'request', user, index: -1, category: a.question.category, oracle, recall, evidenceFound: found });
+          const sessionId = conv.sessions[sessions.length - 1]?.id ?? '';
+          sessions[sessions.length - 1]!.push({ kind: 'request', user, index: -1, category: a.question.category, oracle, recall, evidenceFound: found, query: a.question.question, sessionId });
         },
       });
     } finally {
@@ -211,5 +251,5 @@ export async function recordTrace(conversations: readonly Conversation[], source
       }
     }
   }
-  return { source, users: conversations.length, events, chunksWritten, requests, recordMs: Date.now() - started };
+  return { kind, source, users: conversations.length, events, chunksWritten, requests, recordMs: Date.now() - started };
 }

@@ -121,6 +121,17 @@ export class AkashicStore {
     return this.#core;
   }
 
+  /**
+   * Drops what the process caches of the database (frame cache, LevelDB's memory maps) by reopening the key-value
+   * store under the open engine, so the next read comes from the file system as after a restart. Benchmarks use it
+   * to measure cold reads; the GC worker pool keeps running. REQUIRES: no call in flight on this store.
+   * @internal
+   */
+  async reopenForColdRead(): Promise<void> {
+    this.#checkOpen();
+    await this.#core.reopenForColdRead();
+  }
+
   #checkOpen(): void {
     if (this.#status !== 'open') throw new AkashicError('AKASHIC_NOT_OPEN', `store is ${this.#status}`);
   }

@@ -64,28 +64,77 @@ export class RelocationLimiter {
   }
 }
 
-/** COLOCATE and relocate; returns what ran. */
-export async function colocateAndRelocate(
-  store: AkashicStore,
-  model: CheckedModel,
-  tauAssoc: number,
-  userId: string,
-  chunks: readonly ChunkRecord[],
-): Promise<{ groups: number; moved: number }> {
-  const refs: ChunkRef[] = chunks.map((c) => ({ sessionId: c.sessionId, chunkId: c.chunkId }));
-  const stats = await store.coAccess(userId, refs);
-  const metas = chunks.map((c) => ({
-    id: refString(c.sessionId, c.chunkId),
-    sessionId: c.sessionId,
-    createdAt: c.createdAt,
-    tokenCount: c.tokenCount,
-    keywords: c.keywords,
-  }));
-  const groups = await model.colocate(metas, stats, tauAssoc);
-  let moved = 0;
-  for (const g of groups) {
-    const r = await store.relocate(userId, g.map(parseRefString));
-    moved += r.moved;
+/** Why a recall did not relocate (the decision's verdict before any model call). */
+export type RelocationSkipReason = 'disabled' | 'too-few' | 'colocated' | 'rate-limited';
+
+/** Knobs of the online relocation decision. */
+export interface OnlineRelocationParams {
+  /** One COLOCATE per this many recalls of a user; 0 disables online relocation. */
+  readonly every: number;
+  /** τ_assoc of COLOCATE. */
+  readonly tauAssoc: number;
+  /**
+   * A pair of chunks counts as co-accessed only once requests have materialized it together at least this many
+   * times (1 = the first co-access already counts). Relocating a group seen together once pays only if the group
+   * recurs, which most do not.
+   */
+  readonly minRecurrence: number;
+}
+
+/**
+ * The online relocation decision (what to move after a recall), the one place AkashicMemory and the benchmarks
+ * take it from. `admit` applies the skip rules and the rate limit; `groups` runs COLOCATE over the recalled chunks
+ * with co-access counts below `minRecurrence` ignored. The commit is the engine's (`AkashicStore.relocate`).
+ */
+export class OnlineRelocation {
+  readonly params: OnlineRelocationParams;
+  readonly #limiter: RelocationLimiter;
+
+  constructor(params: OnlineRelocationParams) {
+    this.params = params;
+    this.#limiter = new RelocationLimiter(params.every);
   }
-  return { groups: groups.length, moved };
+
+  get enabled(): boolean {
+    return this.#limiter.enabled;
+  }
+
+  /**
+   * Counts the recall and decides whether it may relocate: not with fewer than two chunks, not when they already sit
+   * in as few blocks as `capacity` allows, not without a token of the user's rate limit. null = go ahead.
+   */
+  admit(userId: string, chunkCount: number, blocksTouched: number, capacity: number): RelocationSkipReason | null {
+    if (!this.#limiter.enabled) return 'disabled';
+    this.#limiter.recall(userId);
+    if (chunkCount < 2) return 'too-few';
+    if (blocksTouched <= Math.ceil(chunkCount / capacity)) return 'colocated';
+    if (!this.#limiter.take(userId)) return 'rate-limited';
+    return null;
+  }
+
+  /** The groups to move together (each of at least two chunks), from COLOCATE over recurring co-access. */
+  async groups(store: AkashicStore, model: CheckedModel, userId: string, chunks: readonly ChunkRecord[]): Promise<ChunkRef[][]> {
+    const refs: ChunkRef[] = chunks.map((c) => ({ sessionId: c.sessionId, chunkId: c.chunkId }));
+    const stats = await store.coAccess(userId, refs);
+    const min = this.params.minRecurrence;
+    const pairs = min <= 1 ? stats.pairs : new Map([...stats.pairs].filter(([, n]) => n >= min));
+    if (pairs.size === 0 && min > 1) return [];
+    const metas = chunks.map((c) => ({
+      id: refString(c.sessionId, c.chunkId),
+      sessionId: c.sessionId,
+      createdAt: c.createdAt,
+      tokenCount: c.tokenCount,
+      keywords: c.keywords,
+    }));
+    const groups = await model.colocate(metas, { accesses: stats.accesses, pairs }, this.params.tauAssoc);
+    return groups.map((g) => g.map(parseRefString));
+  }
+
+  /** `groups`, then the engine's relocation of each; returns what ran. */
+  async run(store: AkashicStore, model: CheckedModel, userId: string, chunks: readonly ChunkRecord[]): Promise<{ groups: number; moved: number }> {
+    const groups = await this.groups(store, model, userId, chunks);
+    let moved = 0;
+    for (const g of groups) moved += (await store.relocate(userId, g)).moved;
+    return { groups: groups.length, moved };
+  }
 }

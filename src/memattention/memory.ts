@@ -11,7 +11,7 @@ import { LIMITS } from '../store/chunk-input.js';
 import { checkId } from '../store/ids.js';
 import { SEP } from '../store/keys.js';
 import { activeTokens, appendActive, gatedPrefix, readActive, type ActiveTurn } from './active-chunk.js';
-import { colocateAndRelocate, RelocationLimiter, type RelocationOutcome } from './colocation.js';
+import { OnlineRelocation, type RelocationOutcome } from './colocation.js';
 import { compactTurns, type CompactionResult, type CompactorContext } from './compactor.js';
 import { storage } from './layer-errors.js';
 import { CheckedModel } from './model-calls.js';
@@ -98,7 +98,7 @@ export class AkashicMemory {
   readonly #options: ResolvedMemoryOptions;
   readonly #model: CheckedModel;
   readonly #ctx: CompactorContext;
-  readonly #limiter: RelocationLimiter;
+  readonly #relocation: OnlineRelocation;
   readonly #queues = new Map<string, Promise<unknown>>();
   readonly #idle = new Map<string, NodeJS.Timeout>();
   readonly #background = new Set<Promise<unknown>>();
@@ -110,7 +110,11 @@ export class AkashicMemory {
     this.#store = store;
     this.#options = resolveMemoryOptions(options);
     this.#model = new CheckedModel(this.#options.model);
-    this.#limiter = new RelocationLimiter(this.#options.relocateEveryRecalls);
+    this.#relocation = new OnlineRelocation({
+      every: this.#options.relocateEveryRecalls,
+      tauAssoc: this.#options.tauAssoc,
+      minRecurrence: this.#options.relocateMinRecurrence,
+    });
     const ulid = monotonicFactory();
     this.#ctx = { store, model: this.#model, options: this.#options, ulid: (now) => ulid(now) };
   }
@@ -281,12 +285,9 @@ export class AkashicMemory {
   }
 
   async #relocate(userId: string, chunks: readonly ChunkRecord[], blocksTouched: number): Promise<RelocationOutcome> {
-    if (!this.#limiter.enabled) return { status: 'skipped', reason: 'disabled' };
-    this.#limiter.recall(userId);
-    if (chunks.length < 2) return { status: 'skipped', reason: 'too-few' };
-    if (blocksTouched <= Math.ceil(chunks.length / this.#store.options.blockCapacity)) return { status: 'skipped', reason: 'colocated' };
-    if (!this.#limiter.take(userId)) return { status: 'skipped', reason: 'rate-limited' };
-    const run = storage(colocateAndRelocate(this.#store, this.#model, this.#options.tauAssoc, userId, chunks));
+    const skip = this.#relocation.admit(userId, chunks.length, blocksTouched, this.#store.options.blockCapacity);
+    if (skip !== null) return { status: 'skipped', reason: skip };
+    const run = storage(this.#relocation.run(this.#store, this.#model, userId, chunks));
     if (!this.#options.relocateSync) {
       this.#track(run);
       return { status: 'scheduled' };

@@ -28,6 +28,8 @@ export const DEFAULT_CANDIDATE_KEYWORDS = 64;
 /** One COLOCATE attempt per this many recalls of a user. */
 export const DEFAULT_RELOCATE_EVERY_RECALLS = 10;
 
+/** Co-accesses a pair needs before online relocation moves it together (see relocateMinRecurrence). */
+export const DEFAULT_RELOCATE_MIN_RECURRENCE = 1;
 export interface MemoryOptions {
   /** The model behind COMPRESS, BUILDMETA, SELECT, JOINT-COMPACT and COLOCATE. Default: `new EmbeddedModel()`. */
   readonly model?: MemoryModel;
@@ -64,6 +66,11 @@ export interface MemoryOptions {
    * 0 disables online relocation. Default 10.
    */
   readonly relocateEveryRecalls?: number;
+  /**
+   * Online relocation moves chunks together only once requests have materialized them together at least this many
+   * times (1 = on the first co-access). Default DEFAULT_RELOCATE_MIN_RECURRENCE.
+   */
+  readonly relocateMinRecurrence?: number;
   /** Run relocation on the recall's path and report its outcome (tests). Default false: it runs in the background. */
   readonly relocateSync?: boolean;
   /** Compact a session's partial active chunk after this many ms without a new turn; 0 disables. Default 0. */
@@ -87,6 +94,7 @@ export interface ResolvedMemoryOptions {
   readonly candidateKeywords: number;
   readonly tauAssoc: number;
   readonly relocateEveryRecalls: number;
+  readonly relocateMinRecurrence: number;
   readonly relocateSync: boolean;
   readonly idleCompactMs: number;
   readonly onBackgroundError: (err: unknown) => void;
@@ -139,6 +147,7 @@ export function resolveMemoryOptions(o: MemoryOptions = {}): ResolvedMemoryOptio
     candidateKeywords: intOption('candidateKeywords', o.candidateKeywords, 1, 256, DEFAULT_CANDIDATE_KEYWORDS),
     tauAssoc,
     relocateEveryRecalls: intOption('relocateEveryRecalls', o.relocateEveryRecalls, 0, 1_000_000, DEFAULT_RELOCATE_EVERY_RECALLS),
+    relocateMinRecurrence: intOption('relocateMinRecurrence', o.relocateMinRecurrence, 1, 1_000_000, DEFAULT_RELOCATE_MIN_RECURRENCE),
     relocateSync: o.relocateSync ?? false,
     idleCompactMs: intOption('idleCompactMs', o.idleCompactMs, 0, 7 * 24 * 3600 * 1000, 0),
     onBackgroundError: o.onBackgroundError ?? (() => undefined),

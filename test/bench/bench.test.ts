@@ -89,3 +89,29 @@ describe('quantile', () => {
     expect(quantile(Array.from({ length: 100 }, (_, i) => i + 1), 0.95)).toBe(95);
   });
 });
+
+describe('akashic bench --fast --trace admission (a recall at every user turn)', () => {
+  it('records one request per user turn, recalls end to end, and measures device writes per store', async () => {
+    const r = await runBench({ fast: true, trace: 'admission', sweeps: false, policies: ['append-only', 'akashic'], deviceWrites: true, command: 'test' });
+    expect(r.meta.trace).toBe('admission');
+    // fast shape: 2 users × 10 sessions × 16 turns, half of them the user's
+    expect(r.meta.requests).toBe(2 * 10 * 8);
+    expect(r.meta.oracleRequests).toBe(0);
+    expect(r.meta.logicalBytes).toBeGreaterThan(0);
+    expect(r.meta.disk?.summary).toContain('read-ahead');
+    expect(r.policies['semantic-only'].available).toBe(false);
+    for (const name of ['append-only', 'akashic'] as const) {
+      const p = r.policies[name];
+      expect(p.available).toBe(true);
+      expect(p.p50ColdRecallMs).not.toBeNull();
+      // Every byte ingested reaches the device at least once (LevelDB writes its log and then its tables).
+      if (p.deviceWriteAmp !== null) expect(p.deviceWriteAmp).toBeGreaterThan(1);
+    }
+    const fts = r.peers['sqlite-fts5'];
+    if (fts.available) {
+      expect(fts.p50ColdRecallMs).not.toBeNull();
+      expect(fts.coldRecallP50RatioToAkashic).not.toBeNull();
+    }
+    expect(r.peers.sqlite.p50ColdRecallMs).toBeNull();
+  });
+});

@@ -3,10 +3,17 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { benchMarkdown, benchSvg, runBench, type BenchOptions } from '../../bench/index.js';
 import { runScale, scaleMarkdown } from '../../bench/scale-run.js';
+import type { PolicyName } from '../../bench/layout-policies.js';
+import type { TraceKind } from '../../bench/trace.js';
 import { example, ioOf, parseFraction, parsePositiveInt } from '../cli-context.js';
 import { progressBar } from '../progress.js';
 
 interface BenchCliOptions {
+  trace?: string;
+  policies?: string;
+  deviceWrites: boolean;
+  minRecurrence?: number;
+  relocateEvery?: number;
   locomo?: string;
   json?: true;
   fast?: true;
@@ -36,6 +43,11 @@ export function register(program: Command): void {
   program
     .command('bench')
     .description('locality and storage efficiency of the layout policies (seed 000 §5.4) against LevelDB and SQLite, on one trace')
+    .option('--trace <kind>', "requests of the trace: 'questions' (each benchmark question once, default) or 'admission' (a recall at every user turn, the turn as the query)")
+    .option('--policies <list>', 'comma-separated layout policies to run (default all six; the others are reported as not run)')
+    .option('--no-device-writes', 'skip the store-by-store replay that measures device-level write amplification')
+    .option('--min-recurrence <n>', 'co-accesses a pair needs before online relocation moves it (default: the library default)', parsePositiveInt)
+    .option('--relocate-every <n>', 'one COLOCATE per this many recalls of a user (default: the library default)', parsePositiveInt)
     .option('--locomo <path>', 'LoCoMo file or folder (default: the synthetic generator)')
     .option('--json', 'print the figures as JSON (stable schema: policies, peers)')
     .option('--fast', 'tiny synthetic smoke run (no page-cache drop)')
@@ -84,6 +96,8 @@ export function register(program: Command): void {
         ...(opts.capacity === undefined ? {} : { blockCapacity: opts.capacity }),
         ...(opts.theta === undefined ? {} : { gcThreshold: opts.theta }),
         ...(opts.tau === undefined ? {} : { tauAssoc: opts.tau }),
+        ...(opts.minRecurrence === undefined ? {} : { relocateMinRecurrence: opts.minRecurrence }),
+        ...(opts.relocateEvery === undefined ? {} : { relocateEveryRecalls: opts.relocateEvery }),
       };
       const bar = progressBar(io, 'bench');
       const result = await runBench({
@@ -91,6 +105,9 @@ export function register(program: Command): void {
         params,
         dropCaches: opts.dropCaches && opts.fast !== true,
         sweeps: opts.sweeps,
+        ...(opts.deviceWrites ? {} : { deviceWrites: false }),
+        ...(opts.trace === undefined ? {} : { trace: opts.trace as TraceKind }),
+        ...(opts.policies === undefined ? {} : { policies: opts.policies.split(',').map((x) => x.trim()) as PolicyName[] }),
         ...(opts.locomo === undefined ? {} : { locomo: opts.locomo }),
         ...(opts.fast === undefined ? {} : { fast: true }),
         ...(opts.users === undefined ? {} : { users: opts.users }),
