@@ -11,6 +11,7 @@ import { checkContent, checkRef, checkRefs, type ChunkContent, type ChunkRef } f
 import { checkChunkId, checkId } from '../store/ids.js';
 import { refString } from '../store/keys.js';
 import { resolveStoreOptions, type AnyLevel, type ResolvedStoreOptions, type StoreOptions } from '../store/options.js';
+import { purgeScope, type PurgeReport } from '../store/purge.js';
 import { relocate, type RelocationResult } from '../store/relocation.js';
 import { computeStats, type StoreStats } from '../store/stats.js';
 import { StoreCore, type ListedEntry, type Mutation, type MutationResult, type ReadResult } from '../store/store-core.js';
@@ -265,6 +266,7 @@ export class AkashicStore {
     if (!Number.isInteger(maxBlocks) || maxBlocks < 1) throw invalidArgument('maxBlocks must be a positive integer');
     const passOpts = opts.userId === undefined ? { threshold, maxBlocks } : { threshold, maxBlocks, userId: checkId(opts.userId, 'userId') };
     if (this.#gcRunning !== null) return this.#gcRunning.then(() => this.gc(opts));
+    if (this.#exclusiveRun !== null) return this.#exclusiveRun.then(() => this.gc(opts), () => this.gc(opts));
     const run = this.#track(runGcPass(this.#core, this.#pool, this.#affinity, passOpts));
     this.#gcRunning = run;
     const clear = (): void => {
@@ -276,10 +278,54 @@ export class AkashicStore {
 
   #startBackgroundGc(o: ResolvedStoreOptions): void {
     this.#timer = setInterval(() => {
-      if (this.#status !== 'open' || this.#gcRunning !== null) return;
+      if (this.#status !== 'open' || this.#gcRunning !== null || this.#exclusiveRun !== null) return;
       this.gc({ maxBlocks: o.gcMaxBlocksPerPass }).catch(() => undefined);
     }, o.gcIntervalMs);
     this.#timer.unref();
+  }
+
+  /**
+   * Provable erasure of a user, or of one session of a user: every record and version, directory entry and
+   * tombstone, co-access count, active turn and open-block ref of the scope is deleted in one atomic batch; blocks
+   * holding its records are released (a shared block is rewritten without them); then LevelDB compacts the touched
+   * key ranges, so no file of the database directory keeps the erased bytes (classic-level; `compacted` says so).
+   * A GC pass in progress finishes first, and none starts until the purge is done. Purging an empty scope is a
+   * no-op that still reports.
+   *
+   * Requires: no open iterator or snapshot of the caller's from before the purge (LevelDB keeps what it can see).
+   * Cost: one scan of the scope's directory, co-access and active ranges, one scan of all block infos, a decode
+   * of each shared block of the user (session purge), then compaction of the touched ranges — O(user's data).
+   *
+   * @throws AKASHIC_INVALID_ARGUMENT for a bad scope (nothing changes), AKASHIC_NOT_OPEN, AKASHIC_IO.
+   * @example
+   *   const report = await store.purge({ user: 'alice' });
+   *   const oneSession = await store.purge({ user: 'alice', session: 's1' });
+   */
+  async purge(scope: { user: string; session?: string }): Promise<PurgeReport> {
+    this.#checkWritable();
+    if (scope === null || typeof scope !== 'object') throw invalidArgument('scope must be { user, session? }');
+    const userId = checkId(scope.user, 'scope.user');
+    const sessionId = scope.session === undefined ? null : checkId(scope.session, 'scope.session');
+    return this.#exclusive(() => purgeScope(this.#core, { userId, sessionId }));
+  }
+
+  #exclusiveRun: Promise<unknown> | null = null;
+
+  /** Runs `fn` with no GC pass in progress or starting (GC writes blocks built from state read earlier). */
+  #exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const prev = this.#exclusiveRun;
+    const run = (async (): Promise<T> => {
+      if (prev !== null) await prev.catch(() => undefined);
+      while (this.#gcRunning !== null) await this.#gcRunning.catch(() => undefined);
+      return fn();
+    })();
+    const tracked = this.#track(run);
+    this.#exclusiveRun = tracked;
+    const clear = (): void => {
+      if (this.#exclusiveRun === tracked) this.#exclusiveRun = null;
+    };
+    tracked.then(clear, clear);
+    return tracked;
   }
 
   /** Engine figures (see StoreStats). */

@@ -7,6 +7,7 @@ import { monotonicFactory } from 'ulid';
 import type { AkashicStore } from '../engine/akashic-store.js';
 import { AkashicError, invalidArgument } from '../errors.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
+import type { PurgeReport } from '../store/purge.js';
 import { LIMITS } from '../store/chunk-input.js';
 import { checkId } from '../store/ids.js';
 import { SEP } from '../store/keys.js';
@@ -294,6 +295,31 @@ export class AkashicMemory {
     }
     const r = await run;
     return { status: 'ran', groups: r.groups, moved: r.moved };
+  }
+
+  /**
+   * Provable erasure of a user or of one session, active turns included (`AkashicStore.purge`, whose report it
+   * returns). Queued work of the scope finishes first and its idle timers are cancelled, so no compaction of the
+   * scope lands after the purge; a write that arrives while the purge runs lands after it.
+   *
+   * @throws AKASHIC_INVALID_ARGUMENT for a bad scope (nothing changes), AKASHIC_NOT_OPEN.
+   */
+  async purge(scope: { readonly user: string; readonly session?: string }): Promise<PurgeReport> {
+    if (scope === null || typeof scope !== 'object') throw invalidArgument('scope must be { user, session? }');
+    const user = checkId(scope.user, 'user');
+    const session = scope.session === undefined ? null : checkId(scope.session, 'session');
+    this.#checkWritable();
+    const mine = (key: string): boolean => (session === null ? key.startsWith(user + SEP) : key === user + SEP + session);
+    for (const [key, t] of this.#idle) {
+      if (!mine(key)) continue;
+      clearTimeout(t);
+      this.#idle.delete(key);
+    }
+    const pending = [...this.#queues].filter(([key]) => mine(key)).map(([, p]) => p);
+    await Promise.allSettled(pending);
+    const target = session === null ? { user } : { user, session };
+    if (session !== null) return this.#enqueue(user + SEP + session, () => this.#store.purge(target));
+    return this.#store.purge(target);
   }
 
   /**

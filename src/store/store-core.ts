@@ -269,7 +269,8 @@ export class StoreCore {
       case 'delete': {
         const cur = check();
         await txn.invalidate(cur.location!, cur.recordBytes);
-        txn.putDir(key, { ...cur, state: 'deleted', location: null, supersededBy: m.supersededBy ?? null, deletedAt: txn.now });
+        // A tombstone keeps no content: its keywords (words of the deleted text) go with the record.
+        txn.putDir(key, { ...cur, state: 'deleted', location: null, keywords: [], supersededBy: m.supersededBy ?? null, deletedAt: txn.now });
         return { op: 'delete', sessionId, chunkId, version: cur.version };
       }
       case 'restore': {

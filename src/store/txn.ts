@@ -80,6 +80,23 @@ export class Txn {
     this.#dirs.set(key, entry);
   }
 
+  /** Removes a directory entry outright, tombstone included (purge). */
+  deleteDir(key: string): void {
+    this.#dirs.set(key, null);
+  }
+
+  readonly #retired = new Map<number, { forget: boolean }>();
+
+  /**
+   * Releases a block at commit whatever its state or counters (purge): its frames are deleted in the same batch.
+   * With `forget`, its block info is deleted too instead of being kept as Released. The caller has moved or
+   * dropped every record the directory still points at inside it.
+   */
+  async retire(blockId: number, forget: boolean): Promise<void> {
+    await this.blockInfo(blockId);
+    this.#retired.set(blockId, { forget });
+  }
+
   async blockInfo(blockId: number): Promise<BlockInfo> {
     const staged = this.#infos.get(blockId);
     if (staged !== undefined) return staged;
@@ -320,9 +337,11 @@ export class Txn {
     await this.#flushSealed();
     await this.#flushAppends();
     for (const info of [...this.#infos.values()]) {
-      if (info.state === 'sealed' && info.liveSlots === 0) {
+      const retired = this.#retired.has(info.blockId);
+      if (retired && info.state === 'released') continue;
+      if ((info.state === 'sealed' && info.liveSlots === 0) || retired) {
         for (let f = 0; f < info.frameSlots.length; f++) this.#ops.push({ type: 'del', sublevel: cf.blocks, key: frameKey(info.blockId, f) });
-        this.#setInfo(info, { ...info, state: 'released', releasedAt: this.now });
+        this.#setInfo(info, { ...info, state: 'released', liveSlots: 0, liveBytes: 0, releasedAt: this.now });
         this.acct.blocksReleased++;
         this.released.push(info.blockId);
       }
@@ -332,7 +351,8 @@ export class Txn {
       else this.#ops.push({ type: 'put', sublevel: cf.dir, key, value: encodeDirEntry(entry) });
     }
     for (const info of this.#infos.values()) {
-      this.#ops.push({ type: 'put', sublevel: cf.blockInfo, key: blockKey(info.blockId), value: encodeBlockInfo(info) });
+      if (this.#retired.get(info.blockId)?.forget === true) this.#ops.push({ type: 'del', sublevel: cf.blockInfo, key: blockKey(info.blockId) });
+      else this.#ops.push({ type: 'put', sublevel: cf.blockInfo, key: blockKey(info.blockId), value: encodeBlockInfo(info) });
     }
     if (this.#nextBlockId !== this.#ctx.nextBlockId || this.#reservedUpTo > 0) {
       this.#ops.push({ type: 'put', sublevel: cf.alloc, key: ALLOC_NEXT_KEY, value: encodeAllocator(Math.max(this.#nextBlockId, this.#reservedUpTo)) });

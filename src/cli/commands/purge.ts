@@ -1,0 +1,18 @@
+import type { Command } from 'commander';
+import { purgeToSink } from '../../tools/purge-run.js';
+import { EXIT, dbOption, example, ioOf, setExitCode, withStore } from '../cli-context.js';
+
+export function register(program: Command): void {
+  dbOption(program.command('purge').description("erase a user (or one session) for good: records, history, indexes, active turns; then compact so no file keeps them"))
+    .requiredOption('--user <id>', 'the user to erase')
+    .option('--session <id>', 'erase only this session of the user')
+    .option('--json', 'print { purge, verify } as JSON')
+    .addHelpText('after', example('akashic purge --db ./memory --user alice'))
+    .action(async (opts: { db: string; user: string; session?: string; json?: true }, cmd: Command) => {
+      const io = ioOf(cmd);
+      const r = await withStore(opts.db, { readOnly: false }, (store) =>
+        purgeToSink(store, io.stdout, { user: opts.user, ...(opts.session === undefined ? {} : { session: opts.session }), json: opts.json === true }),
+      );
+      if (!r.verify.ok) setExitCode(cmd, EXIT.failure);
+    });
+}
