@@ -20,7 +20,12 @@ export type AkashicErrorCode =
   /** A model (LLM or embedded) failed after its bounded retries; nothing was applied. */
   | 'AKASHIC_MODEL'
   /** The underlying key-value store failed for another reason. */
-  | 'AKASHIC_IO';
+  | 'AKASHIC_IO'
+  /**
+   * The store refuses writes because an earlier storage write failed (disk full, I/O error): acknowledged data is
+   * safe, reads still work; close and reopen the store to recover.
+   */
+  | 'AKASHIC_READ_ONLY';
 
 export class AkashicError extends Error {
   readonly code: AkashicErrorCode;

@@ -140,6 +140,15 @@ export class AkashicStore {
   #checkWritable(): void {
     this.#checkOpen();
     if (this.#core.options.readOnly) throw new AkashicError('AKASHIC_INVALID_ARGUMENT', 'store was opened read-only');
+    this.#core.writer.check();
+  }
+
+  /**
+   * The storage write error (disk full, I/O error) after which this store refuses every write with
+   * AKASHIC_READ_ONLY, or null while it accepts writes. Reads keep working; close and reopen to recover.
+   */
+  get writeError(): AkashicError | null {
+    return this.#core.writer.failure;
   }
 
   #track<T>(p: Promise<T>): Promise<T> {
@@ -440,9 +449,12 @@ function mapOpenError(err: unknown, path: string | undefined): AkashicError {
     return new AkashicError('AKASHIC_LOCKED', `database is locked by another process (lock file ${path === undefined ? 'LOCK' : join(path, 'LOCK')})`, { cause: err });
   }
   if (codes.includes('LEVEL_CORRUPTION')) return new AkashicError('AKASHIC_CORRUPTION', `database is corrupt: ${(err as Error).message}`, { cause: err });
-  if (codes.includes('LEVEL_DATABASE_NOT_OPEN') && path !== undefined) {
-    return new AkashicError('AKASHIC_NOT_FOUND', `cannot open database at ${path}: ${String((err as Error & { cause?: Error }).cause?.message ?? (err as Error).message)}`, { cause: err });
+  const detail = String((err as Error & { cause?: Error }).cause?.message ?? (err as Error).message);
+  // Only a missing database is "not found"; LevelDB failing to recover (a full disk, EIO) is an I/O error.
+  if (codes.includes('LEVEL_DATABASE_NOT_OPEN') && path !== undefined && /does not exist/.test(detail)) {
+    return new AkashicError('AKASHIC_NOT_FOUND', `cannot open database at ${path}: ${detail}`, { cause: err });
   }
+  if (path !== undefined) return new AkashicError('AKASHIC_IO', `cannot open database at ${path}: ${detail}`, { cause: err });
   return new AkashicError('AKASHIC_IO', `cannot open database: ${(err as Error).message}`, { cause: err });
 }
 
@@ -451,7 +463,8 @@ function wrapIo(err: unknown): unknown {
   if (isAkashicError(err)) return err;
   const code = (err as { code?: unknown } | null)?.code;
   if (code === 'LEVEL_CORRUPTION') return new AkashicError('AKASHIC_CORRUPTION', `storage corruption: ${(err as Error).message}`, { cause: err });
-  if (code === 'LEVEL_DATABASE_NOT_OPEN') return new AkashicError('AKASHIC_NOT_OPEN', 'database is not open', { cause: err });
+  // A database (or an iterator over it) closed under a racing call: a lifecycle error, not an I/O failure.
+  if (code === 'LEVEL_DATABASE_NOT_OPEN' || code === 'LEVEL_ITERATOR_NOT_OPEN') return new AkashicError('AKASHIC_NOT_OPEN', 'database is not open', { cause: err });
   if (err instanceof Error) return new AkashicError('AKASHIC_IO', err.message, { cause: err });
   return err;
 }

@@ -8,7 +8,6 @@
  */
 import { decodeActiveTurn, encodeActiveTurn, type ActiveTurnValue } from '../record/engine-records.js';
 import { activeKey, prefixRange } from '../store/keys.js';
-import { writeOptions } from '../store/options.js';
 import type { StoreCore } from '../store/store-core.js';
 
 /** One turn of an active chunk, as `recall` and `activeTurns` return it. */
@@ -58,10 +57,7 @@ export function appendActive(core: StoreCore, userId: string, sessionId: string,
   return core.lock.run(async () => {
     const first = await nextSeq(core, userId, sessionId);
     const stored = turns.map((t, i) => ({ ...t, key: activeKey(userId, sessionId, first + i) }));
-    await core.cf.active.batch(
-      stored.map((t) => ({ type: 'put' as const, key: t.key, value: encodeActiveTurn(t) })),
-      writeOptions(core.options),
-    );
+    await core.writer.write(stored.map((t) => ({ type: 'put' as const, sublevel: core.cf.active, key: t.key, value: encodeActiveTurn(t) })));
     return stored;
   });
 }

@@ -10,7 +10,8 @@ export function storageError(err: unknown): unknown {
   if (isAkashicError(err)) return err;
   const code = (err as { code?: unknown } | null)?.code;
   if (code === 'LEVEL_CORRUPTION') return new AkashicError('AKASHIC_CORRUPTION', `storage corruption: ${(err as Error).message}`, { cause: err });
-  if (code === 'LEVEL_DATABASE_NOT_OPEN') return new AkashicError('AKASHIC_NOT_OPEN', 'database is not open', { cause: err });
+  // A database (or an iterator over it) closed under a racing call: a lifecycle error, not an I/O failure.
+  if (code === 'LEVEL_DATABASE_NOT_OPEN' || code === 'LEVEL_ITERATOR_NOT_OPEN') return new AkashicError('AKASHIC_NOT_OPEN', 'database is not open', { cause: err });
   if (err instanceof Error) return new AkashicError('AKASHIC_IO', err.message, { cause: err });
   return err;
 }

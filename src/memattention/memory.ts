@@ -132,6 +132,8 @@ export class AkashicMemory {
   #checkWritable(): void {
     this.#checkOpen();
     if (this.#store.options.readOnly) throw invalidArgument('store was opened read-only');
+    const failed = this.#store.writeError;
+    if (failed !== null) throw new AkashicError('AKASHIC_READ_ONLY', `the store refuses writes since a storage write failed (${failed.message}); close and reopen it to recover`, { cause: failed });
   }
 
   /** Runs `fn` after every earlier task of the namespace; a failure does not block later tasks. */
@@ -279,8 +281,9 @@ export class AkashicMemory {
     }
     const got = await storage(retrieve(this.#store, this.#model, this.#options, { userId: ns.user, sessionId: ns.session, query: input.query, topP, budget, scope }));
     const refs = got.chunks.map((c) => ({ sessionId: c.sessionId, chunkId: c.chunkId }));
-    // A read-only store can still be recalled from; it just learns nothing about co-access.
-    if (this.#store.options.readOnly) return { ...got, activeTurns: active, relocation: { status: 'skipped', reason: 'disabled' } };
+    // A read-only store (or one latched read-only by a write error) can still be recalled from; it just learns
+    // nothing about co-access.
+    if (this.#store.options.readOnly || this.#store.writeError !== null) return { ...got, activeTurns: active, relocation: { status: 'skipped', reason: 'disabled' } };
     if (refs.length > 0) await storage(this.#store.recordCoAccess(ns.user, refs));
     return { ...got, activeTurns: active, relocation: await this.#relocate(ns.user, got.chunks, got.blocksTouched) };
   }

@@ -21,6 +21,11 @@ export function checkId(value: unknown, what: string): string {
   return value;
 }
 
+/** True for a canonical upper-case ULID (what every stored chunk id is). */
+export function isChunkId(value: string): boolean {
+  return ULID_RE.test(value);
+}
+
 /** Validates a chunk id: a canonical upper-case ULID (26 Crockford base-32 characters). */
 export function checkChunkId(value: unknown, what = 'chunkId'): string {
   if (typeof value !== 'string' || !ULID_RE.test(value)) {

@@ -2,6 +2,7 @@
  * Key layouts of every column family (docs/format.md, "Keys"). All keys are UTF-8 strings; U+0000 separates
  * components (ids may not contain it), so `user\0` is an exact prefix that never matches a longer user id.
  */
+import { isChunkId } from './ids.js';
 export const SEP = '\u0000';
 /**
  * Not a valid upper bound of a prefix range (kept for callers outside the engine): keys compare as UTF-8 bytes,
@@ -27,10 +28,12 @@ export function dirKey(userId: string, sessionId: string, chunkId: string): stri
   return userId + SEP + sessionId + SEP + chunkId;
 }
 
+/** Splits a directory key; null unless it has three parts, non-empty ids and a ULID chunk id (anything else is damage). */
 export function parseDirKey(key: string): { userId: string; sessionId: string; chunkId: string } | null {
   const parts = key.split(SEP);
   if (parts.length !== 3) return null;
   const [userId, sessionId, chunkId] = parts as [string, string, string];
+  if (userId === '' || sessionId === '' || !isChunkId(chunkId)) return null;
   return { userId, sessionId, chunkId };
 }
 

@@ -24,7 +24,8 @@ import {
   prefixRange,
   refString,
 } from './keys.js';
-import { writeOptions, type AnyLevel, type ResolvedStoreOptions } from './options.js';
+import { BatchWriter } from './batch-writer.js';
+import type { AnyLevel, ResolvedStoreOptions } from './options.js';
 import { Txn, type TxnContext } from './txn.js';
 import { WriteLock } from './write-lock.js';
 
@@ -70,11 +71,22 @@ export class StoreCore {
   readonly lock = new WriteLock();
   readonly cache: BlockCache;
   readonly ctx: TxnContext;
+  /** Every write goes through it; it latches the store read-only after a storage write error. */
+  readonly writer: BatchWriter;
   meta: EngineMeta;
   readonly #ulids = new Map<string, { f: ULIDFactory; last: string }>();
 
-  private constructor(db: AnyLevel, cf: ColumnFamilies, options: ResolvedStoreOptions, meta: EngineMeta, accounting: Accounting, nextBlockId: number) {
+  private constructor(
+    db: AnyLevel,
+    cf: ColumnFamilies,
+    options: ResolvedStoreOptions,
+    writer: BatchWriter,
+    meta: EngineMeta,
+    accounting: Accounting,
+    nextBlockId: number,
+  ) {
     this.db = db;
+    this.writer = writer;
     this.options = options;
     this.cf = cf;
     this.cache = new BlockCache(options.cacheBytes);
@@ -83,6 +95,7 @@ export class StoreCore {
     this.ctx = {
       cf: this.cf,
       options,
+      writer,
       accounting,
       nextBlockId,
       onReleased(ids) {
@@ -113,6 +126,7 @@ export class StoreCore {
   static async open(db: AnyLevel, given: ResolvedStoreOptions, explicit: ReadonlySet<string> = new Set()): Promise<StoreCore> {
     let options = given;
     const cf = openFamilies(db);
+    const writer = new BatchWriter(db, given);
     const metaValue = await cf.meta.get(META_ENGINE_KEY);
     let meta: EngineMeta;
     if (metaValue === undefined) {
@@ -124,7 +138,7 @@ export class StoreCore {
         blockMaxBytes: options.blockMaxBytes,
         crossSessionBlocks: options.crossSessionBlocks,
       };
-      await cf.meta.put(META_ENGINE_KEY, encodeEngineMeta(meta), writeOptions(options));
+      await writer.write([{ type: 'put', sublevel: cf.meta, key: META_ENGINE_KEY, value: encodeEngineMeta(meta) }]);
     } else {
       if (metaValue.length > 4 && metaValue[4] !== FORMAT_VERSION) {
         throw new AkashicError('AKASHIC_FORMAT_VERSION', `database format version ${metaValue[4]}; this engine reads ${FORMAT_VERSION}`);
@@ -141,14 +155,14 @@ export class StoreCore {
       if (changed && !options.readOnly) {
         // An explicit setting becomes the database's own from now on; blocks already written keep their shape.
         meta = { ...meta, blockCapacity: options.blockCapacity, blockMaxBytes: options.blockMaxBytes, crossSessionBlocks: options.crossSessionBlocks };
-        await cf.meta.put(META_ENGINE_KEY, encodeEngineMeta(meta), writeOptions(options));
+        await writer.write([{ type: 'put', sublevel: cf.meta, key: META_ENGINE_KEY, value: encodeEngineMeta(meta) }]);
       }
     }
     const acctValue = await cf.meta.get(META_ACCOUNTING_KEY);
     const accounting = acctValue === undefined ? emptyAccounting() : decodeAccounting(acctValue, 'accounting');
     const allocValue = await cf.alloc.get(ALLOC_NEXT_KEY);
     const nextBlockId = allocValue === undefined ? 1 : decodeAllocator(allocValue, 'allocator state');
-    return new StoreCore(db, cf, options, meta, accounting, nextBlockId);
+    return new StoreCore(db, cf, options, writer, meta, accounting, nextBlockId);
   }
 
   get accounting(): Accounting {
@@ -158,6 +172,7 @@ export class StoreCore {
   /** Runs `fn` with a fresh transaction under the write lock and commits it. */
   transact<T>(fn: (txn: Txn) => Promise<T>): Promise<T> {
     return this.lock.run(async () => {
+      this.writer.check();
       const txn = new Txn(this.ctx);
       const out = await fn(txn);
       await txn.commit();
@@ -202,11 +217,11 @@ export class StoreCore {
    */
   flushCounters(): Promise<void> {
     return this.lock.run(async () => {
-      if (this.options.readOnly) return;
+      if (this.options.readOnly || this.writer.failure !== null) return;
       const stored = await this.cf.meta.get(META_ACCOUNTING_KEY);
       const a = stored === undefined ? emptyAccounting() : decodeAccounting(stored, 'accounting');
       if (a.retrievals === this.ctx.accounting.retrievals && a.retrievalBlocks === this.ctx.accounting.retrievalBlocks) return;
-      await this.cf.meta.put(META_ACCOUNTING_KEY, encodeAccounting(this.ctx.accounting), writeOptions(this.options));
+      await this.writer.write([{ type: 'put', sublevel: this.cf.meta, key: META_ACCOUNTING_KEY, value: encodeAccounting(this.ctx.accounting) }]);
     });
   }
 
@@ -364,7 +379,13 @@ export class StoreCore {
       for (;;) {
         const k = await it.next();
         if (k === undefined) break;
-        const user = k.slice(0, k.indexOf(SEP));
+        const sep = k.indexOf(SEP);
+        if (sep <= 0) {
+          // A key without a user part is damage (verify() names it): skip exactly it, so the scan always progresses.
+          it.seek(k + '\u0000');
+          continue;
+        }
+        const user = k.slice(0, sep);
         out.push(user);
         it.seek(afterPrefix(user));
       }
@@ -384,7 +405,10 @@ export class StoreCore {
         const k = await it.next();
         if (k === undefined) break;
         const p = parseDirKey(k);
-        if (p === null) break;
+        if (p === null) {
+          it.seek(k + '\u0000'); // damage (verify() names it): skip exactly this key
+          continue;
+        }
         out.push(p.sessionId);
         it.seek(afterPrefix(userId, p.sessionId));
       }
@@ -403,13 +427,12 @@ export class StoreCore {
       for (let a = 0; a < ids.length; a++) for (let b = a + 1; b < ids.length; b++) keys.push(pairKey(userId, ids[a]!, ids[b]!));
       const values = await this.cf.coaccess.getMany(keys);
       const now = this.options.now();
-      await this.cf.coaccess.batch(
+      await this.writer.write(
         keys.map((key, i) => {
           const v = values[i];
           const count = v === undefined ? 1 : decodeCoAccess(v, `co-access ${JSON.stringify(key)}`).count + 1;
-          return { type: 'put' as const, key, value: encodeCoAccess({ count, lastAt: now }) };
+          return { type: 'put' as const, sublevel: this.cf.coaccess, key, value: encodeCoAccess({ count, lastAt: now }) };
         }),
-        writeOptions(this.options),
       );
     });
   }

@@ -1,4 +1,3 @@
-import type { AbstractBatchOperation } from 'abstract-level';
 import { encodeFrame, type EncodedFrame } from '../block/frame-codec.js';
 import { layoutGroups } from '../block/pack-layout.js';
 import { corruption } from '../errors.js';
@@ -8,12 +7,15 @@ import { decodeDirEntry, encodeDirEntry, type DirEntry, type SlotRef } from '../
 import { decodeOpenBlockRef, encodeAllocator, encodeOpenBlockRef } from '../record/engine-records.js';
 import type { ColumnFamilies, Family } from './column-families.js';
 import { ALLOC_NEXT_KEY, META_ACCOUNTING_KEY, blockKey, frameKey, openBlockKey } from './keys.js';
-import { writeOptions, type ResolvedStoreOptions } from './options.js';
+import type { BatchOp, BatchWriter } from './batch-writer.js';
+import type { ResolvedStoreOptions } from './options.js';
 
 /** State a transaction reads and advances; owned by the store and only touched under the write lock. */
 export interface TxnContext {
   readonly cf: ColumnFamilies;
   readonly options: ResolvedStoreOptions;
+  /** Where the commit's batch goes (and the write-error latch). */
+  readonly writer: BatchWriter;
   /** Live accounting; the transaction works on a copy and publishes it only on commit. */
   accounting: Accounting;
   nextBlockId: number;
@@ -28,8 +30,7 @@ export interface PendingRecord {
   readonly sessionId: string;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Op = AbstractBatchOperation<any, string, Buffer>;
+type Op = BatchOp;
 
 /**
  * One atomic change. Callers stage reads and writes through it; `commit()` encodes the frames, settles block
@@ -361,7 +362,7 @@ export class Txn {
     this.acct.retrievals = this.#ctx.accounting.retrievals;
     this.acct.retrievalBlocks = this.#ctx.accounting.retrievalBlocks;
     this.#ops.push({ type: 'put', sublevel: cf.meta, key: META_ACCOUNTING_KEY, value: encodeAccounting(this.acct) });
-    await cf.meta.parent.batch(this.#ops, writeOptions(this.#ctx.options));
+    await this.#ctx.writer.write(this.#ops);
     this.acct.retrievals = this.#ctx.accounting.retrievals;
     this.acct.retrievalBlocks = this.#ctx.accounting.retrievalBlocks;
     this.#ctx.accounting = this.acct;

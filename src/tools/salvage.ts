@@ -215,7 +215,7 @@ export async function salvage(fromPath: string, toPath: string, opts: SalvageOpt
       const turns: { key: string; value: Buffer }[] = [];
       const flushTurns = async (): Promise<void> => {
         if (turns.length === 0) return;
-        await target.core.cf.active.batch(turns.map((t) => ({ type: 'put' as const, key: t.key, value: t.value })));
+        await target.core.writer.write(turns.map((t) => ({ type: 'put' as const, sublevel: target.core.cf.active, key: t.key, value: t.value })));
         activeTurns += turns.length;
         turns.length = 0;
       };

@@ -1,0 +1,67 @@
+import type { AbstractBatchOperation } from 'abstract-level';
+import { AkashicError } from '../errors.js';
+import { writeOptions, type AnyLevel, type ResolvedStoreOptions } from './options.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type BatchOp = AbstractBatchOperation<any, string, Buffer>;
+
+/**
+ * The one place the engine's writes reach the key-value store, and the **write-error latch**.
+ *
+ * Why a latch: LevelDB (1.20, as bundled by classic-level) keeps accepting writes after an append to its log
+ * failed (ENOSPC, EIO). The failed append can leave a torn record in the middle of the log, and recovery then drops
+ * the rest of that log block — including writes acknowledged after the failure. So after the first failed write
+ * every later write is refused with `AKASHIC_READ_ONLY` until the store is closed and reopened (reopening replays
+ * the log up to the torn record, which was never acknowledged). Reads keep working.
+ *
+ * Every write path (transactions, active turns, co-access counters, counter flushes, engine meta) calls `write`,
+ * so anything built on this (group commit included) inherits the latch. Writes are serialized by the caller (the
+ * store's write lock); the latch itself needs no lock.
+ */
+export class BatchWriter {
+  readonly #db: AnyLevel;
+  readonly #options: ResolvedStoreOptions;
+  #failure: AkashicError | null = null;
+
+  constructor(db: AnyLevel, options: ResolvedStoreOptions) {
+    this.#db = db;
+    this.#options = options;
+  }
+
+  /** The write error that latched the store read-only, or null while writes are allowed. */
+  get failure(): AkashicError | null {
+    return this.#failure;
+  }
+
+  /** Throws AKASHIC_READ_ONLY once a write has failed. Callers may check early, before staging work. */
+  check(): void {
+    if (this.#failure !== null) {
+      throw new AkashicError(
+        'AKASHIC_READ_ONLY',
+        `the store refuses writes since a storage write failed (${this.#failure.message}); close and reopen it to recover`,
+        { cause: this.#failure },
+      );
+    }
+  }
+
+  /**
+   * Writes `ops` as one atomic batch, durable per the store's durability option when it resolves. On failure the
+   * outcome of this batch is unknown (it may or may not be in the log), the latch closes, and AKASHIC_IO is thrown.
+   */
+  async write(ops: readonly BatchOp[]): Promise<void> {
+    this.check();
+    if (ops.length === 0) return;
+    try {
+      await this.#db.batch(ops as BatchOp[], writeOptions(this.#options));
+    } catch (err) {
+      const code = (err as { code?: unknown } | null)?.code;
+      // A database closed under a racing write is a lifecycle error, not a storage failure: nothing was written.
+      if (code === 'LEVEL_DATABASE_NOT_OPEN') throw new AkashicError('AKASHIC_NOT_OPEN', 'database is not open', { cause: err });
+      const message = err instanceof Error ? err.message : String(err);
+      this.#failure = new AkashicError('AKASHIC_IO', `storage write failed: ${message}`, { cause: err });
+      throw new AkashicError('AKASHIC_IO', `storage write failed: ${message}; the store refuses writes until it is closed and reopened`, {
+        cause: err,
+      });
+    }
+  }
+}
