@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { AkashicStore } from '../../src/index.js';
 import { decodeDirEntry, encodeDirEntry } from '../../src/record/dir-entry.js';
 import { CF, SEP } from '../../src/store/keys.js';
+import type { Family } from '../../src/store/column-families.js';
 import type { AnyLevel } from '../../src/store/options.js';
 
 const DBS: readonly { name: string; make(): Promise<{ db: AnyLevel; cleanup(): Promise<void> }> }[] = [
@@ -33,14 +34,14 @@ describe.each(DBS)('damaged directory keys on $name', ({ make }) => {
     await cleanup();
   });
 
-  async function setup(): Promise<{ dir: ReturnType<AnyLevel['sublevel']>; tombstone: Buffer; chunkId: string }> {
+  async function setup(): Promise<{ dir: Family; tombstone: Buffer; chunkId: string }> {
     const made = await make();
     cleanup = made.cleanup;
     store = await AkashicStore.open({ db: made.db, gc: { intervalMs: 0 }, durability: 'relaxed' });
     const { chunkId } = await store.put('alice', { sessionId: 's', text: 'kept' });
     const gone = await store.put('bob', { sessionId: 's', text: 'deleted' });
     await store.write('bob', [{ op: 'delete', sessionId: 's', chunkId: gone.chunkId }]);
-    const dir = made.db.sublevel<string, Buffer>(CF.dir, { keyEncoding: 'utf8', valueEncoding: 'buffer' });
+    const dir: Family = made.db.sublevel<string, Buffer>(CF.dir, { keyEncoding: 'utf8', valueEncoding: 'buffer' });
     const tombstone = (await dir.get(['bob', 's', gone.chunkId].join(SEP)))!;
     expect(decodeDirEntry(tombstone, 'test').state).toBe('deleted');
     return { dir, tombstone, chunkId };
