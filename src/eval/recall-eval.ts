@@ -12,8 +12,9 @@ import {
   DEFAULT_CANDIDATE_KEYWORDS,
   DEFAULT_CHUNK_GATE_TOKENS,
   DEFAULT_MEMORY_BUDGET_TOKENS,
-  DEFAULT_TOP_P,
+  DEFAULT_RECALL_TOP_P,
   intOption,
+  type RecallUnit,
 } from '../memattention/options.js';
 import { EmbeddedModel } from '../model/embedded-model.js';
 import { DEFAULT_KEYWORD_LIMIT } from '../model/keywords.js';
@@ -32,7 +33,7 @@ import { TurnBm25Baseline } from './turn-bm25-baseline.js';
 
 /** Options of {@link evaluateRecall}. Every field is optional; the defaults are the library's. */
 export interface RecallEvalOptions {
-  /** p of recall's SELECT. Default the library default, 5. */
+  /** p of recall's SELECT (`recallTopP`). Default the library default, 10. */
   readonly topP?: number;
   /** Token budget of both the recall and the baseline. Default the library default, 1536. */
   readonly memoryBudgetTokens?: number;
@@ -43,6 +44,8 @@ export interface RecallEvalOptions {
    * candidate. Default the model's default, 24 (and the layer's 32 per candidate).
    */
   readonly keywordLimit?: number;
+  /** What recall fills its budget with. Default the library default, 'passage'. */
+  readonly recallUnit?: RecallUnit;
   /** A label for the report, e.g. `locomo` or `synthetic`. Default `custom`. */
   readonly dataset?: string;
   /** Called after each question with the questions done and the total. */
@@ -58,6 +61,7 @@ export interface RecallEvalConfig {
   readonly topP: number;
   readonly memoryBudgetTokens: number;
   readonly chunkGateTokens: number;
+  readonly recallUnit: RecallUnit;
   /** Recall scope of the questions: `user` (LoCoMo questions span sessions). */
   readonly scope: 'user';
   readonly tokenizer: string;
@@ -98,6 +102,11 @@ export interface RecallEvalReport extends RecallRatios, RecallCosts {
 
 const BASELINE = 'BM25 (wink, k1 1.2, b 0.75) over raw turns ingested so far; top-ranked turns with score > 0 until the budget is full';
 
+function unitOf(v: unknown): RecallUnit {
+  if (v !== 'passage' && v !== 'chunk') throw invalidArgument(`recallUnit must be 'passage' or 'chunk'`);
+  return v;
+}
+
 function resolve(o: RecallEvalOptions): RecallEvalConfig {
   if (o === null || typeof o !== 'object') throw invalidArgument('evaluateRecall options must be an object');
   const keywordLimit = intOption('keywordLimit', o.keywordLimit, 1, 256, DEFAULT_KEYWORD_LIMIT);
@@ -105,9 +114,10 @@ function resolve(o: RecallEvalOptions): RecallEvalConfig {
     model: 'embedded',
     keywordLimit,
     candidateKeywords: Math.max(DEFAULT_CANDIDATE_KEYWORDS, keywordLimit),
-    topP: intOption('topP', o.topP, 1, 64, DEFAULT_TOP_P),
+    topP: intOption('topP', o.topP, 1, 64, DEFAULT_RECALL_TOP_P),
     memoryBudgetTokens: intOption('memoryBudgetTokens', o.memoryBudgetTokens, 0, 10_000_000, DEFAULT_MEMORY_BUDGET_TOKENS),
     chunkGateTokens: intOption('chunkGateTokens', o.chunkGateTokens, 1, 1_000_000, DEFAULT_CHUNK_GATE_TOKENS),
+    recallUnit: o.recallUnit === undefined ? 'passage' : unitOf(o.recallUnit),
     scope: 'user',
     tokenizer: createTokenizer().name,
     store: 'memory-level',
@@ -200,9 +210,10 @@ async function replayOne(conv: Conversation, config: RecallEvalConfig, onOutcome
       model: new EmbeddedModel({ keywordLimit: config.keywordLimit }),
       tokenizer,
       chunkGateTokens: config.chunkGateTokens,
-      topP: config.topP,
+      recallTopP: config.topP,
       memoryBudgetTokens: config.memoryBudgetTokens,
       candidateKeywords: config.candidateKeywords,
+      recallUnit: config.recallUnit,
       recallScope: config.scope,
       onBackgroundError: () => {
         backgroundErrors++;

@@ -6,7 +6,7 @@ export interface AskedQuestion {
   readonly conversationId: string;
   readonly question: Question;
   readonly recall: RecallResult;
-  /** Evidence turn ids found in the recalled chunks' provenance or in the returned active turns. */
+  /** Evidence turn ids carried by the recalled passages or in the returned active turns. */
   readonly evidenceFound: readonly string[];
 }
 
@@ -54,7 +54,7 @@ export async function replayConversation(memory: AkashicMemory, conv: Conversati
         ...(opts.memoryBudgetTokens === undefined ? {} : { memoryBudgetTokens: opts.memoryBudgetTokens }),
       });
       const seen = new Set<string>();
-      for (const c of recall.chunks) for (const p of c.provenance) seen.add(p);
+      for (const p of recall.passages) for (const t of p.turnIds) seen.add(t);
       for (const t of recall.activeTurns) seen.add(t.turnId);
       const a: AskedQuestion = { conversationId: conv.id, question: q, recall, evidenceFound: q.evidence.filter((e) => seen.has(e)) };
       asked.push(a);

@@ -12,9 +12,11 @@ export {
   DEFAULT_CANDIDATE_WINDOW,
   DEFAULT_CHUNK_GATE_TOKENS,
   DEFAULT_MEMORY_BUDGET_TOKENS,
+  DEFAULT_RECALL_TOP_P,
   DEFAULT_RELOCATE_EVERY_RECALLS,
   DEFAULT_TAU_ASSOC,
   DEFAULT_TOP_P,
 } from './options.js';
-export type { MemoryOptions, MemoryScope, ResolvedMemoryOptions } from './options.js';
+export type { MemoryOptions, MemoryScope, RecallUnit, ResolvedMemoryOptions } from './options.js';
+export type { RecalledPassage } from './passages.js';
 export { CHUNK_SEPARATOR } from './recall.js';

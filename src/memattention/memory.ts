@@ -17,6 +17,7 @@ import { compactTurns, type CompactionResult, type CompactorContext } from './co
 import { storage } from './layer-errors.js';
 import { CheckedModel } from './model-calls.js';
 import { intOption, resolveMemoryOptions, scopeOption, type MemoryOptions, type MemoryScope, type ResolvedMemoryOptions } from './options.js';
+import type { RecalledPassage } from './passages.js';
 import { retrieve } from './recall.js';
 
 /** A namespace: one user's session. */
@@ -51,7 +52,7 @@ export interface AppendResult {
 
 export interface RecallInput extends SessionRef {
   readonly query: string;
-  /** Chunks SELECT may pick; default the memory's topP. */
+  /** Chunks SELECT may pick; default the memory's `recallTopP`. */
   readonly topP?: number;
   /** Token budget of the returned memory text; default 1536. */
   readonly memoryBudgetTokens?: number;
@@ -66,7 +67,15 @@ export interface RecallInput extends SessionRef {
 export interface RecallResult {
   /** Recalled chunks, chronological. */
   readonly chunks: readonly ChunkRecord[];
-  /** What to prepend to the prompt: the chunks' texts, oldest first, blank-line separated. */
+  /**
+   * The recalled passages (turns of the recalled chunks; a whole chunk when its text is not one line per turn),
+   * in the order of `text`, each with its session, chunk and the turn ids it carries.
+   */
+  readonly passages: readonly RecalledPassage[];
+  /**
+   * What to prepend to the prompt: per recalled chunk, oldest first and blank-line separated, its date line and
+   * the recalled passages in time order (with `recallUnit: 'chunk'`, the chunks' whole texts).
+   */
   readonly text: string;
   /** Tokens of `text` (≤ the budget). */
   readonly tokenCount: number;
@@ -268,7 +277,7 @@ export class AkashicMemory {
     if (typeof input.query !== 'string' || !input.query.isWellFormed() || Buffer.byteLength(input.query, 'utf8') > LIMITS.textBytes) {
       throw invalidArgument(`query must be a well-formed string of at most ${LIMITS.textBytes} bytes`);
     }
-    const topP = intOption('topP', input.topP, 1, 64, this.#options.topP);
+    const topP = intOption('topP', input.topP, 1, 64, this.#options.recallTopP);
     const budget = intOption('memoryBudgetTokens', input.memoryBudgetTokens, 0, 10_000_000, this.#options.memoryBudgetTokens);
     const scope = scopeOption('scope', input.scope, this.#options.recallScope);
     if (input.enableRetrieval !== undefined && typeof input.enableRetrieval !== 'boolean') throw invalidArgument('enableRetrieval must be a boolean');
@@ -277,7 +286,7 @@ export class AkashicMemory {
 
     const active = (await this.activeTurns(input)).filter((t) => t.turnId !== input.turnId);
     if (input.enableRetrieval === false) {
-      return { chunks: [], text: '', tokenCount: 0, blocksTouched: 0, activeTurns: active, candidates: 0, dropped: 0, relocation: { status: 'skipped', reason: 'retrieval-disabled' } };
+      return { chunks: [], passages: [], text: '', tokenCount: 0, blocksTouched: 0, activeTurns: active, candidates: 0, dropped: 0, relocation: { status: 'skipped', reason: 'retrieval-disabled' } };
     }
     const got = await storage(retrieve(this.#store, this.#model, this.#options, { userId: ns.user, sessionId: ns.session, query: input.query, topP, budget, scope }));
     const refs = got.chunks.map((c) => ({ sessionId: c.sessionId, chunkId: c.chunkId }));

@@ -12,10 +12,15 @@ import { createTokenizer, type Tokenizer } from '../model/tokenizer.js';
 export type MemoryScope = 'session' | 'user';
 
 /** τ_c, the chunk gate in model tokens (seed 000 §5.5). */
+/** What a recall fills its budget with (see `MemoryOptions.recallUnit`). */
+export type RecallUnit = 'passage' | 'chunk';
+
 export const DEFAULT_CHUNK_GATE_TOKENS = 1024;
 /** p, the selection width of SELECT (seed 000 §4.1). */
 export const DEFAULT_TOP_P = 5;
 /** memory_budget_tokens of a recall. */
+/** p of a recall: chunks SELECT may pick for a recall, whose passages then compete for the budget. */
+export const DEFAULT_RECALL_TOP_P = 10;
 export const DEFAULT_MEMORY_BUDGET_TOKENS = 1536;
 /** τ_assoc of COLOCATE. */
 export const DEFAULT_TAU_ASSOC = 0.7;
@@ -37,8 +42,13 @@ export interface MemoryOptions {
   readonly tokenizer?: Tokenizer;
   /** τ_c: an active chunk is compacted once its turns hold at least this many tokens. Default 1024. */
   readonly chunkGateTokens?: number;
-  /** p: prior chunks selected for joint compaction, and chunks selected by a recall. Default 5. */
+  /** p of compaction: prior chunks SELECT picks for joint compaction. Default 5. */
   readonly topP?: number;
+  /**
+   * p of a recall: chunks SELECT may pick for a recall. With passage recall they are a pool larger than the budget
+   * holds, and their best passages fill it. Default 10.
+   */
+  readonly recallTopP?: number;
   /**
    * Which prior chunks a compaction may reconcile with (and so update or delete). Default 'session', the paper's
    * namespace T[u][s]; 'user' lets a new chunk correct memories of the user's other sessions too.
@@ -53,6 +63,12 @@ export interface MemoryOptions {
    * or application 'note's (adapter items, transcripts) that share the user's namespace.
    */
   readonly recallKinds?: readonly ChunkKind[];
+  /**
+   * What a recall fills its budget with: 'passage' (default) takes the turns of the selected chunks that match the
+   * query best, with their neighbours and each chunk's date line, in time order; 'chunk' takes whole chunks in
+   * SELECT's order. Chunks whose text is not one line per turn (a model's summary) are taken whole either way.
+   */
+  readonly recallUnit?: RecallUnit;
   /** N: the newest chunk metas of the scope always shown to SELECT. Default 256. */
   readonly candidateWindow?: number;
   /** M: at most this many older metas sharing a keyword with the query are added. Default 64. */
@@ -85,10 +101,12 @@ export interface ResolvedMemoryOptions {
   readonly tokenizer: Tokenizer;
   readonly chunkGateTokens: number;
   readonly topP: number;
+  readonly recallTopP: number;
   readonly reconcileScope: MemoryScope;
   readonly recallScope: MemoryScope;
   readonly memoryBudgetTokens: number;
   readonly recallKinds: ReadonlySet<ChunkKind>;
+  readonly recallUnit: RecallUnit;
   readonly candidateWindow: number;
   readonly candidatePrefilter: number;
   readonly candidateKeywords: number;
@@ -138,10 +156,12 @@ export function resolveMemoryOptions(o: MemoryOptions = {}): ResolvedMemoryOptio
     tokenizer: o.tokenizer ?? createTokenizer(),
     chunkGateTokens: intOption('chunkGateTokens', o.chunkGateTokens, 1, 1_000_000, DEFAULT_CHUNK_GATE_TOKENS),
     topP: intOption('topP', o.topP, 1, 64, DEFAULT_TOP_P),
+    recallTopP: intOption('recallTopP', o.recallTopP, 1, 64, DEFAULT_RECALL_TOP_P),
     reconcileScope: scopeOption('reconcileScope', o.reconcileScope, 'session'),
     recallScope: scopeOption('recallScope', o.recallScope, 'session'),
     memoryBudgetTokens: intOption('memoryBudgetTokens', o.memoryBudgetTokens, 0, 10_000_000, DEFAULT_MEMORY_BUDGET_TOKENS),
     recallKinds: kindsOption(o.recallKinds),
+    recallUnit: unitOption(o.recallUnit),
     candidateWindow: intOption('candidateWindow', o.candidateWindow, 1, 100_000, DEFAULT_CANDIDATE_WINDOW),
     candidatePrefilter: intOption('candidatePrefilter', o.candidatePrefilter, 0, 100_000, DEFAULT_CANDIDATE_PREFILTER),
     candidateKeywords: intOption('candidateKeywords', o.candidateKeywords, 1, 256, DEFAULT_CANDIDATE_KEYWORDS),
@@ -152,6 +172,12 @@ export function resolveMemoryOptions(o: MemoryOptions = {}): ResolvedMemoryOptio
     idleCompactMs: intOption('idleCompactMs', o.idleCompactMs, 0, 7 * 24 * 3600 * 1000, 0),
     onBackgroundError: o.onBackgroundError ?? (() => undefined),
   };
+}
+
+function unitOption(v: unknown): RecallUnit {
+  if (v === undefined) return 'passage';
+  if (v !== 'passage' && v !== 'chunk') throw invalidArgument(`option recallUnit must be 'passage' or 'chunk', got ${show(v)}`);
+  return v;
 }
 
 function kindsOption(v: unknown): ReadonlySet<ChunkKind> {

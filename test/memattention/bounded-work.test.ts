@@ -7,7 +7,7 @@ import { CountingModel, memoryStore, sentence } from './fixtures.js';
 const U = 'alice';
 const S = 's1';
 const TOPICS = ['tea', 'jazz', 'hiking', 'chess', 'sailing', 'pottery', 'cycling', 'opera', 'baking', 'running'];
-const BOUNDS = { candidateWindow: 16, candidatePrefilter: 8, topP: 5 };
+const BOUNDS = { candidateWindow: 16, candidatePrefilter: 8, topP: 5, recallTopP: 5 };
 
 interface Work {
   /** Per compaction: model input tokens, metas shown to SELECT, records read, directory entries scanned. */

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { runRecallEval, type RecallEvalSource } from '../../eval/run-recall-eval.js';
-import { DEFAULT_CHUNK_GATE_TOKENS, DEFAULT_MEMORY_BUDGET_TOKENS, DEFAULT_TOP_P } from '../../memattention/options.js';
+import { DEFAULT_CHUNK_GATE_TOKENS, DEFAULT_MEMORY_BUDGET_TOKENS, DEFAULT_RECALL_TOP_P } from '../../memattention/options.js';
 import { DEFAULT_KEYWORD_LIMIT } from '../../model/keywords.js';
 import { example, ioOf, parsePositiveInt } from '../cli-context.js';
 import { afterBar, progressBar } from '../progress.js';
@@ -14,6 +14,7 @@ interface RecallFlags {
   budget?: number;
   gate?: number;
   keywords?: number;
+  unit?: 'passage' | 'chunk';
   json?: true;
 }
 
@@ -29,10 +30,11 @@ export function register(program: Command): void {
     .addOption(new Option('--synthetic', 'use the synthetic generator (the default when --locomo is not given)').conflicts('locomo'))
     .addOption(new Option('--users <n>', 'synthetic: conversations (default: generator default)').argParser(parsePositiveInt).conflicts('locomo'))
     .addOption(new Option('--seed <n>', 'synthetic: seed (default: generator default)').argParser(parsePositiveInt).conflicts('locomo'))
-    .option('--top-p <n>', `chunks recall may select (default: ${DEFAULT_TOP_P})`, parsePositiveInt)
+    .option('--top-p <n>', `chunks recall may select, recallTopP (default: ${DEFAULT_RECALL_TOP_P})`, parsePositiveInt)
     .option('--budget <tokens>', `memory token budget of recall and baseline (default: ${DEFAULT_MEMORY_BUDGET_TOKENS})`, parsePositiveInt)
     .option('--gate <tokens>', `chunk gate τ_c (default: ${DEFAULT_CHUNK_GATE_TOKENS})`, parsePositiveInt)
     .option('--keywords <n>', `keywords per chunk of the embedded model (default: ${DEFAULT_KEYWORD_LIMIT})`, parsePositiveInt)
+    .addOption(new Option('--unit <unit>', 'what recall fills its budget with (default: passage)').choices(['passage', 'chunk']))
     .option('--json', 'print the report as one JSON object')
     .addHelpText('after', example('akashic eval recall --locomo ../shared/data/locomo --json'))
     .action(async (opts: RecallFlags, cmd: Command) => {
@@ -51,6 +53,7 @@ export function register(program: Command): void {
           ...(opts.budget === undefined ? {} : { memoryBudgetTokens: opts.budget }),
           ...(opts.gate === undefined ? {} : { chunkGateTokens: opts.gate }),
           ...(opts.keywords === undefined ? {} : { keywordLimit: opts.keywords }),
+          ...(opts.unit === undefined ? {} : { recallUnit: opts.unit }),
           json: opts.json === true,
           onProgress: (done, total) => bar.update(done, total),
         });

@@ -1,0 +1,152 @@
+/**
+ * Budget-aware recall below the chunk: SELECT picks chunks, and the budget is then filled with the passages of
+ * those chunks that carry the most query evidence per token, kept in time order with their provenance.
+ *
+ * A passage is one turn of a chunk: a chunk's body lines (after an optional `[date]` header line) are its turns
+ * when their number equals the chunk's provenance (the embedded model's verbatim COMPRESS writes one `role: text`
+ * line per turn). A chunk whose text is not aligned with its turns (a model-written summary, a turn spanning
+ * several lines) is one passage attributed to all its turns, taken whole or not at all.
+ *
+ * Ranking (all lexical, deterministic):
+ * - each passage is scored with BM25 against the query terms over the passages of the fetched chunks;
+ * - a passage also gets half the score of its better neighbour in the same chunk (a question's words are often in
+ *   the turn before or after the one that answers it: the question asked, the remark answered);
+ * - ties, including the passages that match nothing, go to the chunk SELECT ranked higher, then to the passage
+ *   nearer that chunk's best passage.
+ * The budget is filled greedily in that order (a passage that does not fit is skipped, smaller ones are still
+ * taken); a chunk's date header is paid for once, with its first passage.
+ * @internal
+ */
+import { bm25Scores } from '../model/bm25-ranking.js';
+import { termsOf } from '../model/keywords.js';
+import type { Tokenizer } from '../model/tokenizer.js';
+import type { ChunkRecord } from '../record/chunk-record.js';
+
+/** One recalled passage with where it came from. */
+export interface RecalledPassage {
+  readonly sessionId: string;
+  readonly chunkId: string;
+  /** The passage text as stored in the chunk. */
+  readonly text: string;
+  /** The turns it carries: one turn for a verbatim chunk's line, all the chunk's turns for an unaligned chunk. */
+  readonly turnIds: readonly string[];
+}
+
+/** Separator between passages of one chunk, and between a chunk's date header and its passages. */
+export const PASSAGE_SEPARATOR = '\n';
+
+/** Separator between recalled chunks in a recall's text. */
+export const CHUNK_SEPARATOR = '\n\n';
+
+const HEADER = /^\[[^\]\n]*\]$/u;
+
+/** Neighbour share of a passage's score: a turn answering (or asking) a matching turn is half as likely evidence. */
+const NEIGHBOUR_SHARE = 0.5;
+
+interface Split {
+  readonly header: string | null;
+  readonly passages: readonly { readonly text: string; readonly turnIds: readonly string[] }[];
+}
+
+/** The passages of one chunk (see the module comment for when a chunk is one passage). */
+export function splitChunk(chunk: Pick<ChunkRecord, 'text' | 'provenance'>): Split {
+  const lines = chunk.text.split('\n');
+  const header = lines.length > 1 && HEADER.test(lines[0] ?? '') ? (lines[0] ?? null) : null;
+  const body = header === null ? lines : lines.slice(1);
+  if (chunk.provenance.length > 0 && body.length === chunk.provenance.length && body.every((l) => l.trim() !== '')) {
+    return { header, passages: body.map((text, i) => ({ text, turnIds: [chunk.provenance[i] ?? ''] })) };
+  }
+  return { header: null, passages: [{ text: chunk.text, turnIds: [...chunk.provenance] }] };
+}
+
+interface Item {
+  readonly chunk: number;
+  readonly index: number;
+  readonly text: string;
+  readonly turnIds: readonly string[];
+  readonly terms: readonly string[];
+  readonly tokens: number;
+  score: number;
+  distance: number;
+}
+
+export interface PassageSelection {
+  /** Chunks that contributed a passage, chronological. */
+  readonly chunks: ChunkRecord[];
+  /** The passages kept, in the order of `text`. */
+  readonly passages: RecalledPassage[];
+  readonly text: string;
+  readonly tokenCount: number;
+}
+
+/**
+ * Fills `budget` tokens with the best passages of `ranked` (SELECT's order, most relevant first).
+ * `queryTerms` are normalized terms (`termsOf`) of the query and its keywords.
+ */
+export function selectPassages(
+  ranked: readonly ChunkRecord[],
+  queryTerms: readonly string[],
+  budget: number,
+  tok: Tokenizer,
+  chronological: (a: ChunkRecord, b: ChunkRecord) => number,
+): PassageSelection {
+  const splits = ranked.map(splitChunk);
+  const items: Item[] = [];
+  splits.forEach((s, chunk) =>
+    s.passages.forEach((p, index) =>
+      items.push({ chunk, index, text: p.text, turnIds: p.turnIds, terms: termsOf(p.text), tokens: tok.count(p.text), score: 0, distance: 0 }),
+    ),
+  );
+  const raw = bm25Scores(items.map((i) => i.terms), [...new Set(queryTerms)]);
+  items.forEach((item, k) => {
+    const own = raw[k] ?? 0;
+    const prev = k > 0 && items[k - 1]?.chunk === item.chunk ? (raw[k - 1] ?? 0) : 0;
+    const next = k + 1 < items.length && items[k + 1]?.chunk === item.chunk ? (raw[k + 1] ?? 0) : 0;
+    item.score = own + NEIGHBOUR_SHARE * Math.max(prev, next);
+  });
+  // Distance to the chunk's best passage (first on a tie), so unmatched filler sits next to the evidence.
+  const best = new Map<number, Item>();
+  for (const item of items) {
+    const b = best.get(item.chunk);
+    if (b === undefined || item.score > b.score) best.set(item.chunk, item);
+  }
+  for (const item of items) item.distance = Math.abs(item.index - (best.get(item.chunk)?.index ?? 0));
+  const order = [...items].sort((a, b) => b.score - a.score || a.chunk - b.chunk || a.distance - b.distance || a.index - b.index);
+
+  const headerTokens = splits.map((s) => (s.header === null ? 0 : tok.count(s.header) + 1));
+  const opened = new Set<number>();
+  const kept: Item[] = [];
+  let estimate = 0;
+  for (const item of order) {
+    // One separator token per passage (a newline inside a chunk, a blank line between chunks): BPE pieces never
+    // span a newline, so the sum is the exact count in practice; the exact count below corrects it anyway.
+    const cost = item.tokens + (kept.length === 0 ? 0 : 1) + (opened.has(item.chunk) ? 0 : headerTokens[item.chunk] ?? 0);
+    if (estimate + cost > budget) continue;
+    estimate += cost;
+    opened.add(item.chunk);
+    kept.push(item);
+  }
+  const render = (keep: readonly Item[]): { chunks: ChunkRecord[]; passages: RecalledPassage[]; text: string } => {
+    const byChunk = new Map<number, Item[]>();
+    for (const item of keep) byChunk.set(item.chunk, [...(byChunk.get(item.chunk) ?? []), item]);
+    const chunkIdx = [...byChunk.keys()].sort((a, b) => chronological(ranked[a]!, ranked[b]!));
+    const passages: RecalledPassage[] = [];
+    const blocks = chunkIdx.map((ci) => {
+      const chunk = ranked[ci]!;
+      const ps = (byChunk.get(ci) ?? []).sort((a, b) => a.index - b.index);
+      for (const p of ps) passages.push({ sessionId: chunk.sessionId, chunkId: chunk.chunkId, text: p.text, turnIds: p.turnIds });
+      const header = splits[ci]?.header ?? null;
+      return [...(header === null ? [] : [header]), ...ps.map((p) => p.text)].join(PASSAGE_SEPARATOR);
+    });
+    return { chunks: chunkIdx.map((ci) => ranked[ci]!), passages, text: blocks.join(CHUNK_SEPARATOR) };
+  };
+  let out = render(kept);
+  let tokenCount = tok.count(out.text);
+  // Exact count over the budget (never seen in practice): drop the lowest-ranked passages until it fits.
+  while (kept.length > 0 && tokenCount > budget) {
+    kept.pop();
+    out = render(kept);
+    tokenCount = tok.count(out.text);
+  }
+  return { ...out, tokenCount };
+}
