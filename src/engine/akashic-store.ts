@@ -6,7 +6,9 @@ import { runGcPass, type GcReport } from '../gc/block-compactor.js';
 import { DefaultAffinityModel } from '../gc/default-affinity.js';
 import { GcPool } from '../gc/gc-pool.js';
 import { decodeBlockInfo, invalidRatio, type BlockInfo } from '../record/block-info.js';
-import type { ChunkRecord } from '../record/chunk-record.js';
+import type { ChunkKind, ChunkRecord } from '../record/chunk-record.js';
+import type { CandidateRead } from '../store/candidate-reader.js';
+import { candidateIndexPurgeHook } from '../store/candidate-index.js';
 import { checkContent, checkRef, checkRefs, type ChunkContent, type ChunkRef } from '../store/chunk-input.js';
 import { checkChunkId, checkId } from '../store/ids.js';
 import { refString } from '../store/keys.js';
@@ -228,6 +230,24 @@ export class AkashicStore {
     }
   }
 
+  /**
+   * A bounded candidate set for recall or reconciliation, gathered through the candidate index: the newest chunks
+   * of the scope plus older ones sharing query keywords, with their directory entries and the keyword statistics
+   * BM25 needs. Reads O(window + prefilter + a fixed postings budget) keys whatever the history length.
+   * Resolves null when the database has no candidate index (a format-1 database opened read-only): the caller then
+   * scans `list()`.
+   * @internal
+   */
+  async candidates(
+    userId: string,
+    q: { sessionId: string | null; kinds: readonly ChunkKind[]; keywords: readonly string[]; window: number; prefilter: number },
+  ): Promise<CandidateRead | null> {
+    this.#checkOpen();
+    checkId(userId, 'userId');
+    if (!this.#core.indexReady) return null;
+    return this.#track(this.#core.candidates({ userId, ...q }));
+  }
+
   async users(): Promise<string[]> {
     this.#checkOpen();
     return this.#track(this.#core.users());
@@ -315,7 +335,7 @@ export class AkashicStore {
     if (scope === null || typeof scope !== 'object') throw invalidArgument('scope must be { user, session? }');
     const userId = checkId(scope.user, 'scope.user');
     const sessionId = scope.session === undefined ? null : checkId(scope.session, 'scope.session');
-    return this.#exclusive(() => purgeScope(this.#core, { userId, sessionId }));
+    return this.#exclusive(() => purgeScope(this.#core, { userId, sessionId }, [candidateIndexPurgeHook]));
   }
 
   #exclusiveRun: Promise<unknown> | null = null;

@@ -1,6 +1,6 @@
 /**
  * The candidate set M of SELECT (seed 000, Algorithm 1 lines 6 and 16), gathered from directory metadata only
- * (`AkashicStore.list`: keywords, time, tokens; never a chunk body).
+ * (keywords, time, tokens; never a chunk body).
  *
  * The paper shows the model every chunk of the namespace. That makes SELECT's input grow with history, which defeats
  * the bounded-work point of the gate, so the set is capped:
@@ -10,8 +10,10 @@
  *       newer first on a tie),
  *
  * each with at most `keywords` keywords. SELECT therefore sees at most (window + prefilter) × keywords keywords
- * whatever the history length. What still grows with history is this scan of the directory (metadata I/O and
- * CPU, O(chunks in scope), bodies never read) and nothing else; its memory is O(window + prefilter).
+ * whatever the history length. The set is found through the store's candidate index (`AkashicStore.candidates`:
+ * recency lists and keyword postings kept in the same batch as the directory), so the I/O is bounded too: the
+ * window, a fixed budget of postings, and the chosen entries, never the scope's other entries. Only a database
+ * without the index (format 1, opened read-only) falls back to scanning the scope's directory.
  * @internal
  */
 import type { AkashicStore } from '../engine/akashic-store.js';
@@ -19,6 +21,8 @@ import type { ChunkMetaView } from '../model/memory-model.js';
 import type { ChunkRef } from '../store/chunk-input.js';
 import { refString } from '../store/keys.js';
 import type { ListedEntry } from '../store/store-core.js';
+import type { ChunkKind } from '../record/chunk-record.js';
+import type { KeywordStats } from '../store/candidate-index.js';
 
 /** A chunk shown to SELECT, with what is needed to fetch it and to compare-and-swap it later. */
 export interface Candidate {
@@ -36,8 +40,19 @@ export interface CandidateBounds {
 export interface CandidateSet {
   /** Oldest first. */
   readonly candidates: readonly Candidate[];
-  /** Live directory entries of the scope that were looked at (the part that grows with history). */
+  /** Index keys (or, without the index, directory entries) read to find them. */
   readonly scanned: number;
+  /**
+   * Statistics of the user's live chunks of the accepted kinds that BM25 needs (document count, total keyword
+   * count, document frequency of each normalized query keyword); null without the index.
+   */
+  readonly stats: KeywordStats | null;
+}
+
+/** Which chunks may be candidates: their kinds (read through the index), then an optional finer test. */
+export interface CandidateFilter {
+  readonly kinds: ReadonlySet<ChunkKind>;
+  readonly accept?: (e: ListedEntry) => boolean;
 }
 
 interface Scored {
@@ -77,8 +92,8 @@ class TopK<T> {
 }
 
 /**
- * Gathers the bounded candidate set of one user's scope (`sessionId` null: all sessions). `accept` filters entries
- * (e.g. only kind 'memory' for reconciliation). Query keywords are compared lower-cased and verbatim.
+ * Gathers the bounded candidate set of one user's scope (`sessionId` null: all sessions) among chunks `filter`
+ * admits. Query keywords are compared lower-cased.
  */
 export async function gatherCandidates(
   store: AkashicStore,
@@ -86,7 +101,43 @@ export async function gatherCandidates(
   sessionId: string | null,
   queryKeywords: readonly string[],
   bounds: CandidateBounds,
-  accept: (e: ListedEntry) => boolean = () => true,
+  filter: CandidateFilter,
+): Promise<CandidateSet> {
+  const accept = (e: ListedEntry): boolean => filter.kinds.has(e.entry.kind) && (filter.accept?.(e) ?? true);
+  const indexed = await store.candidates(userId, {
+    sessionId,
+    kinds: [...filter.kinds],
+    keywords: queryKeywords,
+    window: bounds.window,
+    prefilter: bounds.prefilter,
+  });
+  if (indexed === null) return scanCandidates(store, userId, sessionId, queryKeywords, bounds, accept);
+  const all = indexed.entries.filter(accept).sort((a, b) => -newerFirst(a, b));
+  return { scanned: indexed.indexKeysRead, candidates: all.map((e) => toCandidate(e, bounds)), stats: indexed.stats };
+}
+
+function toCandidate(e: ListedEntry, bounds: CandidateBounds): Candidate {
+  return {
+    ref: { sessionId: e.sessionId, chunkId: e.chunkId },
+    version: e.entry.version,
+    meta: {
+      id: refString(e.sessionId, e.chunkId),
+      sessionId: e.sessionId,
+      createdAt: e.entry.createdAt,
+      tokenCount: e.entry.tokenCount,
+      keywords: e.entry.keywords.slice(0, bounds.keywords),
+    },
+  };
+}
+
+/** The same set by scanning every live directory entry of the scope (databases without the candidate index). */
+async function scanCandidates(
+  store: AkashicStore,
+  userId: string,
+  sessionId: string | null,
+  queryKeywords: readonly string[],
+  bounds: CandidateBounds,
+  accept: (e: ListedEntry) => boolean,
 ): Promise<CandidateSet> {
   const query = new Set(queryKeywords.map((k) => k.toLowerCase()));
   const recent = new TopK<ListedEntry>(bounds.window, newerFirst);
@@ -112,18 +163,5 @@ export async function gatherCandidates(
     .slice(0, bounds.prefilter)
     .map((s) => s.e);
   const all = [...chosen, ...older].sort((a, b) => -newerFirst(a, b));
-  return {
-    scanned,
-    candidates: all.map((e) => ({
-      ref: { sessionId: e.sessionId, chunkId: e.chunkId },
-      version: e.entry.version,
-      meta: {
-        id: refString(e.sessionId, e.chunkId),
-        sessionId: e.sessionId,
-        createdAt: e.entry.createdAt,
-        tokenCount: e.entry.tokenCount,
-        keywords: e.entry.keywords.slice(0, bounds.keywords),
-      },
-    })),
-  };
+  return { scanned, candidates: all.map((e) => toCandidate(e, bounds)), stats: null };
 }

@@ -14,7 +14,7 @@
  * @internal
  */
 import type { AkashicStore } from '../engine/akashic-store.js';
-import type { ChunkRecord } from '../record/chunk-record.js';
+import type { ChunkKind, ChunkRecord } from '../record/chunk-record.js';
 import { checkContent, LIMITS, type ChunkRef } from '../store/chunk-input.js';
 import type { Mutation } from '../store/store-core.js';
 import type { StoredTurn } from './active-chunk.js';
@@ -65,6 +65,8 @@ function unionProvenance(old: readonly string[], added: readonly string[]): stri
   return all.length > LIMITS.provenance ? all.slice(all.length - LIMITS.provenance) : all;
 }
 
+const MEMORY_ONLY: ReadonlySet<ChunkKind> = new Set(['memory']);
+
 /**
  * Compacts `turns` (a prefix of the namespace's active chunk) into one memory chunk. Requires: the caller holds the
  * namespace's queue, so the turns are still stored when the batch commits.
@@ -83,7 +85,7 @@ export async function compactTurns(ctx: CompactorContext, userId: string, sessio
   const scope = options.reconcileScope === 'session' ? sessionId : null;
   const bounds = { window: options.candidateWindow, prefilter: options.candidatePrefilter, keywords: options.candidateKeywords };
   // Only chunks this layer writes are reconciled: notes or summaries put by the application are never rewritten.
-  const { candidates, scanned } = await gatherCandidates(store, userId, scope, km, bounds, (e) => e.entry.kind === 'memory');
+  const { candidates, scanned } = await gatherCandidates(store, userId, scope, km, bounds, { kinds: MEMORY_ONLY });
   const selected = await model.select({ text: m, keywords: km }, candidates.map((c) => c.meta), options.topP);
   const byId = new Map(candidates.map((c) => [c.meta.id, c]));
   const chosen = selected.map((id) => byId.get(id)!);

@@ -46,9 +46,9 @@ export function chronological(a: ChunkRecord, b: ChunkRecord): number {
 export async function retrieve(store: AkashicStore, model: CheckedModel, options: ResolvedMemoryOptions, req: RetrievalRequest): Promise<Retrieval> {
   const keywords = await model.buildMeta(req.query);
   const bounds = { window: options.candidateWindow, prefilter: options.candidatePrefilter, keywords: options.candidateKeywords };
-  const { candidates } = await gatherCandidates(store, req.userId, req.scope === 'session' ? req.sessionId : null, keywords, bounds, (e) =>
-    options.recallKinds.has(e.entry.kind),
-  );
+  const { candidates } = await gatherCandidates(store, req.userId, req.scope === 'session' ? req.sessionId : null, keywords, bounds, {
+    kinds: options.recallKinds,
+  });
   const selected = await model.select({ text: req.query, keywords }, candidates.map((c) => c.meta), req.topP);
   const empty: Retrieval = { chunks: [], passages: [], text: '', tokenCount: 0, blocksTouched: 0, candidates: candidates.length, dropped: 0 };
   if (selected.length === 0) return empty;

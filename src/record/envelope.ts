@@ -25,6 +25,8 @@ export const ValueType = {
   Accounting: 8,
   EngineMeta: 9,
   ActiveTurn: 10,
+  IndexEntry: 11,
+  IndexStats: 12,
 } as const;
 export type ValueType = (typeof ValueType)[keyof typeof ValueType];
 

@@ -21,6 +21,8 @@ export interface ColumnFamilies {
   readonly coaccess: Family;
   /** Active-chunk turns (MemAttention). */
   readonly active: Family;
+  /** Candidate index: recency lists, keyword postings and their counters (candidate-index.ts). */
+  readonly candidates: Family;
 }
 
 export function openFamilies(db: AnyLevel): ColumnFamilies {
@@ -33,5 +35,6 @@ export function openFamilies(db: AnyLevel): ColumnFamilies {
     alloc: f(CF.alloc),
     coaccess: f(CF.coaccess),
     active: f(CF.active),
+    candidates: f(CF.candidates),
   };
 }

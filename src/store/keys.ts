@@ -22,6 +22,7 @@ export const CF = {
   alloc: 'alloc',
   coaccess: 'coacc',
   active: 'active',
+  candidates: 'cidx',
 } as const;
 
 export function dirKey(userId: string, sessionId: string, chunkId: string): string {
@@ -82,6 +83,11 @@ export function openBlockKey(userId: string, sessionId: string | null, lane: 'ap
 
 export const META_ENGINE_KEY = 'engine';
 export const META_ACCOUNTING_KEY = 'accounting';
+/**
+ * Present once the candidate index is complete (database format 2). A database without it (format 1, or a rebuild
+ * interrupted by a crash) gets its index rebuilt from the directory at the next writable open.
+ */
+export const META_INDEX_KEY = 'cidx';
 
 /** Per-chunk access count: `a\0user\0session\0chunk`. */
 export function accessKey(userId: string, ref: string): string {

@@ -15,6 +15,7 @@ import {
   blockKey,
   META_ACCOUNTING_KEY,
   META_ENGINE_KEY,
+  META_INDEX_KEY,
   SEP,
   accessKey,
   afterPrefix,
@@ -27,6 +28,8 @@ import {
 import { BatchWriter } from './batch-writer.js';
 import type { AnyLevel, ResolvedStoreOptions } from './options.js';
 import { Txn, type TxnContext } from './txn.js';
+import { readCandidates, type CandidateQuery, type CandidateRead } from './candidate-reader.js';
+import { rebuildCandidateIndex } from './index-rebuild.js';
 import { WriteLock } from './write-lock.js';
 
 export const ENGINE_VERSION = '0.1.0';
@@ -57,6 +60,28 @@ export interface ListedEntry {
   readonly sessionId: string;
   readonly chunkId: string;
   readonly entry: DirEntry;
+}
+
+/** Mutations per group commit (a single larger write still commits, alone). */
+const MAX_GROUP_MUTATIONS = 4096;
+
+interface PendingWrite {
+  readonly userId: string;
+  readonly mutations: readonly Mutation[];
+  readonly extra: ((txn: Txn) => void | Promise<void>) | undefined;
+  readonly resolve: (r: MutationResult[]) => void;
+  readonly reject: (err: unknown) => void;
+  /** Directory keys the write names up front (puts without an id get fresh ids and conflict with nothing). */
+  readonly keys: readonly string[];
+}
+
+function knownKeys(userId: string, mutations: readonly Mutation[]): string[] {
+  const out: string[] = [];
+  for (const m of mutations) {
+    if (m.op === 'restore') out.push(dirKey(userId, m.record.sessionId, m.record.chunkId));
+    else if (m.op !== 'put' || m.chunkId !== undefined) out.push(dirKey(userId, m.sessionId, m.chunkId!));
+  }
+  return out;
 }
 
 /**
@@ -162,7 +187,24 @@ export class StoreCore {
     const accounting = acctValue === undefined ? emptyAccounting() : decodeAccounting(acctValue, 'accounting');
     const allocValue = await cf.alloc.get(ALLOC_NEXT_KEY);
     const nextBlockId = allocValue === undefined ? 1 : decodeAllocator(allocValue, 'allocator state');
-    return new StoreCore(db, cf, options, writer, meta, accounting, nextBlockId);
+    // Database format 2 adds the candidate index; a format-1 database (or an interrupted rebuild) gets it built
+    // here. Read-only, an index-less database is read by scanning the directory instead.
+    let indexReady = (await cf.meta.get(META_INDEX_KEY)) !== undefined;
+    if (!indexReady && !options.readOnly) {
+      await rebuildCandidateIndex(cf, writer);
+      indexReady = true;
+    }
+    const core = new StoreCore(db, cf, options, writer, meta, accounting, nextBlockId);
+    core.indexReady = indexReady;
+    return core;
+  }
+
+  /** False only for a database opened read-only that has no candidate index yet (format 1). */
+  indexReady = true;
+
+  /** A bounded candidate set through the candidate index (candidate-reader.ts). REQUIRES: `indexReady`. */
+  candidates(q: CandidateQuery): Promise<CandidateRead> {
+    return readCandidates(this.db, this.cf, q);
   }
 
   get accounting(): Accounting {
@@ -239,20 +281,99 @@ export class StoreCore {
    * not at all if it throws.
    */
   write(userId: string, mutations: readonly Mutation[], extra?: (txn: Txn) => void | Promise<void>): Promise<MutationResult[]> {
-    return this.transact(async (txn) => {
-      const results: MutationResult[] = [];
-      const seen = new Set<string>();
-      for (const m of mutations) {
-        const sessionId = m.op === 'restore' ? m.record.sessionId : m.sessionId;
-        const chunkId = m.op === 'restore' ? m.record.chunkId : m.op === 'put' ? (m.chunkId ?? (await this.#nextChunkId(userId, sessionId, txn.now))) : m.chunkId;
-        const key = dirKey(userId, sessionId, chunkId);
-        if (seen.has(key)) throw new AkashicError('AKASHIC_INVALID_ARGUMENT', `chunk ${sessionId}/${chunkId} appears twice in one write`);
-        seen.add(key);
-        results.push(await this.#apply(txn, userId, sessionId, chunkId, key, m));
+    return new Promise<MutationResult[]>((resolve, reject) => {
+      this.#pending.push({ userId, mutations, extra, resolve, reject, keys: knownKeys(userId, mutations) });
+      if (!this.#groupScheduled) {
+        this.#groupScheduled = true;
+        // The runner never rejects: each write's outcome goes to its own promise.
+        void this.lock.run(() => this.#runGroups());
       }
-      if (extra !== undefined) await extra(txn);
-      return results;
     });
+  }
+
+  /** Writes queued for the next group commit, in arrival order. */
+  #pending: PendingWrite[] = [];
+  #groupScheduled = false;
+
+  /**
+   * Group commit. REQUIRES: the write lock. Takes every write queued so far and commits them in groups, in
+   * arrival order: a group is one Txn, so one LevelDB batch and (durability 'sync') one fsync for all of its writes.
+   * A group ends before a write that names a chunk an earlier write of the group already touches (so a write never
+   * sees another's uncommitted staging) and at `MAX_GROUP_MUTATIONS`.
+   */
+  async #runGroups(): Promise<void> {
+    this.#groupScheduled = false;
+    const queue = this.#pending;
+    this.#pending = [];
+    let i = 0;
+    while (i < queue.length) {
+      const group: PendingWrite[] = [];
+      const touched = new Set<string>();
+      let size = 0;
+      while (i < queue.length) {
+        const w = queue[i]!;
+        if (group.length > 0 && (size + w.mutations.length > MAX_GROUP_MUTATIONS || w.keys.some((k) => touched.has(k)))) break;
+        for (const k of w.keys) touched.add(k);
+        size += w.mutations.length;
+        group.push(w);
+        i++;
+      }
+      await this.#commitGroup(group);
+    }
+  }
+
+  /**
+   * Stages each write of `group` behind a savepoint (a write that fails is rolled back and rejected alone), then
+   * commits what remains in one batch and acknowledges every write only once that batch is durable. When the commit
+   * fails before the batch reached LevelDB, the writes are retried one by one, so a write that cannot be committed
+   * fails alone; a failure of the batch itself fails the whole group (nothing of it applied).
+   */
+  async #commitGroup(group: readonly PendingWrite[]): Promise<void> {
+    try {
+      this.writer.check(); // latched after a storage write error: refuse before staging anything
+    } catch (err) {
+      for (const w of group) w.reject(err);
+      return;
+    }
+    const txn = new Txn(this.ctx);
+    const staged: { w: PendingWrite; results: MutationResult[] }[] = [];
+    for (const w of group) {
+      const sp = txn.savepoint();
+      try {
+        staged.push({ w, results: await this.#stageWrite(txn, w) });
+      } catch (err) {
+        txn.rollback(sp);
+        w.reject(err);
+      }
+    }
+    if (staged.length === 0) return;
+    try {
+      await txn.commit();
+    } catch (err) {
+      if (!txn.batchAttempted && staged.length > 1) {
+        for (const s of staged) await this.#commitGroup([s.w]);
+        return;
+      }
+      for (const s of staged) s.w.reject(err);
+      return;
+    }
+    for (const s of staged) s.w.resolve(s.results);
+  }
+
+  async #stageWrite(txn: Txn, w: PendingWrite): Promise<MutationResult[]> {
+    const { userId, mutations, extra } = w;
+    const results: MutationResult[] = [];
+    const seen = new Set<string>();
+    for (const m of mutations) {
+      const sessionId = m.op === 'restore' ? m.record.sessionId : m.sessionId;
+      const chunkId = m.op === 'restore' ? m.record.chunkId : m.op === 'put' ? (m.chunkId ?? (await this.#nextChunkId(userId, sessionId, txn.now))) : m.chunkId;
+      const key = dirKey(userId, sessionId, chunkId);
+      if (seen.has(key)) throw new AkashicError('AKASHIC_INVALID_ARGUMENT', `chunk ${sessionId}/${chunkId} appears twice in one write`);
+      seen.add(key);
+      results.push(await this.#apply(txn, userId, sessionId, chunkId, key, m));
+    }
+    if (extra !== undefined) await extra(txn);
+    return results;
   }
 
   async #apply(txn: Txn, userId: string, sessionId: string, chunkId: string, key: string, m: Mutation): Promise<MutationResult> {

@@ -5,8 +5,9 @@ import { encodeAccounting, type Accounting } from '../record/accounting.js';
 import { decodeBlockInfo, encodeBlockInfo, totalSlots, type BlockInfo, type BlockOrigin } from '../record/block-info.js';
 import { decodeDirEntry, encodeDirEntry, type DirEntry, type SlotRef } from '../record/dir-entry.js';
 import { decodeOpenBlockRef, encodeAllocator, encodeOpenBlockRef } from '../record/engine-records.js';
+import { IndexDelta, indexOps, indexedChunk } from './candidate-index.js';
 import type { ColumnFamilies, Family } from './column-families.js';
-import { ALLOC_NEXT_KEY, META_ACCOUNTING_KEY, blockKey, frameKey, openBlockKey } from './keys.js';
+import { ALLOC_NEXT_KEY, META_ACCOUNTING_KEY, blockKey, frameKey, openBlockKey, parseDirKey } from './keys.js';
 import type { BatchOp, BatchWriter } from './batch-writer.js';
 import type { ResolvedStoreOptions } from './options.js';
 
@@ -21,6 +22,18 @@ export interface TxnContext {
   nextBlockId: number;
   /** Called after commit with the ids of released blocks (cache eviction). */
   onReleased(blockIds: readonly number[]): void;
+}
+
+/** A staging state to return to (Txn.savepoint). Opaque to callers. */
+export interface Savepoint {
+  readonly ops: number;
+  readonly infos: ReadonlyMap<number, BlockInfo>;
+  readonly dirs: ReadonlyMap<string, DirEntry | null>;
+  readonly appends: ReadonlyMap<string, number>;
+  readonly sealed: number;
+  readonly acct: Accounting;
+  readonly nextBlockId: number;
+  readonly reservedUpTo: number;
 }
 
 export interface PendingRecord {
@@ -45,6 +58,8 @@ export class Txn {
   readonly #ops: Op[] = [];
   readonly #infos = new Map<number, BlockInfo>();
   readonly #dirs = new Map<string, DirEntry | null>();
+  /** Committed directory entries as first read by this transaction (the "before" side of the index delta). */
+  readonly #original = new Map<string, DirEntry | null>();
   readonly #appends = new Map<string, { userId: string; sessionId: string | null; lane: 'append' | 'relocation'; records: PendingRecord[] }>();
   readonly #sealedGroups: { userId: string; origin: BlockOrigin; records: PendingRecord[]; split: number[] }[] = [];
   readonly acct: Accounting;
@@ -61,8 +76,11 @@ export class Txn {
   /** Reads a directory entry, seeing this transaction's own staged writes. */
   async dirEntry(key: string): Promise<DirEntry | null> {
     if (this.#dirs.has(key)) return this.#dirs.get(key) ?? null;
+    if (this.#original.has(key)) return this.#original.get(key) ?? null;
     const v = await this.#ctx.cf.dir.get(key);
-    return v === undefined ? null : decodeDirEntry(v, `directory entry ${JSON.stringify(key)}`);
+    const e = v === undefined ? null : decodeDirEntry(v, `directory entry ${JSON.stringify(key)}`);
+    this.#original.set(key, e);
+    return e;
   }
 
   /** Reads many directory entries at once (one getMany for the unstaged ones). */
@@ -72,7 +90,9 @@ export class Txn {
     const loaded = new Map<string, DirEntry | null>();
     missing.forEach((k, i) => {
       const v = values[i];
-      loaded.set(k, v === undefined ? null : decodeDirEntry(v, `directory entry ${JSON.stringify(k)}`));
+      const e = v === undefined ? null : decodeDirEntry(v, `directory entry ${JSON.stringify(k)}`);
+      loaded.set(k, e);
+      this.#original.set(k, e);
     });
     return keys.map((k) => (this.#dirs.has(k) ? (this.#dirs.get(k) ?? null) : (loaded.get(k) ?? null)));
   }
@@ -81,7 +101,7 @@ export class Txn {
     this.#dirs.set(key, entry);
   }
 
-  /** Removes a directory entry outright, tombstone included (purge). */
+  /** Removes a directory entry outright, tombstone included (purge); its candidate-index keys go in the same batch. */
   deleteDir(key: string): void {
     this.#dirs.set(key, null);
   }
@@ -97,6 +117,49 @@ export class Txn {
     await this.blockInfo(blockId);
     this.#retired.set(blockId, { forget });
   }
+
+  /**
+   * Marks the current staging state, so that one write of a group commit can be undone alone (`rollback`) when it
+   * fails, leaving the other writes staged. Only valid before `commit()` starts; does not cover `retire` (purge only,
+   * never part of a grouped write).
+   */
+  savepoint(): Savepoint {
+    return {
+      ops: this.#ops.length,
+      infos: new Map(this.#infos),
+      dirs: new Map(this.#dirs),
+      appends: new Map([...this.#appends].map(([k, g]) => [k, g.records.length])),
+      sealed: this.#sealedGroups.length,
+      acct: { ...this.acct },
+      nextBlockId: this.#nextBlockId,
+      reservedUpTo: this.#reservedUpTo,
+    };
+  }
+
+  /** Restores the staging state of `sp` (everything staged after it is dropped). */
+  rollback(sp: Savepoint): void {
+    this.#ops.length = sp.ops;
+    this.#infos.clear();
+    for (const [k, v] of sp.infos) this.#infos.set(k, v);
+    this.#dirs.clear();
+    for (const [k, v] of sp.dirs) this.#dirs.set(k, v);
+    for (const [k, g] of this.#appends) {
+      const n = sp.appends.get(k);
+      if (n === undefined) this.#appends.delete(k);
+      else g.records.length = n;
+    }
+    this.#sealedGroups.length = sp.sealed;
+    Object.assign(this.acct, sp.acct);
+    this.#nextBlockId = sp.nextBlockId;
+    this.#reservedUpTo = sp.reservedUpTo;
+  }
+
+  /** True once `commit()` handed the batch to LevelDB (a failure after that may have reached the disk). */
+  get batchAttempted(): boolean {
+    return this.#batchAttempted;
+  }
+
+  #batchAttempted = false;
 
   async blockInfo(blockId: number): Promise<BlockInfo> {
     const staged = this.#infos.get(blockId);
@@ -351,6 +414,7 @@ export class Txn {
       if (entry === null) this.#ops.push({ type: 'del', sublevel: cf.dir, key });
       else this.#ops.push({ type: 'put', sublevel: cf.dir, key, value: encodeDirEntry(entry) });
     }
+    await this.#stageIndex();
     for (const info of this.#infos.values()) {
       if (this.#retired.get(info.blockId)?.forget === true) this.#ops.push({ type: 'del', sublevel: cf.blockInfo, key: blockKey(info.blockId) });
       else this.#ops.push({ type: 'put', sublevel: cf.blockInfo, key: blockKey(info.blockId), value: encodeBlockInfo(info) });
@@ -362,12 +426,36 @@ export class Txn {
     this.acct.retrievals = this.#ctx.accounting.retrievals;
     this.acct.retrievalBlocks = this.#ctx.accounting.retrievalBlocks;
     this.#ops.push({ type: 'put', sublevel: cf.meta, key: META_ACCOUNTING_KEY, value: encodeAccounting(this.acct) });
+    this.#batchAttempted = true;
     await this.#ctx.writer.write(this.#ops);
     this.acct.retrievals = this.#ctx.accounting.retrievals;
     this.acct.retrievalBlocks = this.#ctx.accounting.retrievalBlocks;
     this.#ctx.accounting = this.acct;
     this.#ctx.nextBlockId = this.#nextBlockId;
     if (this.released.length > 0) this.#ctx.onReleased(this.released);
+  }
+
+  /**
+   * The candidate index follows the directory: every entry this commit writes is compared with the committed one,
+   * and the difference (entry keys, counters) joins the batch. Entries that only moved (relocation, GC) differ in
+   * nothing the index holds, so they add nothing.
+   */
+  async #stageIndex(): Promise<void> {
+    if (this.#dirs.size === 0) return;
+    const unread = [...this.#dirs.keys()].filter((k) => !this.#original.has(k));
+    const values = unread.length === 0 ? [] : await this.#ctx.cf.dir.getMany(unread);
+    unread.forEach((k, i) => {
+      const v = values[i];
+      this.#original.set(k, v === undefined ? null : decodeDirEntry(v, `directory entry ${JSON.stringify(k)}`));
+    });
+    const delta = new IndexDelta();
+    for (const [key, entry] of this.#dirs) {
+      const p = parseDirKey(key);
+      if (p === null) continue;
+      delta.change(indexedChunk(p.userId, p.sessionId, p.chunkId, this.#original.get(key) ?? null), indexedChunk(p.userId, p.sessionId, p.chunkId, entry));
+    }
+    if (delta.empty && delta.stats.size === 0) return;
+    for (const op of await indexOps(this.#ctx.cf.candidates, delta)) this.#ops.push(op);
   }
 
   /** Extra raw operations (co-access counters, active turns) to land in the same batch. */

@@ -8,6 +8,8 @@ import { decodeDirEntry, type DirEntry } from '../record/dir-entry.js';
 import { decodeAllocator, decodeEngineMeta, decodeOpenBlockRef } from '../record/engine-records.js';
 import { ALLOC_NEXT_KEY, META_ACCOUNTING_KEY, META_ENGINE_KEY, SEP, blockKey, dirKey, frameKey, parseBlockKey, parseDirKey } from './keys.js';
 import { resilientEntries } from './resilient-scan.js';
+import { indexedChunk } from './candidate-index.js';
+import { KeySetDigest, verifyCandidateIndex } from './verify-index.js';
 import type { StoreCore } from './store-core.js';
 
 /** Stable problem kinds reported by verify(). */
@@ -24,6 +26,7 @@ export type ProblemKind =
   | 'dangling-directory-entry'
   | 'slot-mismatch'
   | 'open-block-ref'
+  | 'candidate-index'
   | 'storage';
 
 export interface Problem {
@@ -112,10 +115,13 @@ async function verifySnapshot(core: StoreCore, snapshot: AbstractSnapshot, progr
   // Pass 1: the directory, counted per block.
   const perBlock = new Map<number, DirCount>();
   let chunks = 0;
+  const indexDigest = new KeySetDigest();
   for await (const [k, v] of resilientEntries(cf.dir, at, storageError('directory'))) {
     const entry = liveEntry(k, v, add);
     if (entry === null) continue;
     chunks++;
+    const ids = parseDirKey(k)!;
+    indexDigest.addChunk(indexedChunk(ids.userId, ids.sessionId, ids.chunkId, entry)!);
     const id = entry.location!.blockId;
     const c = perBlock.get(id);
     if (c === undefined) perBlock.set(id, { n: 1, bytes: entry.recordBytes });
@@ -178,6 +184,11 @@ async function verifySnapshot(core: StoreCore, snapshot: AbstractSnapshot, progr
       const b = bad.get(entry.location!.blockId);
       if (b !== undefined) await guard('slot-mismatch', () => nameEntry(core, snapshot, k, entry, b, frameCache, add));
     }
+  }
+
+  // The candidate index against the directory (a format-1 database opened read-only has none yet).
+  if (core.indexReady) {
+    await guard('candidate-index', () => verifyCandidateIndex(cf.candidates, snapshot, indexDigest, (p) => add({ kind: 'candidate-index', ...p })));
   }
 
   await guard('accounting', async () => {

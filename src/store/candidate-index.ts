@@ -1,0 +1,324 @@
+import type { AbstractSnapshot } from 'abstract-level';
+import type { ChunkKind } from '../record/chunk-record.js';
+import type { DirEntry } from '../record/dir-entry.js';
+import { decodeIndexStats, encodeIndexStats, INDEX_PRESENT, type IndexStats } from '../record/index-records.js';
+import type { Family } from './column-families.js';
+import { SEP, afterPrefix } from './keys.js';
+import type { PurgeHook, PurgeScope } from './purge.js';
+import type { Txn } from './txn.js';
+
+/**
+ * The candidate index (column family `cidx`, docs/format.md "Candidate index"): what recall and reconciliation
+ * need to gather a bounded candidate set without reading the scope's other directory entries.
+ *
+ *   r␀user␀kind␀ts␀session␀chunk           recency, user scope    (empty value)
+ *   s␀user␀session␀kind␀ts␀chunk           recency, session scope (empty value)
+ *   k␀user␀kind␀keyword␀ts␀session␀chunk   keyword posting        (empty value)
+ *   f␀user␀kind␀keyword                    document frequency of the keyword among the user's live chunks of kind
+ *   n␀user␀kind                            live chunks of kind and their total keyword count
+ *
+ * `ts` is the chunk's creation time as 14 hex digits (ms, clamped to [0, 2^53)), so key order is time order and a
+ * bounded reverse scan returns the newest first. Keywords are indexed normalized (`normalizeKeyword`), each once
+ * per chunk. Only live directory entries are indexed, and an entry's index keys are a pure function of
+ * (user, session, chunk, kind, createdAt, keywords): relocation and GC, which move bodies, change none of them.
+ *
+ * The index is maintained by `Txn.commit`, which compares every directory entry it writes with the committed one
+ * (`indexDelta`) and stages the difference in the same LevelDB batch.
+ * @internal
+ */
+
+/** What of a directory entry the index depends on. */
+export interface IndexedChunk {
+  readonly userId: string;
+  readonly sessionId: string;
+  readonly chunkId: string;
+  readonly kind: ChunkKind;
+  readonly createdAt: number;
+  readonly keywords: readonly string[];
+}
+
+/** One chunk found through the index, with its creation time as keyed. */
+export interface IndexHit {
+  readonly sessionId: string;
+  readonly chunkId: string;
+  /** `ts␀session␀chunk`: the key suffix every index list shares, in key (= time) order. */
+  readonly tail: string;
+}
+
+const TS_DIGITS = 14;
+const MAX_TS = 2 ** 53 - 1;
+
+/** Lower-cased, control characters removed (they would collide with key separators). Empty means not indexed. */
+export function normalizeKeyword(k: string): string {
+  // eslint-disable-next-line no-control-regex
+  return k.toLowerCase().replace(/[\u0000-\u001f]/g, '');
+}
+
+/** Distinct normalized keywords, in first-seen order. */
+export function indexKeywords(keywords: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const k of keywords) {
+    const n = normalizeKeyword(k);
+    if (n !== '') out.add(n);
+  }
+  return [...out];
+}
+
+export function tsKey(createdAt: number): string {
+  const t = Number.isFinite(createdAt) ? Math.min(MAX_TS, Math.max(0, Math.floor(createdAt))) : 0;
+  return t.toString(16).padStart(TS_DIGITS, '0');
+}
+
+function tailOf(c: IndexedChunk): string {
+  return tsKey(c.createdAt) + SEP + c.sessionId + SEP + c.chunkId;
+}
+
+export function statsKey(userId: string, kind: ChunkKind): string {
+  return 'n' + SEP + userId + SEP + kind;
+}
+
+export function dfKey(userId: string, kind: ChunkKind, keyword: string): string {
+  return 'f' + SEP + userId + SEP + kind + SEP + keyword;
+}
+
+/** Every key with an empty value that the chunk has in the index (recency, session recency, postings). */
+export function entryKeys(c: IndexedChunk): string[] {
+  const tail = tailOf(c);
+  const ts = tsKey(c.createdAt);
+  const keys = [
+    'r' + SEP + c.userId + SEP + c.kind + SEP + tail,
+    's' + SEP + c.userId + SEP + c.sessionId + SEP + c.kind + SEP + ts + SEP + c.chunkId,
+  ];
+  for (const k of indexKeywords(c.keywords)) keys.push('k' + SEP + c.userId + SEP + c.kind + SEP + k + SEP + tail);
+  return keys;
+}
+
+export function indexedChunk(userId: string, sessionId: string, chunkId: string, e: DirEntry | null): IndexedChunk | null {
+  if (e === null || e.state !== 'live') return null;
+  return { userId, sessionId, chunkId, kind: e.kind, createdAt: e.createdAt, keywords: e.keywords };
+}
+
+function sameIndexed(a: IndexedChunk | null, b: IndexedChunk | null): boolean {
+  if (a === null || b === null) return a === b;
+  if (a.kind !== b.kind || tsKey(a.createdAt) !== tsKey(b.createdAt)) return false;
+  const ka = indexKeywords(a.keywords);
+  const kb = indexKeywords(b.keywords);
+  return ka.length === kb.length && ka.every((k, i) => k === kb[i]);
+}
+
+/** The index changes one transaction stages: empty-valued keys to put and delete, and counter deltas. */
+export class IndexDelta {
+  readonly puts = new Set<string>();
+  readonly dels = new Set<string>();
+  /** statsKey → [Δdocs, Δkeywords]; dfKey → Δdf. */
+  readonly stats = new Map<string, [number, number]>();
+  readonly df = new Map<string, number>();
+
+  /** Records the change of one chunk from `before` to `after` (null: not indexed, i.e. absent or deleted). */
+  change(before: IndexedChunk | null, after: IndexedChunk | null): void {
+    if (sameIndexed(before, after)) return;
+    if (before !== null) this.#apply(before, -1);
+    if (after !== null) this.#apply(after, +1);
+  }
+
+  #apply(c: IndexedChunk, sign: 1 | -1): void {
+    for (const k of entryKeys(c)) {
+      if (sign > 0) {
+        this.dels.delete(k);
+        this.puts.add(k);
+      } else {
+        this.puts.delete(k);
+        this.dels.add(k);
+      }
+    }
+    const kws = indexKeywords(c.keywords);
+    const sk = statsKey(c.userId, c.kind);
+    const s = this.stats.get(sk) ?? [0, 0];
+    this.stats.set(sk, [s[0] + sign, s[1] + sign * kws.length]);
+    for (const k of kws) {
+      const dk = dfKey(c.userId, c.kind, k);
+      this.df.set(dk, (this.df.get(dk) ?? 0) + sign);
+    }
+  }
+
+  get empty(): boolean {
+    return this.puts.size === 0 && this.dels.size === 0;
+  }
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type IndexOp = { type: 'put'; sublevel: Family; key: string; value: Buffer } | { type: 'del'; sublevel: Family; key: string };
+
+/**
+ * Turns a delta into batch operations, reading the committed counters it adjusts (one getMany).
+ * Requires: the write lock, so the counters cannot change before the batch lands.
+ */
+export async function indexOps(family: Family, delta: IndexDelta): Promise<IndexOp[]> {
+  const ops: IndexOp[] = [];
+  // A key both deleted and put by one delta was removed from the other set by `change`, so order does not matter.
+  for (const key of delta.dels) ops.push({ type: 'del', sublevel: family, key });
+  for (const key of delta.puts) ops.push({ type: 'put', sublevel: family, key, value: INDEX_PRESENT });
+  const sKeys = [...delta.stats.keys()].filter((k) => delta.stats.get(k)![0] !== 0 || delta.stats.get(k)![1] !== 0);
+  const fKeys = [...delta.df.keys()].filter((k) => delta.df.get(k) !== 0);
+  const all = [...sKeys, ...fKeys];
+  if (all.length === 0) return ops;
+  const values = await family.getMany(all);
+  all.forEach((key, i) => {
+    const v = values[i];
+    const cur: IndexStats = v === undefined ? { docs: 0, keywords: 0 } : decodeIndexStats(v, `index counter ${JSON.stringify(key)}`);
+    const next =
+      i < sKeys.length
+        ? { docs: cur.docs + delta.stats.get(key)![0], keywords: cur.keywords + delta.stats.get(key)![1] }
+        : { docs: cur.docs + delta.df.get(key)!, keywords: 0 };
+    if (next.docs <= 0) ops.push({ type: 'del', sublevel: family, key });
+    else ops.push({ type: 'put', sublevel: family, key, value: encodeIndexStats(next) });
+  });
+  return ops;
+}
+
+function parseTail(tail: string): { sessionId: string; chunkId: string } {
+  const a = tail.indexOf(SEP);
+  const b = tail.lastIndexOf(SEP);
+  return { sessionId: tail.slice(a + 1, b), chunkId: tail.slice(b + 1) };
+}
+
+/** Newest first by the key suffix (time, then ids). */
+const newerTail = (a: IndexHit, b: IndexHit): number => (a.tail < b.tail ? 1 : a.tail > b.tail ? -1 : 0);
+
+/**
+ * The `n` newest live chunks of the scope (session null: all of the user's sessions) among `kinds`, newest first:
+ * one bounded reverse scan per kind.
+ */
+export async function newestChunks(
+  family: Family,
+  userId: string,
+  sessionId: string | null,
+  kinds: readonly ChunkKind[],
+  n: number,
+  snapshot: AbstractSnapshot,
+): Promise<IndexHit[]> {
+  const hits: IndexHit[] = [];
+  if (n <= 0) return hits;
+  for (const kind of kinds) {
+    const prefix = sessionId === null ? ['r', userId, kind] : ['s', userId, sessionId, kind];
+    const head = prefix.join(SEP) + SEP;
+    for await (const key of family.keys({ gte: head, lt: afterPrefix(...prefix), reverse: true, limit: n, snapshot })) {
+      const rest = key.slice(head.length);
+      if (sessionId === null) hits.push({ ...parseTail(rest), tail: rest });
+      else {
+        const i = rest.indexOf(SEP);
+        const chunkId = rest.slice(i + 1);
+        hits.push({ sessionId, chunkId, tail: rest.slice(0, i) + SEP + sessionId + SEP + chunkId });
+      }
+    }
+  }
+  hits.sort(newerTail);
+  hits.length = Math.min(hits.length, n);
+  return hits;
+}
+
+/**
+ * Older matches: for each keyword and kind, the newest postings strictly older than `before` (a tail; null: no
+ * bound), at most `perKeyword` of them (scanning at most 8× that when filtering one session). Returns each chunk
+ * found with the number of query keywords it was found under.
+ */
+export async function keywordMatches(
+  family: Family,
+  userId: string,
+  sessionId: string | null,
+  kinds: readonly ChunkKind[],
+  keywords: readonly string[],
+  perKeyword: number,
+  before: string | null,
+  snapshot: AbstractSnapshot,
+): Promise<{ found: Map<string, { hit: IndexHit; score: number }>; scanned: number }> {
+  const found = new Map<string, { hit: IndexHit; score: number }>();
+  let scanned = 0;
+  if (perKeyword <= 0) return { found, scanned };
+  for (const keyword of keywords) {
+    for (const kind of kinds) {
+      const prefix = ['k', userId, kind, keyword];
+      const head = prefix.join(SEP) + SEP;
+      const lt = before === null ? afterPrefix(...prefix) : head + before;
+      const scanLimit = sessionId === null ? perKeyword : perKeyword * 8;
+      let taken = 0;
+      for await (const key of family.keys({ gte: head, lt, reverse: true, limit: scanLimit, snapshot })) {
+        scanned++;
+        const tail = key.slice(head.length);
+        const ids = parseTail(tail);
+        if (sessionId !== null && ids.sessionId !== sessionId) continue;
+        const id = ids.sessionId + SEP + ids.chunkId;
+        const f = found.get(id);
+        if (f === undefined) found.set(id, { hit: { ...ids, tail }, score: 1 });
+        else f.score++;
+        if (++taken >= perKeyword) break;
+      }
+    }
+  }
+  return { found, scanned };
+}
+
+/** Index statistics BM25 needs over a user's live chunks of the given kinds. */
+export interface KeywordStats {
+  /** Live chunks of those kinds. */
+  readonly docs: number;
+  /** Sum of their (distinct, normalized) keyword counts. */
+  readonly totalKeywords: number;
+  /** Document frequency per normalized query keyword (0 when absent). */
+  readonly df: ReadonlyMap<string, number>;
+}
+
+export async function keywordStats(
+  family: Family,
+  userId: string,
+  kinds: readonly ChunkKind[],
+  keywords: readonly string[],
+  snapshot: AbstractSnapshot,
+): Promise<KeywordStats> {
+  const keys: string[] = kinds.map((k) => statsKey(userId, k));
+  for (const w of keywords) for (const k of kinds) keys.push(dfKey(userId, k, w));
+  const values = keys.length === 0 ? [] : await family.getMany(keys, { snapshot });
+  let docs = 0;
+  let totalKeywords = 0;
+  const df = new Map<string, number>(keywords.map((w) => [w, 0]));
+  values.forEach((v, i) => {
+    if (v === undefined) return;
+    const s = decodeIndexStats(v, `index counter ${JSON.stringify(keys[i])}`);
+    if (i < kinds.length) {
+      docs += s.docs;
+      totalKeywords += s.keywords;
+    } else {
+      const w = keywords[Math.floor((i - kinds.length) / kinds.length)]!;
+      df.set(w, (df.get(w) ?? 0) + s.docs);
+    }
+  });
+  return { docs, totalKeywords, df };
+}
+
+/** Key ranges of everything the index holds for one user (purge). */
+export function userIndexRanges(userId: string): { gte: string; lt: string }[] {
+  return ['r', 's', 'k', 'f', 'n'].map((t) => ({ gte: t + SEP + userId + SEP, lt: afterPrefix(t, userId) }));
+}
+
+/**
+ * The candidate index's part of a purge (`PurgeHook`): the directory deletions the purge stages already remove the
+ * scope's index keys and adjust the counters in the same batch (`Txn.commit`); a user purge also deletes whatever
+ * else is left under the user's prefixes. The ranges returned are compacted so no keyword of the scope stays in any
+ * file. A session's keys are spread through its user's ranges, so those are compacted.
+ */
+export const candidateIndexPurgeHook: PurgeHook = {
+  async stage(txn: Txn, scope: PurgeScope) {
+    const family = txn.cf.candidates;
+    let deleted = 0;
+    const ranges: [string, string][] = [];
+    for (const r of userIndexRanges(scope.userId)) {
+      ranges.push([family.prefix + r.gte, family.prefix + r.lt]);
+      if (scope.sessionId !== null) continue;
+      for await (const key of family.keys(r)) {
+        txn.raw({ type: 'del', sublevel: family, key });
+        deleted++;
+      }
+    }
+    return { deleted, ranges };
+  },
+};

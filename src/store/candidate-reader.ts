@@ -1,0 +1,81 @@
+import type { ChunkKind } from '../record/chunk-record.js';
+import { decodeDirEntry } from '../record/dir-entry.js';
+import { corruption } from '../errors.js';
+import { indexKeywords, keywordMatches, keywordStats, newestChunks, type IndexHit, type KeywordStats } from './candidate-index.js';
+import type { ColumnFamilies } from './column-families.js';
+import { SEP, dirKey } from './keys.js';
+import type { AnyLevel } from './options.js';
+import type { ListedEntry } from './store-core.js';
+
+/** What to gather (see `readCandidates`). */
+export interface CandidateQuery {
+  readonly userId: string;
+  /** Null: every session of the user. */
+  readonly sessionId: string | null;
+  readonly kinds: readonly ChunkKind[];
+  readonly keywords: readonly string[];
+  /** Newest chunks always included. */
+  readonly window: number;
+  /** Older chunks sharing a keyword with the query, most shared keywords first, newer first on a tie. */
+  readonly prefilter: number;
+}
+
+export interface CandidateRead {
+  /** Directory entries of the candidates (live, of the requested kinds), window first then older matches. */
+  readonly entries: ListedEntry[];
+  /** Index keys read (the I/O, bounded by the query, never by the history). */
+  readonly indexKeysRead: number;
+  /** Statistics BM25 needs over the scope's user (all sessions), for the normalized query keywords. */
+  readonly stats: KeywordStats;
+}
+
+/** Total postings read per query, spread over its keywords. */
+export const POSTINGS_READ_BUDGET = 4096;
+
+/**
+ * Gathers a bounded candidate set through the candidate index, from one snapshot: the `window` newest chunks of the
+ * scope (one bounded reverse scan per kind), then, older than the window, the newest postings of each query keyword
+ * (per keyword at least `prefilter` and at most 4 × `prefilter`, within `POSTINGS_READ_BUDGET` overall), scored by
+ * how many query keywords found each chunk; the best `prefilter` of those; finally one `getMany` of the chosen
+ * directory entries. Work and memory: O(window + POSTINGS_READ_BUDGET), whatever the history length.
+ *
+ * Compared with scanning the whole scope this is exact for the window and for every chunk among the newest
+ * postings of a query keyword; an older chunk that matches only keywords with many newer matches may be missed.
+ * @internal
+ */
+export async function readCandidates(db: AnyLevel, cf: ColumnFamilies, q: CandidateQuery): Promise<CandidateRead> {
+  const snapshot = db.snapshot();
+  try {
+    const window = await newestChunks(cf.candidates, q.userId, q.sessionId, q.kinds, q.window, snapshot);
+    let read = window.length;
+    const keywords = indexKeywords(q.keywords);
+    let older: IndexHit[] = [];
+    // Fewer chunks than the window: the window is the whole scope, nothing older exists.
+    if (window.length >= q.window && q.prefilter > 0 && keywords.length > 0) {
+      const perKeyword = Math.max(q.prefilter, Math.min(4 * q.prefilter, Math.floor(POSTINGS_READ_BUDGET / (keywords.length * q.kinds.length))));
+      const oldest = window[window.length - 1]!.tail;
+      const { found, scanned } = await keywordMatches(cf.candidates, q.userId, q.sessionId, q.kinds, keywords, perKeyword, oldest, snapshot);
+      read += scanned;
+      older = [...found.values()]
+        .sort((a, b) => b.score - a.score || (a.hit.tail < b.hit.tail ? 1 : a.hit.tail > b.hit.tail ? -1 : 0))
+        .slice(0, q.prefilter)
+        .map((f) => f.hit);
+    }
+    const hits = [...window, ...older];
+    const keys = hits.map((h) => dirKey(q.userId, h.sessionId, h.chunkId));
+    const values = keys.length === 0 ? [] : await cf.dir.getMany(keys, { snapshot });
+    const entries: ListedEntry[] = [];
+    values.forEach((v, i) => {
+      const h = hits[i]!;
+      // Index and directory change in one batch and are read from one snapshot: a hit without a live entry is damage.
+      if (v === undefined) throw corruption(`candidate index names ${JSON.stringify(h.sessionId + SEP + h.chunkId)} of user ${JSON.stringify(q.userId)}, which has no directory entry`);
+      const entry = decodeDirEntry(v, `directory entry ${JSON.stringify(keys[i])}`);
+      if (entry.state !== 'live') throw corruption(`candidate index names deleted chunk ${JSON.stringify(keys[i])}`);
+      entries.push({ userId: q.userId, sessionId: h.sessionId, chunkId: h.chunkId, entry });
+    });
+    const stats = await keywordStats(cf.candidates, q.userId, q.kinds, keywords, snapshot);
+    return { entries, indexKeysRead: read, stats };
+  } finally {
+    await snapshot.close();
+  }
+}

@@ -1,0 +1,155 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AkashicStore, ChunkRef } from '../../src/index.js';
+import type { ListedEntry } from '../../src/store/store-core.js';
+import { gatherCandidates } from '../../src/memattention/candidates.js';
+import { META_INDEX_KEY } from '../../src/store/keys.js';
+import type { ChunkKind } from '../../src/record/chunk-record.js';
+import { BACKENDS, text, type Backend } from '../helpers/backends.js';
+
+const TOPICS = ['tea', 'jazz', 'chess', 'opera', 'sailing', 'Tea'];
+
+/** The candidate set by a full directory scan, as the engine computed it before the index existed. */
+async function scanOracle(store: AkashicStore, user: string, session: string | null, q: readonly string[], window: number, prefilter: number, kinds: ReadonlySet<ChunkKind>) {
+  const all: ListedEntry[] = [];
+  for await (const e of store.list(user, session === null ? {} : { sessionId: session })) if (kinds.has(e.entry.kind)) all.push(e);
+  const newer = (a: ListedEntry, b: ListedEntry): number => b.entry.createdAt - a.entry.createdAt || (a.chunkId < b.chunkId ? 1 : -1);
+  const recent = [...all].sort(newer).slice(0, window);
+  const inRecent = new Set(recent.map((e) => e.sessionId + '/' + e.chunkId));
+  const query = new Set(q.map((k) => k.toLowerCase()));
+  const older = all
+    .filter((e) => !inRecent.has(e.sessionId + '/' + e.chunkId))
+    .map((e) => ({ e, score: e.entry.keywords.filter((k) => query.has(k.toLowerCase())).length }))
+    .filter((s) => s.score > 0)
+    .sort((a, b) => b.score - a.score || newer(a.e, b.e))
+    .slice(0, prefilter)
+    .map((s) => s.e);
+  return new Set([...recent, ...older].map((e) => e.sessionId + '/' + e.chunkId));
+}
+
+describe.each(BACKENDS)('candidate index on $name', ({ make }) => {
+  let be: Backend;
+  let store: AkashicStore;
+  afterEach(async () => {
+    await store.close();
+    await be.cleanup();
+  });
+
+  async function seed(n: number, user = 'u'): Promise<ChunkRef[]> {
+    const refs: ChunkRef[] = [];
+    for (let i = 0; i < n; i += 10) {
+      const ops = Array.from({ length: Math.min(10, n - i) }, (_, j) => ({
+        op: 'put' as const,
+        sessionId: `s${(i + j) % 3}`,
+        kind: ((i + j) % 7 === 0 ? 'note' : 'memory') as ChunkKind,
+        text: text(i + j),
+        keywords: [TOPICS[(i + j) % TOPICS.length]!, `k${(i + j) % 11}`, 'shared'],
+        createdAt: 10_000 + (i + j) * 7,
+      }));
+      for (const r of await store.write(user, ops)) refs.push({ sessionId: r.sessionId, chunkId: r.chunkId });
+    }
+    return refs;
+  }
+
+  const sets = async (session: string | null, q: string[], kinds: ReadonlySet<ChunkKind>): Promise<[Set<string>, Set<string>]> => {
+    const got = await gatherCandidates(store, 'u', session, q, { window: 12, prefilter: 6, keywords: 64 }, { kinds });
+    return [new Set(got.candidates.map((c) => c.ref.sessionId + '/' + c.ref.chunkId)), await scanOracle(store, 'u', session, q, 12, 6, kinds)];
+  };
+
+  it('finds the same candidates as a directory scan, for user and session scope and any kinds', async () => {
+    be = await make();
+    store = await be.open({ blockCapacity: 8 });
+    await seed(120);
+    await seed(30, 'other');
+    const memory = new Set<ChunkKind>(['memory']);
+    for (const [session, q, kinds] of [
+      [null, ['tea', 'k3'], memory],
+      [null, ['OPERA'], new Set<ChunkKind>(['memory', 'note'])],
+      ['s1', ['chess', 'k5', 'nothing'], memory],
+      [null, [], memory],
+    ] as const) {
+      const [got, want] = await sets(session, [...q], kinds);
+      expect(got).toEqual(want);
+    }
+  });
+
+  it('follows updates, deletes, restores, relocation and GC, and verify() agrees', async () => {
+    be = await make();
+    store = await be.open({ blockCapacity: 4 });
+    const refs = await seed(60);
+    await store.write('u', [
+      { op: 'update', ...refs[3]!, keywords: ['violin', 'tea'] },
+      { op: 'update', ...refs[5]!, kind: 'summary' },
+      { op: 'update', ...refs[6]!, text: 'only the text changes' },
+      { op: 'delete', ...refs[8]! },
+      { op: 'delete', ...refs[9]! },
+    ]);
+    const r10 = (await store.getMany('u', [refs[10]!])).chunks[0]!;
+    await store.restore('u', [{ ...r10, version: r10.version + 1, keywords: ['restored', 'violin'] }]);
+    await store.relocate('u', [refs[1]!, refs[20]!, refs[40]!, refs[59]!]);
+    await store.gc({ threshold: 0.01 });
+    const v = await store.verify();
+    expect(v.problems).toEqual([]);
+
+    const [got, want] = await sets(null, ['violin', 'tea'], new Set(['memory']));
+    expect(got).toEqual(want);
+    const stats = (await gatherCandidates(store, 'u', null, ['violin', 'shared'], { window: 1, prefilter: 1, keywords: 8 }, { kinds: new Set(['memory']) })).stats!;
+    let docs = 0;
+    let violin = 0;
+    let shared = 0;
+    for await (const e of store.list('u')) {
+      if (e.entry.kind !== 'memory') continue;
+      docs++;
+      if (e.entry.keywords.includes('violin')) violin++;
+      if (e.entry.keywords.includes('shared')) shared++;
+    }
+    expect(stats.docs).toBe(docs);
+    expect(stats.df.get('violin')).toBe(violin);
+    expect(violin).toBe(2);
+    expect(stats.df.get('shared')).toBe(shared);
+  });
+
+  it('survives a reopen and is rebuilt for a database written without it', async () => {
+    be = await make();
+    store = await be.open();
+    await seed(40);
+    const [before] = await sets(null, ['jazz'], new Set(['memory']));
+    // Simulate a format-1 database: no index, no marker.
+    await store.core.cf.candidates.clear();
+    await store.core.cf.meta.del(META_INDEX_KEY);
+    await store.close();
+
+    store = await be.reopen({ readOnly: true });
+    expect(await store.candidates('u', { sessionId: null, kinds: ['memory'], keywords: ['jazz'], window: 12, prefilter: 6 })).toBeNull();
+    const [scanned] = await sets(null, ['jazz'], new Set(['memory'])); // read-only: the directory scan
+    expect(scanned).toEqual(before);
+    expect((await store.verify()).ok).toBe(true);
+    await store.close();
+
+    store = await be.reopen();
+    const [after] = await sets(null, ['jazz'], new Set(['memory']));
+    expect(after).toEqual(before);
+    expect((await store.verify()).problems).toEqual([]);
+  });
+
+  it('verify() reports an index that disagrees with the directory', async () => {
+    be = await make();
+    store = await be.open();
+    await seed(20);
+    const cf = store.core.cf.candidates;
+    let posting = '';
+    for await (const k of cf.keys({ gte: 'k\u0000', lt: 'k\u0001', limit: 1 })) posting = k;
+    await cf.del(posting);
+    let v = await store.verify();
+    expect(v.ok).toBe(false);
+    expect(v.problems.every((p) => p.kind === 'candidate-index')).toBe(true);
+    expect(v.problems.length).toBeGreaterThan(0);
+    await store.close();
+    // A reopen does not repair silently; removing the marker rebuilds.
+    store = await be.reopen();
+    await store.core.cf.meta.del(META_INDEX_KEY);
+    await store.close();
+    store = await be.reopen();
+    v = await store.verify();
+    expect(v.problems).toEqual([]);
+  });
+});
