@@ -27,4 +27,4 @@ export { FORMAT_VERSION } from './record/envelope.js';
 export * from './memattention/index.js';
 export * from './model/index.js';
 export * from './workload/index.js';
-export { salvage, type SalvageOptions, type SalvageReport } from './tools/salvage.js';
+export { salvage, type SalvageOptions, type SalvageReport } from './engine/salvage.js';

@@ -11,6 +11,7 @@ import { OnlineRelocation } from '../memattention/colocation.js';
 import { CheckedModel } from '../memattention/model-calls.js';
 import { resolveMemoryOptions } from '../memattention/options.js';
 import { retrieve } from '../memattention/recall.js';
+import { coldReopen } from '../engine/internal-seams.js';
 import { EmbeddedModel } from '../model/embedded-model.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
 import type { ChunkRef } from '../store/chunk-input.js';
@@ -91,7 +92,7 @@ export class PolicyReplayer {
    */
   async forgetCaches(): Promise<void> {
     if (this.#backend.kind === 'memory') return;
-    await this.#store.reopenForColdRead();
+    await this.#store[coldReopen]();
   }
 
   /** Applies one recorded batch, then the policy's write-time placement. */

@@ -5,8 +5,9 @@ import type { AffinityModel, CoAccessStats } from '../gc/affinity-model.js';
 import { runGcPass, type GcReport } from '../gc/block-compactor.js';
 import { DefaultAffinityModel } from '../gc/default-affinity.js';
 import { GcPool } from '../gc/gc-pool.js';
-import { decodeBlockInfo, invalidRatio, type BlockInfo } from '../record/block-info.js';
+import { invalidRatio, type BlockInfo } from '../record/block-info.js';
 import type { ChunkKind, ChunkRecord } from '../record/chunk-record.js';
+import { appendActiveTurns, readActiveTurns, scanActiveTurns } from '../store/active-turns.js';
 import type { CandidateRead } from '../store/candidate-reader.js';
 import { candidateIndexPurgeHook } from '../store/candidate-index.js';
 import { checkContent, checkRef, checkRefs, type ChunkContent, type ChunkRef } from '../store/chunk-input.js';
@@ -18,6 +19,7 @@ import { relocate, type RelocationResult } from '../store/relocation.js';
 import { computeStats, type StoreStats } from '../store/stats.js';
 import { StoreCore, type ListedEntry, type Mutation, type MutationResult, type ReadResult } from '../store/store-core.js';
 import { verifyStore, type VerifyReport } from '../store/verify.js';
+import { activeTurnLog, coldReopen, readOnlyScans, type ActiveTurnLog, type ReadOnlyScans, type SnapshotView } from './internal-seams.js';
 
 export interface AkashicStoreOptions extends StoreOptions {
   /** Groups live chunks during GC. Default: DefaultAffinityModel (keyword overlap + co-access). */
@@ -103,7 +105,10 @@ export class AkashicStore {
       const code = (err as { code?: unknown } | null)?.code;
       throw new AkashicError(code === 'LEVEL_CORRUPTION' ? 'AKASHIC_CORRUPTION' : 'AKASHIC_IO', `cannot open store: ${(err as Error).message}`, { cause: err });
     }
-    const store = new AkashicStore(core, options.path ?? null, options.affinity ?? new DefaultAffinityModel());
+    // A classic-level handle given as `db` has a directory too: stats() reports its size.
+    const handleLocation = (db as unknown as { location?: unknown }).location;
+    const location = options.path ?? (typeof handleLocation === 'string' ? handleLocation : null);
+    const store = new AkashicStore(core, location, options.affinity ?? new DefaultAffinityModel());
     store.#status = 'open';
     if (resolved.gcIntervalMs > 0 && !resolved.readOnly) store.#startBackgroundGc(resolved);
     return store;
@@ -118,10 +123,44 @@ export class AkashicStore {
     return this.#core.options;
   }
 
-  /** The internal engine, for the layers built on the store (MemAttention, tools). @internal */
-  get core(): StoreCore {
+  /** MemAttention's active chunks (see ActiveTurnLog). @internal */
+  get [activeTurnLog](): ActiveTurnLog {
+    const core = this.#core;
+    return {
+      read: (userId, sessionId) => {
+        this.#checkOpen();
+        return this.#track(readActiveTurns(core, userId, sessionId));
+      },
+      append: (userId, sessionId, turns) => {
+        this.#checkWritable();
+        return this.#track(appendActiveTurns(core, userId, sessionId, turns));
+      },
+      commitCompaction: (userId, mutations, consumed) => {
+        this.#checkWritable();
+        return this.#track(core.write(userId, mutations, (txn) => txn.deleteActiveTurns(consumed.map((t) => t.key))));
+      },
+    };
+  }
+
+  /** Read-only scans for tools (see ReadOnlyScans). @internal */
+  get [readOnlyScans](): ReadOnlyScans {
     this.#checkOpen();
-    return this.#core;
+    const core = this.#core;
+    return {
+      meta: core.meta,
+      snapshot: (): SnapshotView => {
+        this.#checkOpen();
+        const snapshot = core.db.snapshot();
+        let closed: Promise<void> | null = null;
+        return {
+          entries: (userId, sessionId) => wrapIoGenerator(core.entries(userId, sessionId, snapshot)),
+          blockInfos: () => wrapIoGenerator(core.blockInfos(snapshot)),
+          activeTurns: () => wrapIoGenerator(scanActiveTurns(core, snapshot)),
+          records: (entries) => this.#track(core.liveRecords(entries, snapshot)),
+          close: () => (closed ??= snapshot.close()),
+        };
+      },
+    };
   }
 
   /**
@@ -130,9 +169,9 @@ export class AkashicStore {
    * to measure cold reads; the GC worker pool keeps running. REQUIRES: no call in flight on this store.
    * @internal
    */
-  async reopenForColdRead(): Promise<void> {
+  async [coldReopen](): Promise<void> {
     this.#checkOpen();
-    await this.#core.reopenForColdRead();
+    await this.#track(this.#core.reopenForColdRead());
   }
 
   #checkOpen(): void {
@@ -220,13 +259,8 @@ export class AkashicStore {
     checkId(userId, 'userId');
     checkOptions(opts);
     const session = opts.sessionId === undefined ? null : checkId(opts.sessionId, 'sessionId');
-    // Iterator failures (a damaged LevelDB table) surface as AkashicError like every other call's.
-    try {
-      for await (const e of this.#core.entries(userId, session)) {
-        if (e.entry.state === 'live' || opts.includeDeleted === true) yield e;
-      }
-    } catch (err) {
-      throw wrapIo(err);
+    for await (const e of wrapIoGenerator(this.#core.entries(userId, session))) {
+      if (e.entry.state === 'live' || opts.includeDeleted === true) yield e;
     }
   }
 
@@ -375,15 +409,10 @@ export class AkashicStore {
     this.#checkOpen();
     checkOptions(opts);
     const user = opts.userId === undefined ? null : checkId(opts.userId, 'userId');
-    try {
-      for await (const [k, v] of this.#core.cf.blockInfo.iterator()) {
-        const info = decodeBlockInfo(v, `block info ${k}`);
-        if (user !== null && info.userId !== user) continue;
-        if (info.state === 'released' && opts.includeReleased !== true) continue;
-        yield { ...info, phi: invalidRatio(info) };
-      }
-    } catch (err) {
-      throw wrapIo(err);
+    for await (const info of wrapIoGenerator(this.#core.blockInfos())) {
+      if (user !== null && info.userId !== user) continue;
+      if (info.state === 'released' && opts.includeReleased !== true) continue;
+      yield { ...info, phi: invalidRatio(info) };
     }
   }
 
@@ -476,6 +505,15 @@ function mapOpenError(err: unknown, path: string | undefined): AkashicError {
   }
   if (path !== undefined) return new AkashicError('AKASHIC_IO', `cannot open database at ${path}: ${detail}`, { cause: err });
   return new AkashicError('AKASHIC_IO', `cannot open database: ${(err as Error).message}`, { cause: err });
+}
+
+/** A scan whose iterator failures (a damaged LevelDB table) surface as AkashicError like every other call's. */
+async function* wrapIoGenerator<T>(scan: AsyncGenerator<T>): AsyncGenerator<T> {
+  try {
+    yield* scan;
+  } catch (err) {
+    throw wrapIo(err);
+  }
 }
 
 /** Errors from the key-value store surface as AkashicError (LevelDB corruption as AKASHIC_CORRUPTION). */

@@ -14,10 +14,9 @@
  * @internal
  */
 import type { AkashicStore } from '../engine/akashic-store.js';
+import { activeTurnLog, type Mutation, type StoredTurn } from '../engine/internal-seams.js';
 import type { ChunkKind, ChunkRecord } from '../record/chunk-record.js';
 import { checkContent, LIMITS, type ChunkRef } from '../store/chunk-input.js';
-import type { Mutation } from '../store/store-core.js';
-import type { StoredTurn } from './active-chunk.js';
 import { gatherCandidates } from './candidates.js';
 import { storage } from './layer-errors.js';
 import type { CheckedModel } from './model-calls.js';
@@ -156,12 +155,7 @@ export async function compactTurns(ctx: CompactorContext, userId: string, sessio
     );
   }
 
-  const core = store.core;
-  await storage(
-    core.write(userId, mutations, (txn) => {
-      for (const t of turns) txn.raw({ type: 'del', sublevel: txn.cf.active, key: t.key });
-    }),
-  );
+  await storage(store[activeTurnLog].commitCompaction(userId, mutations, turns));
   return {
     chunk: chunkId === null ? null : { sessionId, chunkId },
     turnIds,

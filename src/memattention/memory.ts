@@ -5,13 +5,14 @@
  */
 import { monotonicFactory } from 'ulid';
 import type { AkashicStore } from '../engine/akashic-store.js';
+import { activeTurnLog } from '../engine/internal-seams.js';
 import { AkashicError, invalidArgument } from '../errors.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
 import type { PurgeReport } from '../store/purge.js';
 import { LIMITS } from '../store/chunk-input.js';
 import { checkId } from '../store/ids.js';
 import { SEP } from '../store/keys.js';
-import { activeTokens, appendActive, gatedPrefix, readActive, type ActiveTurn } from './active-chunk.js';
+import { activeTokens, gatedPrefix, type ActiveTurn } from './active-chunk.js';
 import { OnlineRelocation, type RelocationOutcome } from './colocation.js';
 import { compactTurns, type CompactionResult, type CompactorContext } from './compactor.js';
 import { storage } from './layer-errors.js';
@@ -179,7 +180,7 @@ export class AkashicMemory {
     for (let i = 0; i < input.turns.length; i++) if (!(i in input.turns)) throw invalidArgument(`turns[${i}] is missing (sparse array)`);
     if (input.enableWriteback === false || input.turns.length === 0) {
       this.#checkOpen();
-      const turns = await this.#enqueue(ns.key, () => storage(readActive(this.#store.core, ns.user, ns.session)));
+      const turns = await this.#enqueue(ns.key, () => storage(this.#store[activeTurnLog].read(ns.user, ns.session)));
       return { turnIds: [], activeTokens: activeTokens(turns), writtenBack: false };
     }
     return { ...(await this.#append(ns, input.turns)), writtenBack: true };
@@ -196,11 +197,11 @@ export class AkashicMemory {
     const ids = new Set(fresh.map((t) => t.turnId));
     if (ids.size !== fresh.length) throw invalidArgument('turnIds repeat within one append');
     return this.#enqueue(ns.key, async () => {
-      const core = this.#store.core;
-      const before = await storage(readActive(core, ns.user, ns.session));
+      const log = this.#store[activeTurnLog];
+      const before = await storage(log.read(ns.user, ns.session));
       const dup = before.find((t) => ids.has(t.turnId));
       if (dup !== undefined) throw new AkashicError('AKASHIC_CONFLICT', `turn ${JSON.stringify(dup.turnId)} is already in the active chunk`);
-      const stored = await storage(appendActive(core, ns.user, ns.session, fresh));
+      const stored = await storage(log.append(ns.user, ns.session, fresh));
       const turns = [...before, ...stored];
       let left = activeTokens(turns);
       const result: { turnIds: string[]; activeTokens: number; compacted?: CompactionResult; compactionError?: AkashicError } = {
@@ -233,7 +234,7 @@ export class AkashicMemory {
   async #drain(ns: Namespace): Promise<CompactionResult[]> {
     const out: CompactionResult[] = [];
     for (;;) {
-      const turns = await storage(readActive(this.#store.core, ns.user, ns.session));
+      const turns = await storage(this.#store[activeTurnLog].read(ns.user, ns.session));
       if (turns.length === 0) return out;
       out.push(await compactTurns(this.#ctx, ns.user, ns.session, gatedPrefix(turns, this.#options.chunkGateTokens) ?? turns));
     }
@@ -243,7 +244,7 @@ export class AkashicMemory {
   async activeTurns(input: SessionRef): Promise<ActiveTurn[]> {
     const ns = checkNamespace(input);
     this.#checkOpen();
-    const turns = await storage(readActive(this.#store.core, ns.user, ns.session));
+    const turns = await storage(this.#store[activeTurnLog].read(ns.user, ns.session));
     return turns.map(({ key: _key, ...t }) => t);
   }
 

@@ -113,3 +113,10 @@ export function parseRefString(ref: string): { sessionId: string; chunkId: strin
 export function activeKey(userId: string, sessionId: string, seq: number): string {
   return userId + SEP + sessionId + SEP + seq.toString().padStart(10, '0');
 }
+
+/** The namespace of an active-chunk turn key, or null when the key is malformed. */
+export function parseActiveKey(key: string): { userId: string; sessionId: string; seq: number } | null {
+  const parts = key.split(SEP);
+  if (parts.length !== 3 || !/^[0-9]{10}$/.test(parts[2]!)) return null;
+  return { userId: parts[0]!, sessionId: parts[1]!, seq: Number(parts[2]) };
+}

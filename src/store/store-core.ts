@@ -1,8 +1,10 @@
+import type { AbstractSnapshot } from 'abstract-level';
 import { decodeTime, monotonicFactory, type ULIDFactory } from 'ulid';
 import { BlockCache } from '../block/block-cache.js';
 import { AkashicError, corruption } from '../errors.js';
 import { decodeAccounting, emptyAccounting, encodeAccounting, type Accounting } from '../record/accounting.js';
 import { decodeChunkRecord, encodeChunkRecord, type ChunkRecord } from '../record/chunk-record.js';
+import { decodeBlockInfo, type BlockInfo } from '../record/block-info.js';
 import { decodeDirEntry, type DirEntry, type SlotRef } from '../record/dir-entry.js';
 import { decodeAllocator, decodeCoAccess, decodeEngineMeta, encodeCoAccess, encodeEngineMeta, type EngineMeta } from '../record/engine-records.js';
 import { FORMAT_VERSION } from '../record/envelope.js';
@@ -481,15 +483,33 @@ export class StoreCore {
     }
   }
 
-  /** Directory entries of a user (optionally one session), in key (= time) order. */
-  async *entries(userId: string, sessionId: string | null, snapshot?: unknown): AsyncGenerator<ListedEntry> {
-    const range = sessionId === null ? prefixRange(userId) : prefixRange(userId, sessionId);
-    const opts = snapshot === undefined ? range : { ...range, snapshot };
-    for await (const [k, v] of this.cf.dir.iterator(opts as typeof range)) {
+  /**
+   * Directory entries in key order (within a namespace, ULID order): every user's when `userId` is null, one
+   * user's, or one user's session; `sessionId` without `userId` keeps that session of every user. Reads the
+   * committed state, or `snapshot` when given (the caller keeps it open until the generator finishes).
+   */
+  async *entries(userId: string | null, sessionId: string | null, snapshot?: AbstractSnapshot): AsyncGenerator<ListedEntry> {
+    const range = userId === null ? {} : sessionId === null ? prefixRange(userId) : prefixRange(userId, sessionId);
+    for await (const [k, v] of this.cf.dir.iterator(snapshot === undefined ? range : { ...range, snapshot })) {
       const p = parseDirKey(k);
       if (p === null) throw corruption(`malformed directory key ${JSON.stringify(k)}`);
+      if (sessionId !== null && p.sessionId !== sessionId) continue;
       yield { ...p, entry: decodeDirEntry(v, `directory entry ${JSON.stringify(k)}`) };
     }
+  }
+
+  /** Every block info (released ones included) in block id order, from the committed state or `snapshot`. */
+  async *blockInfos(snapshot?: AbstractSnapshot): AsyncGenerator<BlockInfo> {
+    for await (const [k, v] of this.cf.blockInfo.iterator(snapshot === undefined ? {} : { snapshot })) yield decodeBlockInfo(v, `block info ${k}`);
+  }
+
+  /**
+   * The records of live directory entries, read from `snapshot` (one getMany for the frames not cached), each
+   * checked against its entry. Memory: the records plus their frames.
+   */
+  async liveRecords(entries: readonly ListedEntry[], snapshot: AbstractSnapshot): Promise<ChunkRecord[]> {
+    const slots = await readSlots(this.cf.blocks, this.cache, entries.map((e) => e.entry.location!), snapshot);
+    return entries.map((e, i) => this.checkRecord(slots.records[i]!, e.entry, e.userId, e.sessionId, e.chunkId));
   }
 
   /** Distinct users (skip-scan of the directory: one seek per user). */

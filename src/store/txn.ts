@@ -6,7 +6,7 @@ import { decodeBlockInfo, encodeBlockInfo, totalSlots, type BlockInfo, type Bloc
 import { decodeDirEntry, encodeDirEntry, type DirEntry, type SlotRef } from '../record/dir-entry.js';
 import { decodeOpenBlockRef, encodeAllocator, encodeOpenBlockRef } from '../record/engine-records.js';
 import { IndexDelta, indexOps, indexedChunk } from './candidate-index.js';
-import type { ColumnFamilies, Family } from './column-families.js';
+import type { ColumnFamilies } from './column-families.js';
 import { ALLOC_NEXT_KEY, META_ACCOUNTING_KEY, blockKey, frameKey, openBlockKey, parseDirKey } from './keys.js';
 import type { BatchOp, BatchWriter } from './batch-writer.js';
 import type { ResolvedStoreOptions } from './options.js';
@@ -458,20 +458,19 @@ export class Txn {
     for (const op of await indexOps(this.#ctx.cf.candidates, delta)) this.#ops.push(op);
   }
 
-  /** Extra raw operations (co-access counters, active turns) to land in the same batch. */
+  /** Extra raw operations of the engine's own modules (purge's range deletions) to land in the same batch. */
   raw(op: Op): void {
     this.#ops.push(op);
   }
 
-  /** Read-only view of block infos staged so far. @internal */
-  stagedInfos(): IterableIterator<BlockInfo> {
-    return this.#infos.values();
-  }
-
-  /** The family handle for raw ops. */
+  /** The column families, for the engine's own modules that stage raw operations (purge hooks). */
   get cf(): ColumnFamilies {
     return this.#ctx.cf;
   }
+
+  /** Deletes active turns a compaction consumed, in this transaction's batch (`active` column family). */
+  deleteActiveTurns(keys: readonly string[]): void {
+    for (const key of keys) this.#ops.push({ type: 'del', sublevel: this.#ctx.cf.active, key });
+  }
 }
 
-export type { Family };

@@ -1,5 +1,6 @@
 import type { AkashicStore } from '../engine/akashic-store.js';
-import { decodeBlockInfo, invalidRatio, totalSlots, type BlockInfo } from '../record/block-info.js';
+import { readOnlyScans } from '../engine/internal-seams.js';
+import { invalidRatio, totalSlots, type BlockInfo } from '../record/block-info.js';
 import { checkId } from '../store/ids.js';
 import { blockKey } from '../store/keys.js';
 import { liveEntries } from './dump.js';
@@ -42,13 +43,12 @@ export interface LayoutOptions {
  */
 export async function* blockLayouts(store: AkashicStore, opts: LayoutOptions = {}): AsyncGenerator<BlockLayout> {
   const only = opts.userId === undefined ? null : checkId(opts.userId, 'userId');
-  const core = store.core;
-  const capacity = core.meta.blockCapacity;
-  const snapshot = core.db.snapshot();
+  const scans = store[readOnlyScans];
+  const capacity = scans.meta.blockCapacity;
+  const view = scans.snapshot();
   try {
     const byUser = new Map<string, BlockInfo[]>();
-    for await (const [k, v] of core.cf.blockInfo.iterator({ snapshot })) {
-      const info = decodeBlockInfo(v, `block info ${k}`);
+    for await (const info of view.blockInfos()) {
       if (only !== null && info.userId !== only) continue;
       if (info.state === 'released' && opts.includeReleased !== true) continue;
       const list = byUser.get(info.userId);
@@ -68,7 +68,7 @@ export async function* blockLayouts(store: AkashicStore, opts: LayoutOptions = {
         }
         wanted.set(info.blockId, { info, chunks: [], firstSlot });
       }
-      for await (const e of liveEntries(core, snapshot, user, null)) {
+      for await (const e of liveEntries(view, user, null)) {
         const loc = e.entry.location!;
         const w = wanted.get(loc.blockId);
         if (w === undefined) continue;
@@ -81,7 +81,7 @@ export async function* blockLayouts(store: AkashicStore, opts: LayoutOptions = {
       }
     }
   } finally {
-    await snapshot.close();
+    await view.close();
   }
 }
 

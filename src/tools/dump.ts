@@ -1,11 +1,7 @@
-import type { AbstractSnapshot } from 'abstract-level';
 import type { AkashicStore } from '../engine/akashic-store.js';
+import { readOnlyScans, type ListedEntry, type SnapshotView } from '../engine/internal-seams.js';
 import { corruption } from '../errors.js';
-import { decodeDirEntry, type DirEntry } from '../record/dir-entry.js';
-import { readSlots } from '../store/block-reader.js';
 import { checkId } from '../store/ids.js';
-import { parseDirKey, prefixRange } from '../store/keys.js';
-import type { StoreCore } from '../store/store-core.js';
 import { chunkLine, headerLine } from './dump-format.js';
 import { lineWriter, type LineSink } from './line-sink.js';
 
@@ -14,7 +10,7 @@ export interface DumpOptions {
   readonly userId?: string;
   /** Only this session's chunks (of every user, or of `userId`). */
   readonly sessionId?: string;
-  /** Chunks whose bodies are fetched together (one readSlots per page). Bounds memory. Default 256. */
+  /** Chunks whose bodies are fetched together (one read per page). Bounds memory. Default 256. */
   readonly pageSize?: number;
   /** Called after each page with chunks written so far and the total in scope. */
   readonly onProgress?: (done: number, total: number) => void;
@@ -24,33 +20,19 @@ export interface DumpResult {
   readonly chunks: number;
 }
 
-interface LiveEntry {
-  readonly userId: string;
-  readonly sessionId: string;
-  readonly chunkId: string;
-  readonly entry: DirEntry;
-}
-
 /**
- * Live directory entries in scope, in key order, read from `snapshot`. Holds one entry at a time.
+ * Live directory entries in scope, in key order, from one snapshot view. Holds one entry at a time.
  * @internal
  */
-export async function* liveEntries(core: StoreCore, snapshot: AbstractSnapshot, userId: string | null, sessionId: string | null): AsyncGenerator<LiveEntry> {
-  const range = userId === null ? {} : sessionId === null ? prefixRange(userId) : prefixRange(userId, sessionId);
-  for await (const [k, v] of core.cf.dir.iterator({ ...range, snapshot })) {
-    const p = parseDirKey(k);
-    if (p === null) throw corruption(`malformed directory key ${JSON.stringify(k)}`);
-    if (sessionId !== null && p.sessionId !== sessionId) continue;
-    const entry = decodeDirEntry(v, `directory entry ${JSON.stringify(k)}`);
-    if (entry.state === 'live') yield { ...p, entry };
-  }
+export async function* liveEntries(view: SnapshotView, userId: string | null, sessionId: string | null): AsyncGenerator<ListedEntry> {
+  for await (const e of view.entries(userId, sessionId)) if (e.entry.state === 'live') yield e;
 }
 
 /**
  * Writes a logical dump (see dump-format.ts) of the live chunks in scope to `sink`, all read from ONE explicit
  * LevelDB snapshot, so the dump is consistent even while another handle of this process writes, relocates or
  * collects garbage. Memory is bounded by one page of records plus the store's frame cache: the directory is
- * walked in pages and each page's bodies are fetched with one readSlots under the same snapshot.
+ * walked in pages and each page's bodies are fetched together from the same snapshot.
  *
  * The directory is walked twice (bodies are not read in the first walk) so the header can state the count.
  *
@@ -61,27 +43,23 @@ export async function dumpStore(store: AkashicStore, sink: LineSink, opts: DumpO
   const userId = opts.userId === undefined ? null : checkId(opts.userId, 'userId');
   const sessionId = opts.sessionId === undefined ? null : checkId(opts.sessionId, 'sessionId');
   const pageSize = opts.pageSize ?? 256;
-  const core = store.core;
+  const scans = store[readOnlyScans];
   const out = lineWriter(sink);
-  const snapshot = core.db.snapshot();
+  const view = scans.snapshot();
   try {
     let total = 0;
-    for await (const _ of liveEntries(core, snapshot, userId, sessionId)) total++;
-    await out.line(headerLine({ engineVersion: core.meta.engineVersion, user: userId, session: sessionId, chunks: total }));
+    for await (const _ of liveEntries(view, userId, sessionId)) total++;
+    await out.line(headerLine({ engineVersion: scans.meta.engineVersion, user: userId, session: sessionId, chunks: total }));
     opts.onProgress?.(0, total);
     let done = 0;
-    let page: LiveEntry[] = [];
+    let page: ListedEntry[] = [];
     const flush = async (): Promise<void> => {
-      const slots = await readSlots(core.cf.blocks, core.cache, page.map((e) => e.entry.location!), snapshot);
-      for (let i = 0; i < page.length; i++) {
-        const e = page[i]!;
-        await out.line(chunkLine(core.checkRecord(slots.records[i]!, e.entry, e.userId, e.sessionId, e.chunkId)));
-      }
+      for (const record of await view.records(page)) await out.line(chunkLine(record));
       done += page.length;
       page = [];
       opts.onProgress?.(done, total);
     };
-    for await (const e of liveEntries(core, snapshot, userId, sessionId)) {
+    for await (const e of liveEntries(view, userId, sessionId)) {
       page.push(e);
       if (page.length >= pageSize) await flush();
     }
@@ -89,6 +67,6 @@ export async function dumpStore(store: AkashicStore, sink: LineSink, opts: DumpO
     if (done !== total) throw corruption(`the snapshot listed ${total} live chunks on the first walk and ${done} on the second`);
     return { chunks: done };
   } finally {
-    await snapshot.close();
+    await view.close();
   }
 }

@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import type { AkashicStore } from '../engine/akashic-store.js';
+import { readOnlyScans } from '../engine/internal-seams.js';
 import type { EngineMeta } from '../record/engine-records.js';
 import type { StoreStats } from '../store/stats.js';
 import { blockLayouts, type BlockLayout } from './block-layout.js';
@@ -39,7 +40,7 @@ export async function collectReport(store: AkashicStore, opts: ReportOptions = {
       if (!colours.has(k)) colours.set(k, sessionColour(colours.size));
     }
   }
-  return { title: opts.title ?? 'Akashic database', stats, meta: store.core.meta, blocks, blocksTotal, colours };
+  return { title: opts.title ?? 'Akashic database', stats, meta: store[readOnlyScans].meta, blocks, blocksTotal, colours };
 }
 
 const CSS = `

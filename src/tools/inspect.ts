@@ -1,7 +1,6 @@
 import type { AkashicStore } from '../engine/akashic-store.js';
-import { decodeDirEntry } from '../record/dir-entry.js';
+import { readOnlyScans } from '../engine/internal-seams.js';
 import type { EngineMeta } from '../record/engine-records.js';
-import { parseDirKey } from '../store/keys.js';
 import type { StoreStats } from '../store/stats.js';
 import { lineWriter, writeLines, type LineSink } from './line-sink.js';
 import { formatBytes, formatRatio, phiBucketLabel, textBars } from './text-format.js';
@@ -25,28 +24,30 @@ export interface Inspection {
 /** Gathers what `inspect` shows: stats, the engine meta, and a per-user summary (one directory walk). */
 export async function collectInspection(store: AkashicStore): Promise<Inspection> {
   const stats = await store.stats();
-  const core = store.core;
+  const scans = store[readOnlyScans];
   const users: UserSummary[] = [];
   let cur: { userId: string; sessions: Set<string>; live: number; updated: number; deleted: number } | null = null;
   const done = (): void => {
     if (cur !== null) users.push({ userId: cur.userId, sessions: cur.sessions.size, live: cur.live, updated: cur.updated, deleted: cur.deleted });
   };
-  for await (const [k, v] of core.cf.dir.iterator()) {
-    const p = parseDirKey(k);
-    if (p === null) continue;
-    if (cur === null || cur.userId !== p.userId) {
-      done();
-      cur = { userId: p.userId, sessions: new Set(), live: 0, updated: 0, deleted: 0 };
+  const view = scans.snapshot();
+  try {
+    for await (const { userId, sessionId, entry } of view.entries(null, null)) {
+      if (cur === null || cur.userId !== userId) {
+        done();
+        cur = { userId, sessions: new Set(), live: 0, updated: 0, deleted: 0 };
+      }
+      cur.sessions.add(sessionId);
+      if (entry.state === 'live') {
+        cur.live++;
+        if (entry.version > 1) cur.updated++;
+      } else cur.deleted++;
     }
-    cur.sessions.add(p.sessionId);
-    const e = decodeDirEntry(v, `directory entry ${JSON.stringify(k)}`);
-    if (e.state === 'live') {
-      cur.live++;
-      if (e.version > 1) cur.updated++;
-    } else cur.deleted++;
+  } finally {
+    await view.close();
   }
   done();
-  return { stats, meta: core.meta, users };
+  return { stats, meta: scans.meta, users };
 }
 
 /** The readable summary, as lines. `maxUsers` caps the per-user table. */

@@ -1,8 +1,10 @@
-import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { AkashicStore } from '../engine/akashic-store.js';
+import { refuseNonDirectory, requireDatabaseDir } from '../engine/database-dir.js';
 import { AkashicError } from '../errors.js';
+
+export { refuseNonDirectory, requireDatabaseDir };
 
 export interface ToolOpenOptions {
   /** Read-only commands pass true: no write is issued (the LevelDB lock is still taken). */
@@ -23,38 +25,6 @@ export async function openStoreForTool(path: string, opts: ToolOpenOptions = {})
   if (opts.create === true) await refuseNonDirectory(path);
   else await requireDatabaseDir(path);
   return AkashicStore.open({ path, gc: { intervalMs: 0 }, readOnly: opts.readOnly ?? false });
-}
-
-/**
- * Fails with AKASHIC_NOT_FOUND, touching nothing, unless `path` is a directory holding a LevelDB database
- * (its CURRENT file; with `damaged`, any file, since a repair can rebuild CURRENT). `what` names the path in the
- * message (e.g. "salvage source").
- */
-export async function requireDatabaseDir(path: string, what = 'database', opts: { readonly damaged?: boolean } = {}): Promise<void> {
-  await refuseNonDirectory(path, what);
-  const kind = await kindOf(path);
-  if (kind === 'missing') throw new AkashicError('AKASHIC_NOT_FOUND', `no ${what} at ${path}: the directory does not exist`);
-  const empty = (await readdir(path)).length === 0;
-  if (opts.damaged === true ? empty : (await kindOf(join(path, 'CURRENT'))) !== 'file') {
-    throw new AkashicError('AKASHIC_NOT_FOUND', `no ${what} at ${path}: the directory is ${empty ? 'empty' : 'not an Akashic database (no CURRENT file)'}`);
-  }
-}
-
-/** Fails with AKASHIC_INVALID_ARGUMENT when `path` exists and is not a directory. */
-export async function refuseNonDirectory(path: string, what = 'database'): Promise<void> {
-  const kind = await kindOf(path);
-  if (kind === 'file') throw new AkashicError('AKASHIC_NOT_FOUND', `${path} is a file, not a ${what} directory`);
-}
-
-async function kindOf(path: string): Promise<'missing' | 'file' | 'dir'> {
-  try {
-    return (await stat(path)).isDirectory() ? 'dir' : 'file';
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return 'missing';
-    if (code === 'ENOTDIR') throw new AkashicError('AKASHIC_NOT_FOUND', `${path}: a parent of this path is a file, not a directory`, { cause: err });
-    throw new AkashicError('AKASHIC_IO', `cannot read ${path}: ${(err as Error).message}`, { cause: err });
-  }
 }
 
 /**

@@ -10,7 +10,7 @@ export interface VerifyToolOptions {
 /** Block infos in the store (released ones included: verify checks those too). */
 async function countBlockInfos(store: AkashicStore): Promise<number> {
   let n = 0;
-  for await (const _ of store.core.cf.blockInfo.keys()) n++;
+  for await (const _ of store.blocks({ includeReleased: true })) n++;
   return n;
 }
 

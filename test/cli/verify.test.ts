@@ -4,7 +4,10 @@ import { encodeDirEntry } from '../../src/record/dir-entry.js';
 import { dirKey, frameKey } from '../../src/store/keys.js';
 import { verifyToSink } from '../../src/tools/verify-listing.js';
 import { openStoreForTool } from '../../src/tools/open-store.js';
-import { buildSample, lines, openStore, runCli, tempDir } from './fixtures.js';
+import { openWithRawFamilies } from '../helpers/raw-families.js';
+import { buildSample, lines, runCli, tempDir } from './fixtures.js';
+
+const quiet = { gc: { intervalMs: 0 }, durability: 'relaxed' } as const;
 
 describe('verify', () => {
   let tmp: { dir: string; dispose: () => Promise<void> };
@@ -24,16 +27,16 @@ describe('verify', () => {
   });
 
   it('catches a flipped byte in a block frame', async () => {
-    const store = await openStore(db);
+    const { store, raw } = await openWithRawFamilies(db, quiet);
     let key: string;
     try {
       const first = (await store.list('alice').next()).value!;
       const loc = first.entry.location!;
       key = frameKey(loc.blockId, loc.frame);
-      const value = (await store.core.cf.blocks.get(key))!;
+      const value = (await raw.blocks.get(key))!;
       const damaged = Buffer.from(value);
       damaged[damaged.length >> 1]! ^= 0x40;
-      await store.core.cf.blocks.put(key, damaged);
+      await raw.blocks.put(key, damaged);
     } finally {
       await store.close();
     }
@@ -57,7 +60,7 @@ describe('verify', () => {
   });
 
   it('catches a directory entry pointing at a released block', async () => {
-    const store = await openStore(db);
+    const { store, raw } = await openWithRawFamilies(db, quiet);
     let released: number;
     try {
       const blocks = [];
@@ -65,7 +68,7 @@ describe('verify', () => {
       released = blocks.find((b) => b.state === 'released')!.blockId;
       const victim = (await store.list('alice').next()).value!;
       const k = dirKey(victim.userId, victim.sessionId, victim.chunkId);
-      await store.core.cf.dir.put(k, encodeDirEntry({ ...victim.entry, location: { blockId: released, frame: 0, slot: 0 } }));
+      await raw.dir.put(k, encodeDirEntry({ ...victim.entry, location: { blockId: released, frame: 0, slot: 0 } }));
     } finally {
       await store.close();
     }

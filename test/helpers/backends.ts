@@ -1,8 +1,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ClassicLevel } from 'classic-level';
 import { MemoryLevel } from 'memory-level';
 import { AkashicStore, type AkashicStoreOptions } from '../../src/index.js';
+import { rawFamilies, type ColumnFamilies } from './raw-families.js';
 
 /**
  * The backends every shared suite runs against. `reopen` gives a store over the same data after `close()`.
@@ -11,9 +13,13 @@ import { AkashicStore, type AkashicStoreOptions } from '../../src/index.js';
 export interface Backend {
   readonly name: string;
   readonly onDisk: boolean;
+  /** The database directory (on-disk backends), else null. */
+  readonly path: string | null;
   open(opts?: Partial<AkashicStoreOptions>): Promise<AkashicStore>;
   reopen(opts?: Partial<AkashicStoreOptions>): Promise<AkashicStore>;
   cleanup(): Promise<void>;
+  /** Fault injection: the column families under the store opened last (see raw-families.ts). */
+  raw(): ColumnFamilies;
 }
 
 const quiet: Partial<AkashicStoreOptions> = { gc: { intervalMs: 0 }, durability: 'relaxed' };
@@ -24,8 +30,17 @@ export const BACKENDS: readonly { name: string; make: () => Promise<Backend> }[]
     async make() {
       const dir = await mkdtemp(join(tmpdir(), 'akashic-test-'));
       const path = join(dir, 'db');
-      const open = (o: Partial<AkashicStoreOptions> = {}): Promise<AkashicStore> => AkashicStore.open({ ...quiet, ...o, path });
-      return { name: 'classic-level', onDisk: true, open, reopen: open, cleanup: () => rm(dir, { recursive: true, force: true }) };
+      // The backend owns the handle (the engine closes it with the store), so fault-injection tests reach the bytes.
+      let db: ClassicLevel<string, Buffer> | null = null;
+      const open = (o: Partial<AkashicStoreOptions> = {}): Promise<AkashicStore> => {
+        db = new ClassicLevel<string, Buffer>(path, { keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing: o.readOnly !== true });
+        return AkashicStore.open({ ...quiet, ...o, db });
+      };
+      const raw = (): ColumnFamilies => {
+        if (db === null) throw new Error('no store opened yet');
+        return rawFamilies(db);
+      };
+      return { name: 'classic-level', onDisk: true, path, open, reopen: open, cleanup: () => rm(dir, { recursive: true, force: true }), raw };
     },
   },
   {
@@ -33,7 +48,7 @@ export const BACKENDS: readonly { name: string; make: () => Promise<Backend> }[]
     async make() {
       const db = new MemoryLevel({ keyEncoding: 'utf8', valueEncoding: 'buffer' });
       const open = (o: Partial<AkashicStoreOptions> = {}): Promise<AkashicStore> => AkashicStore.open({ ...quiet, ...o, db });
-      return { name: 'memory-level', onDisk: false, open, reopen: open, cleanup: async () => undefined };
+      return { name: 'memory-level', onDisk: false, path: null, open, reopen: open, cleanup: async () => undefined, raw: () => rawFamilies(db) };
     },
   },
 ];

@@ -118,7 +118,7 @@ describe('a second process', () => {
     const store = await be.open();
     await store.put('alice', { sessionId: 's', text: 'held' });
     const probe = fileURLToPath(new URL('../../dist/test/reliability/fixtures/open-probe.js', import.meta.url));
-    const dbPath = dbPathOf(store);
+    const dbPath = be.path!;
     const locked = spawnSync(process.execPath, [probe, dbPath], { encoding: 'utf8', timeout: 30_000 });
     expect(JSON.parse(locked.stdout)).toMatchObject({ open: 'AKASHIC_LOCKED', readOnly: 'AKASHIC_LOCKED', salvage: 'AKASHIC_LOCKED' });
     await store.close();
@@ -127,10 +127,3 @@ describe('a second process', () => {
     await be.cleanup();
   });
 });
-
-/** The directory of a classic-level store (its location). */
-function dbPathOf(store: AkashicStore): string {
-  const db = store.core.db as unknown as { location?: string };
-  if (typeof db.location !== 'string') throw new Error('not a classic-level store');
-  return db.location;
-}

@@ -8,15 +8,16 @@ import type { AkashicStore } from '../../src/index.js';
 import { decodeDirEntry, encodeDirEntry } from '../../src/record/dir-entry.js';
 import { dirKey, frameKey, blockKey } from '../../src/store/keys.js';
 import { BACKENDS, type Backend } from '../helpers/backends.js';
+import type { ColumnFamilies } from '../helpers/raw-families.js';
 import { flipped, seedStore, type Seeded } from './helpers.js';
 
 const keyOf = (s: Seeded): string => dirKey(s.userId, s.sessionId, s.chunkId);
 
 /** Block id each seeded chunk lives in now. */
-async function locations(store: AkashicStore, seeded: readonly Seeded[]): Promise<Map<string, number>> {
+async function locations(raw: ColumnFamilies, seeded: readonly Seeded[]): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   for (const s of seeded) {
-    const v = await store.core.cf.dir.get(keyOf(s));
+    const v = await raw.dir.get(keyOf(s));
     out.set(keyOf(s), decodeDirEntry(v!, 'test').location!.blockId);
   }
   return out;
@@ -44,10 +45,10 @@ describe.each(BACKENDS)('corruption on $name', ({ make }) => {
     be = await make();
     store = await be.open({ blockCapacity: 4, cacheBytes: 0, gc: { intervalMs: 0, threshold: 0.2 } });
     const seeded = await seedStore(store, ['alice', 'bob'], 16, 4);
-    const where = await locations(store, seeded);
+    const where = await locations(be.raw(), seeded);
     const victim = where.get(keyOf(seeded[4]!))!;
     const fk = frameKey(victim, 0);
-    await store.core.cf.blocks.put(fk, flipped((await store.core.cf.blocks.get(fk))!));
+    await be.raw().blocks.put(fk, flipped((await be.raw().blocks.get(fk))!));
     const damaged = new Set([...where].filter(([, b]) => b === victim).map(([k]) => k));
     expect(damaged.size).toBe(4);
     await expectReads(store, seeded, damaged);
@@ -79,13 +80,13 @@ describe.each(BACKENDS)('corruption on $name', ({ make }) => {
     be = await make();
     store = await be.open({ blockCapacity: 4, cacheBytes: 0 });
     const seeded = await seedStore(store, ['alice'], 16, 4);
-    const where = await locations(store, seeded);
+    const where = await locations(be.raw(), seeded);
     const [b1, b2] = [where.get(keyOf(seeded[0]!))!, where.get(keyOf(seeded[12]!))!];
     const fk = frameKey(b1, 0);
-    const frame = (await store.core.cf.blocks.get(fk))!;
-    await store.core.cf.blocks.put(fk, frame.subarray(0, frame.length - 7));
-    const info = (await store.core.cf.blockInfo.get(blockKey(b2)))!;
-    await store.core.cf.blockInfo.put(blockKey(b2), info.subarray(0, 5));
+    const frame = (await be.raw().blocks.get(fk))!;
+    await be.raw().blocks.put(fk, frame.subarray(0, frame.length - 7));
+    const info = (await be.raw().blockInfo.get(blockKey(b2)))!;
+    await be.raw().blockInfo.put(blockKey(b2), info.subarray(0, 5));
     const damaged = new Set([...where].filter(([, b]) => b === b1).map(([k]) => k));
     await expectReads(store, seeded, damaged);
     const v = await store.verify();
@@ -107,8 +108,8 @@ describe.each(BACKENDS)('corruption on $name', ({ make }) => {
     store = await be.open({ blockCapacity: 4 });
     const seeded = await seedStore(store, ['alice'], 8, 4);
     const k = keyOf(seeded[2]!);
-    const raw = (await store.core.cf.dir.get(k))!;
-    await store.core.cf.dir.put(k, raw.subarray(0, raw.length - 3));
+    const raw = (await be.raw().dir.get(k))!;
+    await be.raw().dir.put(k, raw.subarray(0, raw.length - 3));
     await expectReads(store, seeded, new Set([k]));
     const v = await store.verify();
     expect(v.problems).toContainEqual(expect.objectContaining({ kind: 'directory-entry', key: k }));
@@ -130,8 +131,8 @@ describe.each(BACKENDS)('corruption on $name', ({ make }) => {
     expect(released).toBeGreaterThan(0);
     const target = seeded[9]!;
     const k = keyOf(target);
-    const e = decodeDirEntry((await store.core.cf.dir.get(k))!, 'test');
-    await store.core.cf.dir.put(k, encodeDirEntry({ ...e, location: { blockId: released, frame: 0, slot: 2 } }));
+    const e = decodeDirEntry((await be.raw().dir.get(k))!, 'test');
+    await be.raw().dir.put(k, encodeDirEntry({ ...e, location: { blockId: released, frame: 0, slot: 2 } }));
     await expectReads(store, seeded, new Set([k]), new Set([keyOf(seeded[0]!)]));
     const v = await store.verify();
     expect(v.problems).toContainEqual(expect.objectContaining({ kind: 'dangling-directory-entry', key: k, blockId: released }));
@@ -142,7 +143,7 @@ describe.each(BACKENDS)('corruption on $name', ({ make }) => {
     be = await make();
     store = await be.open({ blockCapacity: 4, cacheBytes: 0 });
     const seeded = await seedStore(store, ['alice', 'bob'], 12, 4);
-    const cf = store.core.cf;
+    const cf = be.raw();
     await cf.meta.put('engine', Buffer.from([1, 2, 3]));
     await cf.meta.put('accounting', flipped((await cf.meta.get('accounting'))!));
     await cf.alloc.put('next', Buffer.alloc(0));

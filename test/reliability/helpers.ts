@@ -1,5 +1,6 @@
 /** Shared fixtures of the reliability suites: seeded stores and a full logical snapshot of a store. */
 import type { AkashicStore, ChunkRecord, StoreStats } from '../../src/index.js';
+import { readOnlyScans } from '../../src/engine/internal-seams.js';
 import { text } from '../helpers/backends.js';
 
 export interface Seeded {
@@ -45,7 +46,12 @@ export async function snapshotStore(store: AkashicStore): Promise<StoreSnapshot>
     }
   }
   let activeTurns = 0;
-  for await (const _ of store.core.cf.active.keys()) activeTurns++;
+  const view = store[readOnlyScans].snapshot();
+  try {
+    for await (const _ of view.activeTurns()) activeTurns++;
+  } finally {
+    await view.close();
+  }
   // Reads bump the retrieval counters; a snapshot must not count its own reads.
   return { stats: { ...stats, retrievals: 0, blocksPerRetrieval: null }, chunks, activeTurns };
 }

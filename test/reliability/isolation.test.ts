@@ -14,6 +14,7 @@ import { decodeBlockInfo } from '../../src/record/block-info.js';
 import { decodeChunkRecord } from '../../src/record/chunk-record.js';
 import { blockKey } from '../../src/store/keys.js';
 import { dumpStore } from '../../src/tools/dump.js';
+import { rawFamilies } from '../helpers/raw-families.js';
 
 const USERS = ['a', 'ab', 'a!', 'a\uffff', 'a😀', '😀', 'b'] as const;
 const SESSIONS = ['s', 's!', '😀'] as const;
@@ -46,9 +47,9 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 );
 
 /** Every frame and record of every non-released block belongs to the block's user (and session, when blocks are per session). */
-async function scanBlocks(store: AkashicStore, perSession: boolean): Promise<string[]> {
+async function scanBlocks(db: MemoryLevel<string, Buffer>, perSession: boolean): Promise<string[]> {
   const bad: string[] = [];
-  const cf = store.core.cf;
+  const cf = rawFamilies(db);
   for await (const [k, v] of cf.blockInfo.iterator()) {
     const info = decodeBlockInfo(v, k);
     if (info.state === 'released') continue;
@@ -70,7 +71,8 @@ async function scanBlocks(store: AkashicStore, perSession: boolean): Promise<str
 
 describe('isolation', () => {
   it('relocation keeps sessions apart when blocks are per session (crossSessionBlocks: false)', async () => {
-    const store = await AkashicStore.open({ db: new MemoryLevel(), blockCapacity: 4, crossSessionBlocks: false, gc: { intervalMs: 0 } });
+    const db = new MemoryLevel<string, Buffer>({ keyEncoding: 'utf8', valueEncoding: 'buffer' });
+    const store = await AkashicStore.open({ db, blockCapacity: 4, crossSessionBlocks: false, gc: { intervalMs: 0 } });
     try {
       // Two sessions of eight chunks: each session fills two blocks of its own.
       const refs: ChunkRef[] = [];
@@ -81,7 +83,7 @@ describe('isolation', () => {
       // Chunks from four blocks, two per session: relocation writes one block per session, never one for both.
       const r = await store.relocate('a', [refs[0]!, refs[8]!, refs[1]!, refs[9]!]);
       expect(r).toMatchObject({ moved: 4, blocksBefore: 4, blocksAfter: 2, skipped: false });
-      expect(await scanBlocks(store, true)).toEqual([]);
+      expect(await scanBlocks(db, true)).toEqual([]);
       expect((await store.verify()).ok).toBe(true);
     } finally {
       await store.close();
@@ -94,7 +96,8 @@ describe('isolation (property-based)', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(opArb, { minLength: 10, maxLength: 60 }), fc.boolean(), async (ops, crossSession) => {
         tried['workloads'] = (tried['workloads'] ?? 0) + 1;
-        const store = await AkashicStore.open({ db: new MemoryLevel(), blockCapacity: 4, crossSessionBlocks: crossSession, gc: { intervalMs: 0 } });
+        const db = new MemoryLevel<string, Buffer>({ keyEncoding: 'utf8', valueEncoding: 'buffer' });
+        const store = await AkashicStore.open({ db, blockCapacity: 4, crossSessionBlocks: crossSession, gc: { intervalMs: 0 } });
         const memory = new AkashicMemory(store, { chunkGateTokens: 40, relocateSync: true, relocateEveryRecalls: 1 });
         try {
           // The model: each user's chunks (text names the owner, so a leak is visible in the content too).
@@ -161,7 +164,7 @@ describe('isolation (property-based)', () => {
           }
 
           // Block-level: no block, frame or record mixes users; verify agrees.
-          expect(await scanBlocks(store, !crossSession)).toEqual([]);
+          expect(await scanBlocks(db, !crossSession)).toEqual([]);
           const v = await store.verify();
           expect(v.problems).toEqual([]);
           // Call-level: every listing, read and dump of a user holds that user's chunks only, all of them.

@@ -10,7 +10,8 @@ import { AkashicStore, type ChunkRecord } from '../../src/index.js';
 import { AkashicMemory } from '../../src/memattention/index.js';
 import { decodeDirEntry, encodeDirEntry } from '../../src/record/dir-entry.js';
 import { blockKey, dirKey, frameKey } from '../../src/store/keys.js';
-import { salvage } from '../../src/tools/salvage.js';
+import { salvage } from '../../src/engine/salvage.js';
+import { openWithRawFamilies } from '../helpers/raw-families.js';
 import { flipped, seedStore, type Seeded } from './helpers.js';
 
 const keyOf = (s: Seeded): string => dirKey(s.userId, s.sessionId, s.chunkId);
@@ -58,8 +59,7 @@ describe('salvage', () => {
     await store.close();
     const before = await records(src);
 
-    const damage = await AkashicStore.open({ path: src, ...opts });
-    const cf = damage.core.cf;
+    const { store: damage, raw: cf } = await openWithRawFamilies(src, opts);
     const loc = async (s: Seeded) => decodeDirEntry((await cf.dir.get(keyOf(s)))!, 'test').location!;
     // 1. Flipped bytes in a frame of bob's: every live chunk of that frame is lost.
     const l = await loc(seeded[40]!);

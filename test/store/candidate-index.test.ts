@@ -114,8 +114,8 @@ describe.each(BACKENDS)('candidate index on $name', ({ make }) => {
     await seed(40);
     const [before] = await sets(null, ['jazz'], new Set(['memory']));
     // Simulate a format-1 database: no index, no marker.
-    await store.core.cf.candidates.clear();
-    await store.core.cf.meta.del(META_INDEX_KEY);
+    await be.raw().candidates.clear();
+    await be.raw().meta.del(META_INDEX_KEY);
     await store.close();
 
     store = await be.reopen({ readOnly: true });
@@ -135,7 +135,7 @@ describe.each(BACKENDS)('candidate index on $name', ({ make }) => {
     be = await make();
     store = await be.open();
     await seed(20);
-    const cf = store.core.cf.candidates;
+    const cf = be.raw().candidates;
     let posting = '';
     for await (const k of cf.keys({ gte: 'k\u0000', lt: 'k\u0001', limit: 1 })) posting = k;
     await cf.del(posting);
@@ -146,7 +146,7 @@ describe.each(BACKENDS)('candidate index on $name', ({ make }) => {
     await store.close();
     // A reopen does not repair silently; removing the marker rebuilds.
     store = await be.reopen();
-    await store.core.cf.meta.del(META_INDEX_KEY);
+    await be.raw().meta.del(META_INDEX_KEY);
     await store.close();
     store = await be.reopen();
     v = await store.verify();

@@ -14,7 +14,7 @@
  */
 import type { AkashicStore } from '../../src/engine/akashic-store.js';
 import type { ChunkRecord } from '../../src/record/chunk-record.js';
-import { readActive } from '../../src/memattention/active-chunk.js';
+import { activeTurnLog } from '../../src/engine/internal-seams.js';
 import { payloadOf, textOf, turnText, type ContentSpec, type TurnSpec } from './content.js';
 import { MEMORY_SESSIONS, MEMORY_USERS, STORE_USERS, type PlanOp, type SubOp } from './plan.js';
 
@@ -252,7 +252,7 @@ export async function readMemoryState(store: AkashicStore): Promise<MemoryState>
   const chunks: MemoryState['chunks'] = [];
   for (const user of MEMORY_USERS) {
     for (const session of MEMORY_SESSIONS) {
-      for (const t of await readActive(store.core, user, session)) active.push({ ns: `${user}/${session}`, turnId: t.turnId, role: t.role, text: t.text });
+      for (const t of await store[activeTurnLog].read(user, session)) active.push({ ns: `${user}/${session}`, turnId: t.turnId, role: t.role, text: t.text });
     }
     const entries = [];
     for await (const e of store.list(user)) entries.push(e);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { salvage } from '../../tools/salvage.js';
+import { salvage } from '../../engine/salvage.js';
 import { EXIT, example, ioOf, setExitCode } from '../cli-context.js';
 
 export function register(program: Command): void {

@@ -3,14 +3,15 @@ import { cp, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { decodeFrame, type DecodedFrame } from '../block/frame-codec.js';
-import { AkashicStore } from '../engine/akashic-store.js';
+import { AkashicStore } from './akashic-store.js';
+import { activeTurnLog } from './internal-seams.js';
 import { AkashicError, invalidArgument } from '../errors.js';
-import { refuseNonDirectory, requireDatabaseDir } from './open-store.js';
+import { refuseNonDirectory, requireDatabaseDir } from './database-dir.js';
 import { decodeChunkRecord, type ChunkRecord } from '../record/chunk-record.js';
 import { decodeDirEntry, type DirEntry } from '../record/dir-entry.js';
-import { decodeActiveTurn, decodeEngineMeta, type EngineMeta } from '../record/engine-records.js';
+import { decodeActiveTurn, decodeEngineMeta, type ActiveTurnValue, type EngineMeta } from '../record/engine-records.js';
 import { openFamilies, type ColumnFamilies } from '../store/column-families.js';
-import { META_ENGINE_KEY, dirKey, frameKey, parseDirKey } from '../store/keys.js';
+import { META_ENGINE_KEY, dirKey, frameKey, parseActiveKey, parseDirKey } from '../store/keys.js';
 import { resilientEntries } from '../store/resilient-scan.js';
 
 export interface SalvageOptions {
@@ -211,22 +212,35 @@ export async function salvage(fromPath: string, toPath: string, opts: SalvageOpt
         if (opts.recoverOrphans === true && found.length > 0) orphansCopied += await restoreAll(target, found, skip);
       }
 
-      // Pass 3: MemAttention's active turns (acknowledged turns not compacted yet) are user data too.
-      const turns: { key: string; value: Buffer }[] = [];
+      // Pass 3: MemAttention's active turns (acknowledged turns not compacted yet) are user data too. They are
+      // appended to the target's active-turn log one namespace run at a time, in the source's (= arrival) order.
+      const log = target[activeTurnLog];
+      let turns: ActiveTurnValue[] = [];
+      let ns: { userId: string; sessionId: string } | null = null;
       const flushTurns = async (): Promise<void> => {
-        if (turns.length === 0) return;
-        await target.core.writer.write(turns.map((t) => ({ type: 'put' as const, sublevel: target.core.cf.active, key: t.key, value: t.value })));
+        if (turns.length === 0 || ns === null) return;
+        await log.append(ns.userId, ns.sessionId, turns);
         activeTurns += turns.length;
-        turns.length = 0;
+        turns = [];
       };
       for await (const [k, v] of resilientEntries(cf.active, {}, onError('active turns'))) {
+        const at = parseActiveKey(k);
+        if (at === null) {
+          skip(k, 'malformed active-turn key');
+          continue;
+        }
+        let turn: ActiveTurnValue;
         try {
-          decodeActiveTurn(v, `active turn ${JSON.stringify(k)}`);
-          turns.push({ key: k, value: v });
+          turn = decodeActiveTurn(v, `active turn ${JSON.stringify(k)}`);
         } catch (err) {
           skip(k, (err as Error).message);
+          continue;
         }
-        if (turns.length >= PAGE) await flushTurns();
+        if (ns === null || ns.userId !== at.userId || ns.sessionId !== at.sessionId || turns.length >= PAGE) {
+          await flushTurns();
+          ns = at;
+        }
+        turns.push(turn);
       }
       await flushTurns();
     } finally {

@@ -1,0 +1,70 @@
+/**
+ * The narrow internal seams of AkashicStore for the layers built on it, in the way abstract-level keeps a few `_`
+ * hooks under its public methods. Each seam is named for what its callers need and hands out nothing else: no
+ * column family, lock or cache leaves the engine.
+ *
+ * - `activeTurnLog`: MemAttention's active chunks (append, read, and the compaction commit that consumes turns).
+ * - `readOnlyScans`: the engine meta and consistent snapshot scans of the directory, block infos, records and
+ *   active turns, for tools (dump, inspect, blocks, report) and test oracles.
+ * - `coldReopen`: cycles the LevelDB handle so benchmarks read cold.
+ *
+ * The symbols are not exported from the package barrel. Every seam checks the store's state as the public
+ * methods do (AKASHIC_NOT_OPEN, read-only) and maps storage errors to AkashicError.
+ * @internal
+ */
+import type { BlockInfo } from '../record/block-info.js';
+import type { ChunkRecord } from '../record/chunk-record.js';
+import type { ActiveTurnValue, EngineMeta } from '../record/engine-records.js';
+import type { NamespacedTurn, StoredTurn } from '../store/active-turns.js';
+import type { ListedEntry, Mutation, MutationResult } from '../store/store-core.js';
+
+export type { NamespacedTurn, StoredTurn } from '../store/active-turns.js';
+export type { ListedEntry, Mutation, MutationResult } from '../store/store-core.js';
+
+/** `store[activeTurnLog]`: the active-turn log of MemAttention. @internal */
+export const activeTurnLog = Symbol('akashic.activeTurnLog');
+/** `store[readOnlyScans]`: read-only scans for tools. @internal */
+export const readOnlyScans = Symbol('akashic.readOnlyScans');
+/** `store[coldReopen]()`: closes and reopens the LevelDB handle. @internal */
+export const coldReopen = Symbol('akashic.coldReopen');
+
+/**
+ * The active chunks of every (user, session) namespace. Callers serialize the work on one namespace (the engine
+ * does not): a read, an append and a compaction of one namespace must not interleave.
+ */
+export interface ActiveTurnLog {
+  /** The namespace's active turns, oldest first, in the committed state. */
+  read(userId: string, sessionId: string): Promise<StoredTurn[]>;
+  /** Durably appends turns in one batch (all or none); returns them with the keys they are stored under. */
+  append(userId: string, sessionId: string, turns: readonly ActiveTurnValue[]): Promise<StoredTurn[]>;
+  /**
+   * Applies a compaction: the chunk mutations (trusted: already validated) and the deletion of the turns it
+   * consumed, in ONE batch under the write lock; any error changes nothing.
+   */
+  commitCompaction(userId: string, mutations: readonly Mutation[], consumed: readonly StoredTurn[]): Promise<MutationResult[]>;
+}
+
+/** One LevelDB snapshot of the store. Every scan sees the same state; close the view when done. */
+export interface SnapshotView {
+  /**
+   * Directory entries (deleted ones included) in key order: every user's when `userId` is null, one user's, or
+   * one session's (`sessionId` without `userId`: that session of every user).
+   */
+  entries(userId: string | null, sessionId: string | null): AsyncGenerator<ListedEntry>;
+  /** Every block info, released ones included, in block id order. */
+  blockInfos(): AsyncGenerator<BlockInfo>;
+  /** Every namespace's active (not yet compacted) turns, in key order: namespace, then arrival. */
+  activeTurns(): AsyncGenerator<NamespacedTurn>;
+  /** The records of live entries from `entries`, in the same order, each checked against its entry. */
+  records(entries: readonly ListedEntry[]): Promise<ChunkRecord[]>;
+  /** Releases the snapshot. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** What tools read below the public API, read-only. */
+export interface ReadOnlyScans {
+  /** The engine meta: creation time, engine version, the database's layout settings. */
+  readonly meta: EngineMeta;
+  /** Opens a snapshot view; the caller closes it (a `try … finally`). */
+  snapshot(): SnapshotView;
+}
