@@ -35,6 +35,8 @@ export interface LayoutParams {
   readonly blockCapacity: number;
   /** θ of GC. */
   readonly gcThreshold: number;
+  /** GC also merges sealed blocks filled below this fraction (the store's gc.mergeBelowFill). */
+  readonly gcMergeBelowFill: number;
   /** Victims per GC pass (the store's gc.maxBlocksPerPass default). */
   readonly gcMaxBlocks: number;
   /** A GC pass runs after every this many trace events a store sees (the background timer, made deterministic). */

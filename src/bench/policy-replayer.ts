@@ -55,6 +55,8 @@ export class PolicyReplayer {
   #events = 0;
   #lastChunks: (ChunkRecord | null)[] = [];
   gcPasses = 0;
+  /** Why requests that passed `admit` did not relocate, counted. */
+  readonly relocationSkips = new Map<string, number>();
 
   private constructor(name: PolicyName, spec: PolicySpec, params: LayoutParams, store: AkashicStore, backend: StoreBackend) {
     this.name = name;
@@ -77,7 +79,7 @@ export class PolicyReplayer {
       // Engine cache off: every request's frames come from the key-value store (cold reads; honest bytesRead).
       cacheBytes: 0,
       durability: 'relaxed',
-      gc: { threshold: params.gcThreshold, intervalMs: 0, maxBlocksPerPass: params.gcMaxBlocks },
+      gc: { threshold: params.gcThreshold, intervalMs: 0, maxBlocksPerPass: params.gcMaxBlocks, mergeBelowFill: params.gcMergeBelowFill },
     });
   }
 
@@ -140,7 +142,8 @@ export class PolicyReplayer {
     if (this.spec.relocation === 'colocate') {
       // The library's decision (AkashicMemory uses the same object), the engine's commit.
       if (this.#relocation.admit(user, chunks.length, cost.blocksTouched, this.params.blockCapacity) === null) {
-        await this.#relocation.run(this.#store, this.#model, user, chunks);
+        const r = await this.#relocation.run(this.#store, this.#model, user, chunks);
+        if (r.status === 'skipped') this.relocationSkips.set(r.reason, (this.relocationSkips.get(r.reason) ?? 0) + 1);
       }
     } else if (this.spec.relocation === 'every-set') {
       if (chunks.length >= 2 && cost.blocksTouched > cost.lowerBound) await this.#store.relocate(user, refs);

@@ -4,12 +4,12 @@
  * figures (BenchResult). The CLI only parses options and prints.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { invalidArgument } from '../errors.js';
 import { DEFAULT_RELOCATE_EVERY_RECALLS, DEFAULT_RELOCATE_MIN_RECURRENCE, DEFAULT_TAU_ASSOC, DEFAULT_TOP_P } from '../memattention/options.js';
-import { DEFAULT_BLOCK_CAPACITY } from '../store/options.js';
+import { DEFAULT_BLOCK_CAPACITY, DEFAULT_GC_MERGE_BELOW_FILL } from '../store/options.js';
 import { generateSynthetic, loadLocomo } from '../workload/index.js';
 import type { Conversation } from '../workload/conversation.js';
 import type { BenchMeta, BenchResult } from './bench-figures.js';
@@ -29,6 +29,11 @@ export interface BenchOptions {
   readonly policies?: readonly PolicyName[];
   /** Measure device-level write amplification (a second replay, store by store). Default true (fast: false). */
   readonly deviceWrites?: boolean;
+  /**
+   * A file caching the recorded trace: read when it exists and was recorded from the same source and kind, written
+   * otherwise. Recording a long admission trace takes minutes; replays of it under other settings then start at once.
+   */
+  readonly traceFile?: string;
   /** A LoCoMo file or folder; without it the synthetic generator is used. */
   readonly locomo?: string;
   /** Tiny synthetic trace, few cold samples, two points per sweep, no page-cache drop: a smoke run. */
@@ -60,6 +65,7 @@ export interface BenchOptions {
 export const DEFAULT_LAYOUT_PARAMS: LayoutParams = {
   blockCapacity: DEFAULT_BLOCK_CAPACITY,
   gcThreshold: 0.3,
+  gcMergeBelowFill: DEFAULT_GC_MERGE_BELOW_FILL,
   gcMaxBlocks: 64,
   gcEveryEvents: 32,
   tauAssoc: DEFAULT_TAU_ASSOC,
@@ -106,6 +112,7 @@ function resolveParams(p: Partial<LayoutParams> | undefined, fast: boolean): Lay
     if (!Number.isSafeInteger(out[k]) || out[k] < (k === 'relocateEveryRecalls' ? 0 : 1)) throw invalidArgument(`bench option ${k} must be a positive integer, got ${String(out[k])}`);
   }
   if (!(out.gcThreshold > 0 && out.gcThreshold <= 1)) throw invalidArgument(`bench option gcThreshold must be in (0, 1], got ${out.gcThreshold}`);
+  if (!(out.gcMergeBelowFill >= 0 && out.gcMergeBelowFill <= 1)) throw invalidArgument(`bench option gcMergeBelowFill must be in [0, 1], got ${out.gcMergeBelowFill}`);
   if (!(out.tauAssoc >= 0 && out.tauAssoc <= 1)) throw invalidArgument(`bench option tauAssoc must be in [0, 1], got ${out.tauAssoc}`);
   return out;
 }
@@ -127,6 +134,20 @@ function traceFigures(trace: Trace): Pick<BenchMeta, 'evidenceRecall' | 'meanRec
   };
 }
 
+async function cachedTrace(file: string | undefined, source: string, kind: TraceKind, record: () => Promise<Trace>): Promise<Trace> {
+  if (file !== undefined) {
+    try {
+      const t = JSON.parse(await readFile(file, 'utf8')) as Trace;
+      if (t.source === source && t.kind === kind) return t;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw invalidArgument(`trace file ${file} cannot be read: ${(err as Error).message}`);
+    }
+  }
+  const t = await record();
+  if (file !== undefined) await writeFile(file, JSON.stringify(t));
+  return t;
+}
+
 /** Runs the benchmark end to end. */
 export async function runBench(opts: BenchOptions = {}): Promise<BenchResult> {
   const fast = opts.fast === true;
@@ -142,7 +163,7 @@ export async function runBench(opts: BenchOptions = {}): Promise<BenchResult> {
   const kind = opts.trace ?? 'questions';
   if (!TRACE_KINDS.includes(kind)) throw invalidArgument(`bench option trace must be one of ${TRACE_KINDS.join(', ')}, got ${String(kind)}`);
   for (const p of opts.policies ?? []) if (!POLICY_NAMES.includes(p)) throw invalidArgument(`unknown policy ${JSON.stringify(p)} (policies: ${POLICY_NAMES.join(', ')})`);
-  const trace = await recordTrace(conversations, source, { kind, topP: DEFAULT_TOP_P, onConversation: (d, n) => progress('record trace', d, n) });
+  const trace = await cachedTrace(opts.traceFile, source, kind, () => recordTrace(conversations, source, { kind, topP: DEFAULT_TOP_P, onConversation: (d, n) => progress('record trace', d, n) }));
   timings['recordTrace'] = Date.now() - t;
 
   const wantDrop = opts.dropCaches ?? !fast;

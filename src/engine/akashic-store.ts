@@ -327,7 +327,8 @@ export class AkashicStore {
     if (typeof threshold !== 'number' || !(threshold > 0 && threshold <= 1)) throw invalidArgument('threshold must be in (0, 1]');
     const maxBlocks = opts.maxBlocks ?? Number.MAX_SAFE_INTEGER;
     if (!Number.isInteger(maxBlocks) || maxBlocks < 1) throw invalidArgument('maxBlocks must be a positive integer');
-    const passOpts = opts.userId === undefined ? { threshold, maxBlocks } : { threshold, maxBlocks, userId: checkId(opts.userId, 'userId') };
+    const merge = { mergeBelowFill: o.gcMergeBelowFill, capacity: o.blockCapacity };
+    const passOpts = opts.userId === undefined ? { threshold, maxBlocks, ...merge } : { threshold, maxBlocks, ...merge, userId: checkId(opts.userId, 'userId') };
     if (this.#gcRunning !== null) return this.#gcRunning.then(() => this.gc(opts));
     if (this.#exclusiveRun !== null) return this.#exclusiveRun.then(() => this.gc(opts), () => this.gc(opts));
     const run = this.#track(runGcPass(this.#core, this.#pool, this.#affinity, passOpts));

@@ -14,6 +14,14 @@ export interface GcPassOptions {
   readonly threshold: number;
   /** Rate limit: victims per pass. */
   readonly maxBlocks: number;
+  /**
+   * Also take sealed blocks whose live slots are below this fraction of the block capacity, whatever their φ, when
+   * a user has at least two of them: merging under-filled blocks (left by relocation and by the last block of
+   * earlier passes) is the only way their fill comes back. 0 = φ alone (blocks with no dead slot are never touched).
+   */
+  readonly mergeBelowFill?: number;
+  /** Block capacity (for mergeBelowFill). */
+  readonly capacity?: number;
   /** Restrict to one user. */
   readonly userId?: string;
 }
@@ -66,10 +74,15 @@ export interface Victim {
 export const GC_BATCH_BLOCKS = 64;
 export const GC_BATCH_SLOTS = 1024;
 
-/** Sealed blocks with φ ≥ θ, best victims first. */
+/**
+ * GC's victim decision: sealed blocks with φ ≥ θ, best cost-benefit first; then, with `mergeBelowFill`, under-filled
+ * sealed blocks of users that have at least two (emptiest first), which merge into fuller ones.
+ */
 export async function findVictims(core: StoreCore, opts: GcPassOptions): Promise<{ candidates: number; victims: Victim[] }> {
   const now = core.options.now();
   const found: { victim: Victim; score: number }[] = [];
+  const underFilled = new Map<string, { victim: Victim; fill: number }[]>();
+  const mergeBelow = (opts.mergeBelowFill ?? 0) * (opts.capacity ?? core.options.blockCapacity);
   for await (const [k, v] of core.cf.blockInfo.iterator()) {
     let info: BlockInfo;
     try {
@@ -77,12 +90,22 @@ export async function findVictims(core: StoreCore, opts: GcPassOptions): Promise
     } catch {
       continue; // a damaged block info (verify() names it) must not stop GC of every other block
     }
-    if (info.state !== 'sealed' || invalidRatio(info) < opts.threshold) continue;
+    if (info.state !== 'sealed') continue;
     if (opts.userId !== undefined && info.userId !== opts.userId) continue;
-    found.push({ victim: { blockId: info.blockId, userId: info.userId, frames: info.frameSlots.length, slots: totalSlots(info) }, score: costBenefit(info, now) });
+    const victim = { blockId: info.blockId, userId: info.userId, frames: info.frameSlots.length, slots: totalSlots(info) };
+    if (invalidRatio(info) >= opts.threshold) found.push({ victim, score: costBenefit(info, now) });
+    // Under-filled by slots but not by bytes: a block sealed by its byte budget gains nothing from a merge.
+    else if (info.liveSlots < mergeBelow && info.liveBytes < (opts.mergeBelowFill ?? 0) * core.options.blockMaxBytes) {
+      const list = underFilled.get(info.userId);
+      if (list === undefined) underFilled.set(info.userId, [{ victim, fill: info.liveSlots }]);
+      else list.push({ victim, fill: info.liveSlots });
+    }
   }
   found.sort((a, b) => b.score - a.score || a.victim.blockId - b.victim.blockId);
-  return { candidates: found.length, victims: found.slice(0, opts.maxBlocks).map((f) => f.victim) };
+  const merges = [...underFilled.values()].filter((l) => l.length >= 2).flat();
+  merges.sort((a, b) => a.fill - b.fill || a.victim.blockId - b.victim.blockId);
+  const victims = [...found.map((f) => f.victim), ...merges.map((m) => m.victim)].slice(0, opts.maxBlocks);
+  return { candidates: found.length + merges.length, victims };
 }
 
 /**

@@ -20,7 +20,7 @@ import type { CheckedModel } from './model-calls.js';
 export type RelocationOutcome =
   | {
       readonly status: 'skipped';
-      readonly reason: 'disabled' | 'retrieval-disabled' | 'too-few' | 'colocated' | 'rate-limited';
+      readonly reason: 'disabled' | 'retrieval-disabled' | 'too-few' | 'colocated' | 'rate-limited' | 'not-recurring';
     }
   /** Started in the background (`relocateSync` off); errors go to `onBackgroundError`. */
   | { readonly status: 'scheduled' }
@@ -64,9 +64,6 @@ export class RelocationLimiter {
   }
 }
 
-/** Why a recall did not relocate (the decision's verdict before any model call). */
-export type RelocationSkipReason = 'disabled' | 'too-few' | 'colocated' | 'rate-limited';
-
 /** Knobs of the online relocation decision. */
 export interface OnlineRelocationParams {
   /** One COLOCATE per this many recalls of a user; 0 disables online relocation. */
@@ -76,15 +73,18 @@ export interface OnlineRelocationParams {
   /**
    * A pair of chunks counts as co-accessed only once requests have materialized it together at least this many
    * times (1 = the first co-access already counts). Relocating a group seen together once pays only if the group
-   * recurs, which most do not.
+   * recurs, which on measured traces most do not.
    */
   readonly minRecurrence: number;
 }
 
+/** What one recall's relocation did. */
+export type RelocationRun = Exclude<RelocationOutcome, { readonly status: 'scheduled' }>;
+
 /**
  * The online relocation decision (what to move after a recall), the one place AkashicMemory and the benchmarks
- * take it from. `admit` applies the skip rules and the rate limit; `groups` runs COLOCATE over the recalled chunks
- * with co-access counts below `minRecurrence` ignored. The commit is the engine's (`AkashicStore.relocate`).
+ * take it from: `admit` applies the cheap skip rules, `run` the recurrence filter, the rate limit and COLOCATE, then
+ * hands each group to the engine's commit (`AkashicStore.relocate`).
  */
 export class OnlineRelocation {
   readonly params: OnlineRelocationParams;
@@ -95,30 +95,30 @@ export class OnlineRelocation {
     this.#limiter = new RelocationLimiter(params.every);
   }
 
-  get enabled(): boolean {
-    return this.#limiter.enabled;
-  }
-
   /**
-   * Counts the recall and decides whether it may relocate: not with fewer than two chunks, not when they already sit
-   * in as few blocks as `capacity` allows, not without a token of the user's rate limit. null = go ahead.
+   * Counts the recall and applies the rules that need no I/O: nothing with relocation disabled, with fewer than two
+   * chunks, or when they already sit in as few blocks as `capacity` allows. null = go on with `run`.
    */
-  admit(userId: string, chunkCount: number, blocksTouched: number, capacity: number): RelocationSkipReason | null {
-    if (!this.#limiter.enabled) return 'disabled';
+  admit(userId: string, chunkCount: number, blocksTouched: number, capacity: number): Extract<RelocationRun, { status: 'skipped' }> | null {
+    if (!this.#limiter.enabled) return { status: 'skipped', reason: 'disabled' };
     this.#limiter.recall(userId);
-    if (chunkCount < 2) return 'too-few';
-    if (blocksTouched <= Math.ceil(chunkCount / capacity)) return 'colocated';
-    if (!this.#limiter.take(userId)) return 'rate-limited';
+    if (chunkCount < 2) return { status: 'skipped', reason: 'too-few' };
+    if (blocksTouched <= Math.ceil(chunkCount / capacity)) return { status: 'skipped', reason: 'colocated' };
     return null;
   }
 
-  /** The groups to move together (each of at least two chunks), from COLOCATE over recurring co-access. */
-  async groups(store: AkashicStore, model: CheckedModel, userId: string, chunks: readonly ChunkRecord[]): Promise<ChunkRef[][]> {
+  /**
+   * Keeps the co-access pairs seen together at least `minRecurrence` times; without any, nothing moves and no rate
+   * limit token is spent (a set that never recurred does not use up the budget of one that does). Then the user's
+   * token, COLOCATE over the recalled chunks with those pairs, and one engine relocation per group.
+   */
+  async run(store: AkashicStore, model: CheckedModel, userId: string, chunks: readonly ChunkRecord[]): Promise<RelocationRun> {
     const refs: ChunkRef[] = chunks.map((c) => ({ sessionId: c.sessionId, chunkId: c.chunkId }));
     const stats = await store.coAccess(userId, refs);
     const min = this.params.minRecurrence;
     const pairs = min <= 1 ? stats.pairs : new Map([...stats.pairs].filter(([, n]) => n >= min));
-    if (pairs.size === 0 && min > 1) return [];
+    if (pairs.size === 0) return { status: 'skipped', reason: 'not-recurring' };
+    if (!this.#limiter.take(userId)) return { status: 'skipped', reason: 'rate-limited' };
     const metas = chunks.map((c) => ({
       id: refString(c.sessionId, c.chunkId),
       sessionId: c.sessionId,
@@ -127,14 +127,8 @@ export class OnlineRelocation {
       keywords: c.keywords,
     }));
     const groups = await model.colocate(metas, { accesses: stats.accesses, pairs }, this.params.tauAssoc);
-    return groups.map((g) => g.map(parseRefString));
-  }
-
-  /** `groups`, then the engine's relocation of each; returns what ran. */
-  async run(store: AkashicStore, model: CheckedModel, userId: string, chunks: readonly ChunkRecord[]): Promise<{ groups: number; moved: number }> {
-    const groups = await this.groups(store, model, userId, chunks);
     let moved = 0;
-    for (const g of groups) moved += (await store.relocate(userId, g)).moved;
-    return { groups: groups.length, moved };
+    for (const g of groups) moved += (await store.relocate(userId, g.map(parseRefString))).moved;
+    return { status: 'ran', groups: groups.length, moved };
   }
 }

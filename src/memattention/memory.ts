@@ -300,14 +300,13 @@ export class AkashicMemory {
 
   async #relocate(userId: string, chunks: readonly ChunkRecord[], blocksTouched: number): Promise<RelocationOutcome> {
     const skip = this.#relocation.admit(userId, chunks.length, blocksTouched, this.#store.options.blockCapacity);
-    if (skip !== null) return { status: 'skipped', reason: skip };
+    if (skip !== null) return skip;
     const run = storage(this.#relocation.run(this.#store, this.#model, userId, chunks));
     if (!this.#options.relocateSync) {
       this.#track(run);
       return { status: 'scheduled' };
     }
-    const r = await run;
-    return { status: 'ran', groups: r.groups, moved: r.moved };
+    return run;
   }
 
   /**

@@ -34,7 +34,7 @@ export const DEFAULT_CANDIDATE_KEYWORDS = 64;
 export const DEFAULT_RELOCATE_EVERY_RECALLS = 10;
 
 /** Co-accesses a pair needs before online relocation moves it together (see relocateMinRecurrence). */
-export const DEFAULT_RELOCATE_MIN_RECURRENCE = 1;
+export const DEFAULT_RELOCATE_MIN_RECURRENCE = 3;
 export interface MemoryOptions {
   /** The model behind COMPRESS, BUILDMETA, SELECT, JOINT-COMPACT and COLOCATE. Default: `new EmbeddedModel()`. */
   readonly model?: MemoryModel;

@@ -58,8 +58,23 @@ function toWord(raw: string): string | undefined {
   return word;
 }
 
+/**
+ * Stems of recent words. SELECT re-tokenizes every candidate's keywords on every recall, and stemming dominated a
+ * recall's CPU time in the benchmark profile; a vocabulary is small, so a bounded memo serves nearly every lookup.
+ */
+const STEM_MEMO = new Map<string, string>();
+const STEM_MEMO_MAX = 50_000;
+
 function toTerm(word: string): string {
-  return STEMMABLE.test(word) ? nlpUtils.string.stem(word) : word;
+  if (!STEMMABLE.test(word)) return word;
+  let stem = STEM_MEMO.get(word);
+  if (stem === undefined) {
+    stem = nlpUtils.string.stem(word);
+    // Bounded: forget everything when full (simpler than LRU, and a refill costs one stem per word).
+    if (STEM_MEMO.size >= STEM_MEMO_MAX) STEM_MEMO.clear();
+    STEM_MEMO.set(word, stem);
+  }
+  return stem;
 }
 
 function startsSentence(text: string, index: number): boolean {

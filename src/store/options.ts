@@ -15,6 +15,11 @@ export interface GcOptions {
   readonly maxBlocksPerPass?: number;
   /** Worker threads of the GC pool. Default 1. */
   readonly threads?: number;
+  /**
+   * Merge under-filled blocks: a sealed block with live slots below this fraction of the capacity is also a victim
+   * (whatever its φ) when its user has at least two such blocks. 0 disables. Default DEFAULT_GC_MERGE_BELOW_FILL.
+   */
+  readonly mergeBelowFill?: number;
 }
 
 export interface StoreOptions {
@@ -53,11 +58,20 @@ export interface ResolvedStoreOptions {
   readonly gcIntervalMs: number;
   readonly gcMaxBlocksPerPass: number;
   readonly gcThreads: number;
+  readonly gcMergeBelowFill: number;
   readonly readOnly: boolean;
   readonly now: () => number;
 }
 
 export const DEFAULT_BLOCK_CAPACITY = 16;
+/** See GcOptions.mergeBelowFill. */
+export const DEFAULT_GC_MERGE_BELOW_FILL = 0;
+
+function fractionIn(name: string, v: unknown, dflt: number): number {
+  if (v === undefined) return dflt;
+  if (typeof v !== 'number' || !(v >= 0 && v <= 1)) throw invalidArgument(`option ${name} must be a number in [0, 1], got ${show(v)}`);
+  return v;
+}
 export const DEFAULT_BLOCK_MAX_BYTES = 256 * 1024;
 /** Slots per block can never exceed this: frame and slot numbers are u16 on disk. */
 export const MAX_BLOCK_CAPACITY = 4096;
@@ -104,6 +118,7 @@ export function resolveStoreOptions(o: StoreOptions): ResolvedStoreOptions {
     gcIntervalMs: intIn('gc.intervalMs', gc.intervalMs, 0, 24 * 3600 * 1000, 2000),
     gcMaxBlocksPerPass: intIn('gc.maxBlocksPerPass', gc.maxBlocksPerPass, 1, 1_000_000, 64),
     gcThreads: intIn('gc.threads', gc.threads, 1, 64, 1),
+    gcMergeBelowFill: fractionIn('gc.mergeBelowFill', gc.mergeBelowFill, DEFAULT_GC_MERGE_BELOW_FILL),
     readOnly: o.readOnly ?? false,
     now: o.now ?? Date.now,
   };

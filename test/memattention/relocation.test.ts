@@ -21,10 +21,23 @@ async function scattered(options: MemoryOptions): Promise<{ store: AkashicStore;
       return { op: 'put' as const, sessionId: S, kind: 'memory' as const, text: `${topic} memory ${i}`, keywords: [topic, `n${i}`], tokenCount: 4, createdAt: 1_000 + i };
     }),
   );
-  return { store, memory: new AkashicMemory(store, { relocateSync: true, ...options }) };
+  return { store, memory: new AkashicMemory(store, { relocateSync: true, relocateMinRecurrence: 1, ...options }) };
 }
 
 describe('online relocation after recall', () => {
+  it('moves a set only once requests have materialized it together relocateMinRecurrence times', async () => {
+    const { store, memory } = await scattered({ relocateEveryRecalls: 1, relocateMinRecurrence: 3 });
+    const outcomes = [];
+    for (let i = 0; i < 3; i++) outcomes.push((await memory.recall({ user: U, session: S, query: 'tea' })).relocation);
+    expect(outcomes[0]).toEqual({ status: 'skipped', reason: 'not-recurring' });
+    expect(outcomes[1]).toEqual({ status: 'skipped', reason: 'not-recurring' });
+    expect(outcomes[2]).toEqual({ status: 'ran', groups: 1, moved: 3 });
+    expect((await store.stats()).relocations).toBe(1);
+    // Recurring set now co-located: the next identical recall reads one block.
+    const again = await memory.recall({ user: U, session: S, query: 'tea' });
+    expect(again.blocksTouched).toBe(1);
+  });
+
   it('relocates what a recall materialized together, so the same recall then touches fewer blocks', async () => {
     const { store, memory } = await scattered({ relocateEveryRecalls: 1 });
     const first = await memory.recall({ user: U, session: S, query: 'tea' });

@@ -26,6 +26,26 @@ describe.each(BACKENDS)('GC on $name', ({ make }) => {
     return refs;
   }
 
+  it('merges under-filled sealed blocks (φ below θ) only with gc.mergeBelowFill', async () => {
+    be = await make();
+    store = await be.open({ blockCapacity: 8, gc: { intervalMs: 0, threshold: 0.3, mergeBelowFill: 0.5 } });
+    const refs = await seed(24);
+    // Two passes, each leaving one under-filled block of 3 live chunks (8 slots, φ = 0).
+    await store.write('u', refs.slice(0, 5).map((r) => ({ op: 'delete' as const, ...r })));
+    await store.gc({ threshold: 0.3 });
+    await store.write('u', refs.slice(8, 13).map((r) => ({ op: 'delete' as const, ...r })));
+    await store.gc({ threshold: 0.3 });
+    const underFilled = (await blocks(store)).filter((b) => b.state === 'sealed' && b.liveSlots < 4);
+    expect(underFilled.length).toBe(2);
+    const report = await store.gc();
+    expect(report.victims).toBe(2);
+    expect(report.chunksMoved).toBe(6);
+    const after = (await blocks(store)).filter((b) => b.state === 'sealed' && b.liveSlots < 4);
+    expect(after.length).toBe(0);
+    for (const r of refs.slice(5, 8)) expect(await store.get('u', r.sessionId, r.chunkId)).not.toBeNull();
+    expect((await store.verify()).ok).toBe(true);
+  });
+
   it('compacts blocks at or above θ, releases them, and keeps every live chunk', async () => {
     be = await make();
     store = await be.open({ blockCapacity: 4, gc: { intervalMs: 0, threshold: 0.5 } });

@@ -35,7 +35,7 @@ export type PlanOp =
 export const CRASH_STORE_OPTIONS = { blockCapacity: 4, blockMaxBytes: 16 * 1024, durability: 'sync', gc: { intervalMs: 0 } } as const;
 
 /** MemAttention options of the child: a small gate, so appends compact often; relocation on the recall's path. */
-export const CRASH_MEMORY_OPTIONS = { chunkGateTokens: 64, topP: 4, relocateSync: true, relocateEveryRecalls: 1 } as const;
+export const CRASH_MEMORY_OPTIONS = { chunkGateTokens: 64, topP: 4, relocateSync: true, relocateEveryRecalls: 1, relocateMinRecurrence: 1 } as const;
 
 export const STORE_USERS = ['u0', 'u1', 'u2'] as const;
 export const STORE_SESSIONS = ['s0', 's1', 's2'] as const;

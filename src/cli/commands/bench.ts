@@ -10,9 +10,11 @@ import { progressBar } from '../progress.js';
 
 interface BenchCliOptions {
   trace?: string;
+  traceFile?: string;
   policies?: string;
   deviceWrites: boolean;
   minRecurrence?: number;
+  mergeBelowFill?: number;
   relocateEvery?: number;
   locomo?: string;
   json?: true;
@@ -44,9 +46,11 @@ export function register(program: Command): void {
     .command('bench')
     .description('locality and storage efficiency of the layout policies (seed 000 §5.4) against LevelDB and SQLite, on one trace')
     .option('--trace <kind>', "requests of the trace: 'questions' (each benchmark question once, default) or 'admission' (a recall at every user turn, the turn as the query)")
+    .option('--trace-file <file>', 'reuse the trace recorded in FILE (same source and kind), or record it and save it there')
     .option('--policies <list>', 'comma-separated layout policies to run (default all six; the others are reported as not run)')
     .option('--no-device-writes', 'skip the store-by-store replay that measures device-level write amplification')
     .option('--min-recurrence <n>', 'co-accesses a pair needs before online relocation moves it (default: the library default)', parsePositiveInt)
+    .option('--merge-below-fill <x>', 'GC also merges sealed blocks filled below this fraction of the capacity (default: the library default)', parseFraction)
     .option('--relocate-every <n>', 'one COLOCATE per this many recalls of a user (default: the library default)', parsePositiveInt)
     .option('--locomo <path>', 'LoCoMo file or folder (default: the synthetic generator)')
     .option('--json', 'print the figures as JSON (stable schema: policies, peers)')
@@ -98,6 +102,7 @@ export function register(program: Command): void {
         ...(opts.tau === undefined ? {} : { tauAssoc: opts.tau }),
         ...(opts.minRecurrence === undefined ? {} : { relocateMinRecurrence: opts.minRecurrence }),
         ...(opts.relocateEvery === undefined ? {} : { relocateEveryRecalls: opts.relocateEvery }),
+        ...(opts.mergeBelowFill === undefined ? {} : { gcMergeBelowFill: opts.mergeBelowFill }),
       };
       const bar = progressBar(io, 'bench');
       const result = await runBench({
@@ -107,6 +112,7 @@ export function register(program: Command): void {
         sweeps: opts.sweeps,
         ...(opts.deviceWrites ? {} : { deviceWrites: false }),
         ...(opts.trace === undefined ? {} : { trace: opts.trace as TraceKind }),
+        ...(opts.traceFile === undefined ? {} : { traceFile: opts.traceFile }),
         ...(opts.policies === undefined ? {} : { policies: opts.policies.split(',').map((x) => x.trim()) as PolicyName[] }),
         ...(opts.locomo === undefined ? {} : { locomo: opts.locomo }),
         ...(opts.fast === undefined ? {} : { fast: true }),
