@@ -7,7 +7,7 @@ import { DefaultAffinityModel } from '../gc/default-affinity.js';
 import { GcPool } from '../gc/gc-pool.js';
 import { invalidRatio, type BlockInfo } from '../record/block-info.js';
 import type { ChunkKind, ChunkRecord } from '../record/chunk-record.js';
-import { appendActiveTurns, readActiveTurns, scanActiveTurns } from '../store/active-turns.js';
+import { activeSessions, appendActiveTurns, readActiveTurns, scanActiveTurns } from '../store/active-turns.js';
 import type { CandidateRead } from '../store/candidate-reader.js';
 import { candidateIndexPurgeHook } from '../store/candidate-index.js';
 import { checkContent, checkRef, checkRefs, type ChunkContent, type ChunkRef } from '../store/chunk-input.js';
@@ -130,6 +130,10 @@ export class AkashicStore {
       read: (userId, sessionId) => {
         this.#checkOpen();
         return this.#track(readActiveTurns(core, userId, sessionId));
+      },
+      sessions: (userId) => {
+        this.#checkOpen();
+        return this.#track(activeSessions(core, userId));
       },
       append: (userId, sessionId, turns) => {
         this.#checkWritable();

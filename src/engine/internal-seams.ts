@@ -35,6 +35,8 @@ export const coldReopen = Symbol('akashic.coldReopen');
 export interface ActiveTurnLog {
   /** The namespace's active turns, oldest first, in the committed state. */
   read(userId: string, sessionId: string): Promise<StoredTurn[]>;
+  /** The sessions of the user that have active turns, in key order. */
+  sessions(userId: string): Promise<string[]>;
   /** Durably appends turns in one batch (all or none); returns them with the keys they are stored under. */
   append(userId: string, sessionId: string, turns: readonly ActiveTurnValue[]): Promise<StoredTurn[]>;
   /**

@@ -240,6 +240,20 @@ export class AkashicMemory {
     }
   }
 
+  /**
+   * Compacts the pending turns of every other session of `input.user` (not `input.session`): what a new
+   * conversation should be able to recall from the earlier ones even when they never reached the chunk gate or
+   * an explicit `endSession`. Returns the sessions it compacted.
+   */
+  async endOtherSessions(input: SessionRef): Promise<{ readonly sessions: readonly string[]; readonly compacted: readonly CompactionResult[] }> {
+    const ns = checkNamespace(input);
+    this.#checkWritable();
+    const others = (await storage(this.#store[activeTurnLog].sessions(ns.user))).filter((s) => s !== ns.session);
+    const compacted: CompactionResult[] = [];
+    for (const session of others) compacted.push(...(await this.endSession({ user: ns.user, session })).compacted);
+    return { sessions: others, compacted };
+  }
+
   /** The session's active (not yet compacted) turns, oldest first. */
   async activeTurns(input: SessionRef): Promise<ActiveTurn[]> {
     const ns = checkNamespace(input);

@@ -4,7 +4,7 @@
  * parsed, schema-checked and meaning-checked before it is returned (see `llm-replies.ts`).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
+import type OpenAI from 'openai';
 import type { z } from 'zod';
 import type {
   ChunkBodyView,
@@ -17,6 +17,7 @@ import type {
   ModelTurn,
 } from './memory-model.js';
 import { AkashicError, invalidArgument } from '../errors.js';
+import { loadOpenAI, type OpenAIPackage } from './openai-package.js';
 import { checkThreshold, checkTopP, checkUniqueIds } from './model-arguments.js';
 import type { Prompt } from './llm-prompts.js';
 import {
@@ -96,11 +97,11 @@ function nonEmptyEnv(name: string): string | undefined {
  * Failures worth another attempt: the model's own sloppiness (malformed JSON, wrong shape, unknown ids), timeouts,
  * lost connections, rate limits and server errors. Other 4xx (bad key, unknown model) will not heal by retrying.
  */
-function isRetryable(err: unknown): boolean {
+function isRetryable(err: unknown, sdk: OpenAIPackage): boolean {
   if (err instanceof MalformedReplyError) return true;
-  if (err instanceof APIUserAbortError) return false;
-  if (err instanceof APIConnectionError) return true;
-  if (err instanceof APIError) {
+  if (err instanceof sdk.APIUserAbortError) return false;
+  if (err instanceof sdk.APIConnectionError) return true;
+  if (err instanceof sdk.APIError) {
     const status = err.status ?? 0;
     return status === 408 || status === 409 || status === 429 || status >= 500;
   }
@@ -108,8 +109,8 @@ function isRetryable(err: unknown): boolean {
 }
 
 /** A server's `retry-after-ms` / `retry-after` (seconds) hint, if any. */
-function retryAfterMs(err: unknown): number | undefined {
-  if (!(err instanceof APIError) || !(err.headers instanceof Headers)) return undefined;
+function retryAfterMs(err: unknown, sdk: OpenAIPackage): number | undefined {
+  if (!(err instanceof sdk.APIError) || !(err.headers instanceof Headers)) return undefined;
   const ms = Number.parseFloat(err.headers.get('retry-after-ms') ?? '');
   if (Number.isFinite(ms) && ms >= 0) return ms;
   const seconds = Number.parseFloat(err.headers.get('retry-after') ?? '');
@@ -140,7 +141,8 @@ export class OpenAIChatModel implements MemoryModel {
   readonly name: string;
   /** The model name sent with every request. */
   readonly model: string;
-  readonly #client: OpenAI;
+  readonly #clientOptions: { apiKey: string; baseURL: string | undefined; timeout: number; maxRetries: 0 };
+  #client: { sdk: OpenAIPackage; client: OpenAI } | null = null;
   readonly #maxRetries: number;
   readonly #retryDelayMs: number;
   readonly #temperature: number;
@@ -178,7 +180,16 @@ export class OpenAIChatModel implements MemoryModel {
     this.#maxRetries = maxRetries;
     this.#retryDelayMs = retryDelayMs;
     this.#temperature = temperature;
-    this.#client = new OpenAI({ apiKey, baseURL, timeout: timeoutMs, maxRetries: 0 });
+    this.#clientOptions = { apiKey, baseURL, timeout: timeoutMs, maxRetries: 0 };
+  }
+
+  /** The `openai` client, made on the first call (the package is optional; see openai-package.ts). */
+  async #connect(): Promise<{ sdk: OpenAIPackage; client: OpenAI }> {
+    if (this.#client === null) {
+      const sdk = await loadOpenAI();
+      this.#client = { sdk, client: new sdk.default(this.#clientOptions) };
+    }
+    return this.#client;
   }
 
   /** A snapshot of the counters; later calls do not change a returned object. */
@@ -246,17 +257,18 @@ export class OpenAIChatModel implements MemoryModel {
    */
   async #call<T, R>(method: string, prompt: Prompt, schema: z.ZodType<T>, accept: (reply: T) => R): Promise<R> {
     this.#stats.calls += 1;
+    const { sdk, client } = await this.#connect();
     let lastError: unknown;
     let attempts = 0;
     while (attempts <= this.#maxRetries) {
       if (attempts > 0) {
         this.#stats.retries += 1;
-        await this.#backOff(attempts, lastError);
+        await this.#backOff(attempts, lastError, sdk);
       }
       attempts += 1;
       try {
         this.#stats.requests += 1;
-        const completion = await this.#client.chat.completions.create({
+        const completion = await client.chat.completions.create({
           model: this.model,
           temperature: this.#temperature,
           response_format: { type: 'json_object' },
@@ -272,7 +284,7 @@ export class OpenAIChatModel implements MemoryModel {
         return accept(parseReply(completion.choices[0]?.message.content, schema));
       } catch (err) {
         lastError = err;
-        if (!isRetryable(err)) break;
+        if (!isRetryable(err, sdk)) break;
       }
     }
     this.#stats.failures += 1;
@@ -283,9 +295,9 @@ export class OpenAIChatModel implements MemoryModel {
     );
   }
 
-  async #backOff(retry: number, lastError: unknown): Promise<void> {
+  async #backOff(retry: number, lastError: unknown, sdk: OpenAIPackage): Promise<void> {
     const exponential = this.#retryDelayMs * 2 ** (retry - 1);
-    const delay = Math.min(MAX_RETRY_DELAY_MS, Math.max(exponential, retryAfterMs(lastError) ?? 0));
+    const delay = Math.min(MAX_RETRY_DELAY_MS, Math.max(exponential, retryAfterMs(lastError, sdk) ?? 0));
     if (delay > 0) await sleep(delay);
   }
 }

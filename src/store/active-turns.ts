@@ -9,7 +9,7 @@
 import type { AbstractSnapshot } from 'abstract-level';
 import { corruption } from '../errors.js';
 import { decodeActiveTurn, encodeActiveTurn, type ActiveTurnValue } from '../record/engine-records.js';
-import { activeKey, parseActiveKey, prefixRange } from './keys.js';
+import { SEP, activeKey, parseActiveKey, prefixRange } from './keys.js';
 import type { StoreCore } from './store-core.js';
 
 /** An active turn with the key it is stored under (the key is what a compaction deletes). */
@@ -48,6 +48,24 @@ export async function* scanActiveTurns(core: StoreCore, snapshot: AbstractSnapsh
  * Sequence numbers only order the turns of one active chunk; they restart after a compaction consumed every turn,
  * so a key is reused by a later turn (docs/format.md) and turn ids, not keys, identify turns.
  */
+/**
+ * The sessions of `userId` whose active chunk holds turns, in key order. Reads one key per such session: after
+ * each hit the scan jumps past that session's keys.
+ */
+export async function activeSessions(core: StoreCore, userId: string): Promise<string[]> {
+  const out: string[] = [];
+  const user = prefixRange(userId);
+  let gte = user.gte;
+  for (;;) {
+    let found: string | null = null;
+    for await (const key of core.cf.active.keys({ gte, lt: user.lt, limit: 1 })) found = key;
+    if (found === null) return out;
+    const session = found.slice(user.gte.length).split(SEP)[0]!;
+    out.push(session);
+    gte = prefixRange(userId, session).lt;
+  }
+}
+
 async function nextSeq(core: StoreCore, userId: string, sessionId: string): Promise<number> {
   for await (const key of core.cf.active.keys({ ...prefixRange(userId, sessionId), reverse: true, limit: 1 })) {
     return Number(key.slice(-SEQ_DIGITS)) + 1;

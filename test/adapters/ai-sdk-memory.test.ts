@@ -43,6 +43,45 @@ async function remembered(engine: Engine, memory: AkashicMemory, user: string, s
 
 const akashic = (userId: string, sessionId: string, extra: Record<string, unknown> = {}) => ({ akashic: { userId, sessionId, ...extra } });
 
+describe('akashicMemory with default options: the two-conversation scenario', () => {
+  it('a second conversation recalls what the user said in the first, short one', async () => {
+    const engine = await memoryEngine();
+    const memory = new AkashicMemory(engine);
+    try {
+      const base = generating('Congratulations on the move!', 'You said you moved to Lisbon.');
+      const model = wrapLanguageModel({ model: base, middleware: akashicMemory({ memory }) });
+      await generateText({ model, prompt: 'I moved to Lisbon last week.', providerOptions: akashic('alice', 'conversation-1') });
+      const { text } = await generateText({ model, prompt: 'Where did I say I moved?', providerOptions: akashic('alice', 'conversation-2') });
+      expect(text).toBe('You said you moved to Lisbon.');
+      const prompt = base.doGenerateCalls[1]!.prompt;
+      expect(prompt[0]!.role).toBe('system');
+      expect(prompt[0]!.content).toContain('Lisbon');
+      // The first conversation was compacted when the second began; nothing of it is pending any more.
+      expect(await memory.activeTurns({ user: 'alice', session: 'conversation-1' })).toEqual([]);
+    } finally {
+      await memory.close();
+      await engine.close();
+    }
+  });
+
+  it('session scope and compactOnSessionChange: false keep the old behaviour', async () => {
+    const engine = await memoryEngine();
+    const memory = new AkashicMemory(engine);
+    try {
+      const base = generating('Noted.', 'I do not know.');
+      const model = wrapLanguageModel({ model: base, middleware: akashicMemory({ memory, recallScope: 'session', compactOnSessionChange: false }) });
+      await generateText({ model, prompt: 'I moved to Lisbon last week.', providerOptions: akashic('alice', 'c1') });
+      await generateText({ model, prompt: 'Where did I say I moved?', providerOptions: akashic('alice', 'c2') });
+      expect(base.doGenerateCalls[1]!.prompt[0]!.role).toBe('user');
+      expect((await memory.activeTurns({ user: 'alice', session: 'c1' })).length).toBe(2);
+      expect(() => akashicMemory({ memory, recallScope: 'all' as never })).toThrow(/recallScope/);
+    } finally {
+      await memory.close();
+      await engine.close();
+    }
+  });
+});
+
 describe('akashicMemory middleware on memory-level', () => {
   let engine: Engine;
   let memory: AkashicMemory;
@@ -113,7 +152,9 @@ describe('akashicMemory middleware on memory-level', () => {
     const errors: unknown[] = [];
     const lenient = wrapLanguageModel({ model: generating('ok'), middleware: akashicMemory({ memory, onWritebackError: (e) => errors.push(e) }) });
     await generateText({ model: lenient, prompt: 'hi', providerOptions: akashic('bad\u0001user', 's1', { enableRetrieval: false }) });
-    expect(errors).toHaveLength(1);
+    // The session-change compaction and the write-back each report the bad user id.
+    expect(errors.length).toBeGreaterThanOrEqual(1);
+    for (const e of errors) expect(String(e)).toMatch(/control character/);
     const strict = wrapLanguageModel({ model: generating('ok'), middleware: akashicMemory({ memory }) });
     await expect(generateText({ model: strict, prompt: 'hi', providerOptions: akashic('bad\u0001user', 's1', { enableRetrieval: false }) })).rejects.toThrow(/control character/);
   });

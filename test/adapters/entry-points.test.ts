@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
 const EXPECTED: Record<string, string[]> = {
-  'akashic/langgraph': ['AkashicSaver', 'AkashicStore'],
+  'akashic/langgraph': ['AkashicLangGraphStore', 'AkashicSaver'],
   'akashic/ai-sdk': ['akashicMemory'],
   'akashic/langchain': ['AkashicChatMessageHistory'],
 };

@@ -7,7 +7,7 @@ import { FakeListChatModel } from '@langchain/core/utils/testing';
 import { END, MessagesAnnotation, START, StateGraph, type LangGraphRunnableConfig } from '@langchain/langgraph';
 import { describe, expect, it } from 'vitest';
 import type { AkashicStore as Engine } from '../../src/index.js';
-import { AkashicSaver, AkashicStore } from '../../src/adapters/langgraph/index.js';
+import { AkashicSaver, AkashicLangGraphStore } from '../../src/adapters/langgraph/index.js';
 import { diskEngine } from './engines.js';
 
 function buildGraph(engine: Engine, responses: string[], prompts: string[]) {
@@ -26,7 +26,7 @@ function buildGraph(engine: Engine, responses: string[], prompts: string[]) {
     })
     .addEdge(START, 'agent')
     .addEdge('agent', END)
-    .compile({ checkpointer: new AkashicSaver({ store: engine }), store: new AkashicStore({ store: engine }) });
+    .compile({ checkpointer: new AkashicSaver({ store: engine }), store: new AkashicLangGraphStore({ store: engine }) });
 }
 
 describe('a LangGraph graph on Akashic', () => {

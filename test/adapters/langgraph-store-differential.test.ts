@@ -1,5 +1,5 @@
 /**
- * Differential test of the LangGraph store: random operation sequences run against AkashicStore (the adapter) and
+ * Differential test of the LangGraph store: random operation sequences run against AkashicLangGraphStore (the adapter) and
  * LangGraph's InMemoryStore, results compared. Deliberate differences (docs/adapters.md) are kept out of the
  * comparison, not papered over:
  * - order of search results without a vector index (unspecified): compared as sets, and our pages are checked
@@ -12,7 +12,7 @@
 import { InMemoryStore, type Item, type Operation } from '@langchain/langgraph-checkpoint';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AkashicStore } from '../../src/adapters/langgraph/index.js';
+import { AkashicLangGraphStore } from '../../src/adapters/langgraph/index.js';
 import { memoryEngine } from './engines.js';
 
 const NAMESPACES = [['a'], ['a', 'b'], ['a', 'b', 'c'], ['ab'], ['ab', 'b'], ['x', 'a'], ['a', 'x'], ['50%', 'ü'], ['a', 'tab\tlabel']];
@@ -101,7 +101,7 @@ const nsSet = (list: string[][]): string[] => list.map((n) => JSON.stringify(n))
 async function runSteps(steps: Step[]): Promise<void> {
   const engine = await memoryEngine();
   try {
-    const ours = new AkashicStore({ store: engine });
+    const ours = new AkashicLangGraphStore({ store: engine });
     const ref = new InMemoryStore();
     for (const s of steps) {
       switch (s.t) {
@@ -165,7 +165,7 @@ async function runSteps(steps: Step[]): Promise<void> {
   }
 }
 
-describe('AkashicStore (LangGraph) against InMemoryStore', () => {
+describe('AkashicLangGraphStore against InMemoryStore', () => {
   it('agrees on random operation sequences', async () => {
     await fc.assert(fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 40, size: 'max' }), runSteps), { numRuns: 200 });
     expect(seen.hits).toBeGreaterThan(50);

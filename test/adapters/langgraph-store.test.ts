@@ -2,7 +2,7 @@ import { InvalidNamespaceError, type Item, type Operation, type SearchItem } fro
 import { MemoryLevel } from 'memory-level';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AkashicError, AkashicStore as Engine } from '../../src/index.js';
-import { AkashicStore } from '../../src/adapters/langgraph/index.js';
+import { AkashicLangGraphStore } from '../../src/adapters/langgraph/index.js';
 import { diskEngine, memoryEngine } from './engines.js';
 
 /** A deterministic bag-of-words embedding over a tiny vocabulary, enough to rank by cosine. */
@@ -22,14 +22,14 @@ class WordEmbeddings {
   }
 }
 
-describe('AkashicStore (LangGraph) on memory-level', () => {
+describe('AkashicLangGraphStore on memory-level', () => {
   let engine: Engine;
-  let store: AkashicStore;
+  let store: AkashicLangGraphStore;
   let clock = 1_000;
   beforeEach(async () => {
     clock = 1_000;
     engine = await Engine.open({ db: new MemoryLevel({ keyEncoding: 'utf8', valueEncoding: 'buffer' }), gc: { intervalMs: 0 }, now: () => clock });
-    store = new AkashicStore({ store: engine });
+    store = new AkashicLangGraphStore({ store: engine });
   });
   afterEach(async () => {
     await engine.close();
@@ -92,7 +92,7 @@ describe('AkashicStore (LangGraph) on memory-level', () => {
 
   it('ranks a query by cosine with an embeddings index; unindexed items come last, unscored', async () => {
     const embeddings = new WordEmbeddings();
-    const vstore = new AkashicStore({ store: engine, index: { dims: 5, embeddings: embeddings as never, fields: ['text'] } });
+    const vstore = new AkashicLangGraphStore({ store: engine, index: { dims: 5, embeddings: embeddings as never, fields: ['text'] } });
     await vstore.batch([
       { namespace: ['v'], key: 'tea', value: { text: 'tea tea coffee' } },
       { namespace: ['v'], key: 'paris', value: { text: 'paris cats' } },
@@ -151,16 +151,16 @@ describe('AkashicStore (LangGraph) on memory-level', () => {
   });
 });
 
-describe('AkashicStore (LangGraph) on classic-level', () => {
+describe('AkashicLangGraphStore on classic-level', () => {
   it('keeps items across a close and reopen', async () => {
     const disk = await diskEngine();
     try {
-      const store = new AkashicStore({ store: disk.engine });
+      const store = new AkashicLangGraphStore({ store: disk.engine });
       await store.put(['alice', 'memories'], 'm1', { text: 'Alice likes green tea' });
       await store.put(['alice', 'memories'], 'm2', { text: 'Alice lives in Berlin' });
       await disk.engine.close();
       const engine = await disk.reopen();
-      const again = new AkashicStore({ store: engine });
+      const again = new AkashicLangGraphStore({ store: engine });
       expect((await again.get(['alice', 'memories'], 'm1'))?.value).toEqual({ text: 'Alice likes green tea' });
       expect((await again.search(['alice'], { query: 'berlin' }))[0]?.key).toBe('m2');
       expect(await again.listNamespaces()).toEqual([['alice', 'memories']]);
@@ -171,11 +171,11 @@ describe('AkashicStore (LangGraph) on classic-level', () => {
   });
 });
 
-describe('AkashicStore (LangGraph) options', () => {
+describe('AkashicLangGraphStore options', () => {
   it('rejects bad options with AKASHIC_INVALID_ARGUMENT', async () => {
     const engine = await memoryEngine();
-    expect(() => new AkashicStore({ store: engine, keywordLimit: 0 })).toThrow(/keywordLimit/);
-    expect(() => new AkashicStore({} as never)).toThrow(/store/);
+    expect(() => new AkashicLangGraphStore({ store: engine, keywordLimit: 0 })).toThrow(/keywordLimit/);
+    expect(() => new AkashicLangGraphStore({} as never)).toThrow(/store/);
     await engine.close();
   });
 });

@@ -9,7 +9,7 @@
  */
 import type { LanguageModelMiddleware } from 'ai';
 import { invalidArgument } from '../../errors.js';
-import type { AkashicMemory, TurnInput } from '../../memattention/index.js';
+import type { AkashicMemory, MemoryScope, TurnInput } from '../../memattention/index.js';
 
 type CallOptions = Parameters<NonNullable<LanguageModelMiddleware['transformParams']>>[0]['params'];
 type Prompt = CallOptions['prompt'];
@@ -39,9 +39,24 @@ export interface AkashicMemoryOptions {
    * `streamText` (at its end), so a lost memory is never silent.
    */
   readonly onWritebackError?: (err: unknown) => void;
+  /**
+   * Whose memory a call recalls: `'user'` (default) searches every conversation of the user, `'session'` only the
+   * call's own session. A chat app's next conversation is a new session, so session scope would find nothing.
+   */
+  readonly recallScope?: MemoryScope;
+  /**
+   * When a user's call arrives for a session other than that user's previous one, first compact the pending
+   * (not yet compacted) turns of the user's other sessions, so the new conversation can recall them. Default
+   * true. Without it, a conversation shorter than the chunk gate (`chunkGateTokens`, 1,024 tokens by default) is
+   * only recalled after `memory.endSession` or the memory's `idleCompactMs`.
+   */
+  readonly compactOnSessionChange?: boolean;
 }
 
 export const DEFAULT_MEMORY_HEADER = 'Memory of earlier conversations with this user:';
+
+/** How many users' last sessions the middleware remembers (older users just compact again on their next call). */
+const LAST_SESSION_USERS = 10_000;
 
 /** Reads and checks `providerOptions.akashic`; null when the call carries none. */
 function callOptions(params: CallOptions): AkashicProviderOptions | null {
@@ -87,12 +102,32 @@ function lastUserText(prompt: Prompt): string {
  */
 export function akashicMemory(options: AkashicMemoryOptions): LanguageModelMiddleware {
   if (options === null || typeof options !== 'object') throw invalidArgument('options must be an object');
-  const { memory, header = DEFAULT_MEMORY_HEADER, onWritebackError } = options;
+  const { memory, header = DEFAULT_MEMORY_HEADER, onWritebackError, recallScope = 'user', compactOnSessionChange = true } = options;
   if (memory === null || typeof memory !== 'object' || typeof memory.recall !== 'function' || typeof memory.completeRequest !== 'function') {
-    throw invalidArgument('option memory must be an AkashicMemory');
+    throw invalidArgument('akashicMemory: option memory must be an AkashicMemory');
   }
   if (typeof header !== 'string') throw invalidArgument('option header must be a string');
   if (onWritebackError !== undefined && typeof onWritebackError !== 'function') throw invalidArgument('option onWritebackError must be a function');
+  if (recallScope !== 'user' && recallScope !== 'session') throw invalidArgument("option recallScope must be 'user' or 'session'");
+  if (typeof compactOnSessionChange !== 'boolean') throw invalidArgument('option compactOnSessionChange must be a boolean');
+
+  // The session each user last called with (most recent users last; bounded).
+  const lastSession = new Map<string, string>();
+  async function onSession(o: AkashicProviderOptions): Promise<void> {
+    if (!compactOnSessionChange) return;
+    const previous = lastSession.get(o.userId);
+    lastSession.delete(o.userId);
+    lastSession.set(o.userId, o.sessionId);
+    if (lastSession.size > LAST_SESSION_USERS) lastSession.delete(lastSession.keys().next().value!);
+    if (previous === o.sessionId) return;
+    try {
+      await memory.endOtherSessions({ user: o.userId, session: o.sessionId });
+    } catch (err) {
+      // The earlier turns stay pending (durable) and are compacted on a later session change or endSession.
+      if (onWritebackError === undefined) throw err;
+      onWritebackError(err);
+    }
+  }
 
   async function writeBack(o: AkashicProviderOptions, prompt: Prompt, answer: string): Promise<void> {
     const turns: TurnInput[] = [];
@@ -114,13 +149,16 @@ export function akashicMemory(options: AkashicMemoryOptions): LanguageModelMiddl
 
     async transformParams({ params }) {
       const o = callOptions(params);
-      if (o === null || o.enableRetrieval === false) return params;
+      if (o === null) return params;
+      if (o.enableWriteback !== false) await onSession(o);
+      if (o.enableRetrieval === false) return params;
       const query = lastUserText(params.prompt);
       if (query === '') return params;
       const recalled = await memory.recall({
         user: o.userId,
         session: o.sessionId,
         query,
+        scope: recallScope,
         ...(o.memoryBudgetTokens === undefined ? {} : { memoryBudgetTokens: o.memoryBudgetTokens }),
       });
       if (recalled.text === '') return params;

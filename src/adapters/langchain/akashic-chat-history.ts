@@ -73,7 +73,7 @@ export class AkashicChatMessageHistory extends BaseListChatMessageHistory {
     super();
     if (options === null || typeof options !== 'object') throw invalidArgument('options must be an object');
     const { store, userId, sessionId, memory } = options;
-    if (store === null || typeof store !== 'object' || typeof store.write !== 'function') throw invalidArgument('option store must be an AkashicStore');
+    if (store === null || typeof store !== 'object' || typeof store.write !== 'function') throw invalidArgument("AkashicChatMessageHistory: option store must be an open AkashicStore engine from 'akashic'");
     this.#user = checkId(userId, 'option userId');
     this.#conversation = checkId(sessionId, 'option sessionId');
     this.#session = HISTORY_SESSION_PREFIX + this.#conversation;

@@ -96,7 +96,7 @@ export class AkashicSaver extends BaseCheckpointSaver {
   constructor(options: AkashicSaverOptions) {
     if (options === null || typeof options !== 'object') throw invalidArgument('options must be an object');
     super(options.serde);
-    if (options.store === null || typeof options.store !== 'object' || typeof options.store.write !== 'function') throw invalidArgument('option store must be an AkashicStore');
+    if (options.store === null || typeof options.store !== 'object' || typeof options.store.write !== 'function') throw invalidArgument("AkashicSaver: option store must be an open AkashicStore engine from 'akashic'");
     this.#store = options.store;
     this.#user = checkId(options.userId ?? DEFAULT_SAVER_USER, 'option userId');
   }

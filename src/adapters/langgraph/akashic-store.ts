@@ -66,7 +66,7 @@ const newestFirst = (a: ListedEntry, b: ListedEntry): number =>
   b.entry.updatedAt - a.entry.updatedAt || (a.chunkId < b.chunkId ? 1 : a.chunkId > b.chunkId ? -1 : 0);
 
 /**
- * A LangGraph `BaseStore` persisted in Akashic. Export name: `AkashicStore` from `akashic/langgraph`.
+ * A LangGraph `BaseStore` persisted in Akashic. Exported from `akashic/langgraph`.
  *
  * Differences from InMemoryStore (all deliberate, see docs/adapters.md): namespaces without items are not listed;
  * search results without a query come most recently updated first; `query` is always ranked (lexically by default);
@@ -74,7 +74,7 @@ const newestFirst = (a: ListedEntry, b: ListedEntry): number =>
  *
  * @example
  *   const engine = await AkashicStore.open({ path: './memory' });   // from 'akashic'
- *   const store = new AkashicLangGraphStore({ store: engine });     // `AkashicStore` from 'akashic/langgraph'
+ *   const store = new AkashicLangGraphStore({ store: engine });     // from 'akashic/langgraph'
  *   await store.put(['alice', 'memories'], 'm1', { text: 'likes green tea' });
  *   const hits = await store.search(['alice'], { query: 'tea', limit: 5 });
  */
@@ -90,7 +90,7 @@ export class AkashicLangGraphStore extends BaseStore {
     super();
     if (options === null || typeof options !== 'object') throw invalidArgument('options must be an object');
     const { store, index, keywordLimit = DEFAULT_ITEM_KEYWORDS } = options;
-    if (store === null || typeof store !== 'object' || typeof store.write !== 'function') throw invalidArgument('option store must be an AkashicStore');
+    if (store === null || typeof store !== 'object' || typeof store.write !== 'function') throw invalidArgument("AkashicLangGraphStore: option store must be an open AkashicStore engine from 'akashic'");
     if (!Number.isInteger(keywordLimit) || keywordLimit < 1 || keywordLimit > 255) throw invalidArgument(`option keywordLimit must be an integer in [1, 255], got ${String(keywordLimit)}`);
     if (index !== undefined && (index === null || typeof index.embeddings?.embedDocuments !== 'function')) {
       throw invalidArgument('option index.embeddings must implement embedDocuments and embedQuery');

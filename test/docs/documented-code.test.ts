@@ -1,0 +1,101 @@
+/**
+ * Every code block of README.md and docs/adapters.md, run as written against a fresh directory, with its visible
+ * outcome checked. A block nobody checks fails the test, so a new block needs a check here.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startScriptedChatServer, type ScriptedChatServer } from '../model/scripted-chat-server.js';
+import { ROOT, codeBlocks, runSnippet, type CodeBlock, type SnippetRun } from './code-blocks.js';
+
+type Check = (run: SnippetRun) => void | Promise<void>;
+
+const blocks = [...(await codeBlocks('README.md')), ...(await codeBlocks('docs/adapters.md'))];
+const ran = new Set<CodeBlock>();
+
+function block(file: string, heading: string, lang = 'ts'): CodeBlock {
+  const found = blocks.filter((b) => b.file === file && b.heading === heading && b.lang === lang);
+  if (found.length !== 1) throw new Error(`${file}: expected one ${lang} block under "${heading}", found ${found.length}`);
+  ran.add(found[0]!);
+  return found[0]!;
+}
+
+async function runAndCheck(b: CodeBlock, check: Check, env: Record<string, string> = {}): Promise<void> {
+  const r = await runSnippet(b.code, env);
+  try {
+    expect(r.stderr, `${b.file} / ${b.heading}`).toBe('');
+    expect(r.code).toBe(0);
+    await check(r);
+  } finally {
+    await r.dispose();
+  }
+}
+
+describe('README.md', () => {
+  it('the two commands exist as written', async () => {
+    const sh = block('README.md', 'Two commands', 'sh');
+    expect(sh.code).toMatch(/^npm install && npx akashic demo\s/m);
+    expect(sh.code).toMatch(/^npm test\s/m);
+    const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string>; scripts: Record<string, string> };
+    expect(pkg.bin['akashic']).toBe('bin/akashic.js');
+    expect(pkg.scripts['test']).toContain('vitest run');
+    // `npx akashic demo` itself runs in test/docs/readme-demo.slow.test.ts.
+  });
+
+  it('the library snippet stores, compacts and recalls', async () => {
+    await runAndCheck(block('README.md', 'Using it as a library'), (r) => {
+      const m = /^([^]*) (\d+)\n$/.exec(r.stdout);
+      expect(m, r.stdout).not.toBeNull();
+      expect(m![1]).toContain('Lisbon');
+      expect(Number(m![2])).toBeGreaterThanOrEqual(1);
+    });
+  });
+});
+
+describe('docs/adapters.md', () => {
+  let server: ScriptedChatServer;
+  beforeAll(async () => {
+    server = await startScriptedChatServer();
+  });
+  afterAll(async () => server.close());
+
+  it('LangGraph store', async () => {
+    await runAndCheck(block('docs/adapters.md', 'LangGraph store (long-term memory)'), (r) => {
+      expect(r.stdout).toBe("Alice drinks green tea m1 [ [ 'alice', 'memories' ] ]\n");
+    });
+  });
+
+  it('LangGraph checkpointer', async () => {
+    await runAndCheck(block('docs/adapters.md', 'LangGraph checkpointer'), (r) => {
+      expect(r.stdout).toBe("[ 'hi', 'echo: hi' ]\n");
+    });
+  });
+
+  it('AI SDK memory middleware: the second conversation gets the first one as memory', async () => {
+    server.reset();
+    server.enqueue({ kind: 'content', content: 'Congratulations on the move!' }, { kind: 'content', content: 'You said you moved to Lisbon.' });
+    await runAndCheck(
+      block('docs/adapters.md', 'AI SDK memory middleware'),
+      (r) => {
+        expect(r.stdout).toBe('You said you moved to Lisbon.\n');
+        expect(server.requests.map((q) => q.url)).toEqual(['/v1/chat/completions', '/v1/chat/completions']);
+        const second = server.requests[1]!.body.messages!;
+        expect(second[0]!.role).toBe('system');
+        expect(second[0]!.content).toContain('Lisbon');
+        expect(second.at(-1)).toEqual({ role: 'user', content: 'Where did I say I moved?' });
+      },
+      { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: 'test-key' },
+    );
+  });
+
+  it('LangChain chat history', async () => {
+    await runAndCheck(block('docs/adapters.md', 'LangChain chat history'), (r) => {
+      expect(r.stdout).toBe("[ 'I moved to Berlin.', 'Noted!' ]\ntrue\n");
+    });
+  });
+
+  it('every block of both documents is checked by one of the tests above', () => {
+    const unchecked = blocks.filter((b) => !ran.has(b) && b.lang !== '');
+    expect(unchecked.map((b) => `${b.file} / ${b.heading} (${b.lang})`)).toEqual([]);
+  });
+});
