@@ -10,14 +10,16 @@ import type { ChunkKind, ChunkRecord } from '../record/chunk-record.js';
 import { activeSessions, appendActiveTurns, readActiveTurns, scanActiveTurns } from '../store/active-turns.js';
 import type { CandidateRead } from '../store/candidate-reader.js';
 import { candidateIndexPurgeHook } from '../store/candidate-index.js';
+import { isExpired } from '../record/dir-entry.js';
 import { checkContent, checkRef, checkRefs, type ChunkContent, type ChunkRef } from '../store/chunk-input.js';
 import { checkChunkId, checkId } from '../store/ids.js';
 import { refString } from '../store/keys.js';
 import { resolveStoreOptions, type AnyLevel, type ResolvedStoreOptions, type StoreOptions } from '../store/options.js';
+import { sweepExpired, type SweepReport } from '../store/expiry-sweep.js';
 import { purgeScope, type PurgeReport } from '../store/purge.js';
 import { relocate, type RelocationResult } from '../store/relocation.js';
 import { computeStats, type StoreStats } from '../store/stats.js';
-import { StoreCore, type ListedEntry, type Mutation, type MutationResult, type ReadResult } from '../store/store-core.js';
+import { StoreCore, type Expiry, type ListedEntry, type Mutation, type MutationResult, type ReadResult } from '../store/store-core.js';
 import { verifyStore, type VerifyReport } from '../store/verify.js';
 import { activeTurnLog, coldReopen, readOnlyScans, type ActiveTurnLog, type ReadOnlyScans, type SnapshotView } from './internal-seams.js';
 
@@ -32,12 +34,22 @@ export interface PutInput extends ChunkContent {
   readonly chunkId?: string;
   /** Creation time in ms; defaults to now. */
   readonly createdAt?: number;
+  /** Time to live in ms from the commit (integer ≥ 1). Default: the store's `defaultTtlMs` (0: never expires). */
+  readonly ttlMs?: number;
+  /** Absolute expiry, ms since the epoch (integer). Exclusive with `ttlMs`. */
+  readonly expiresAt?: number;
+}
+
+/** Expiry fields of an update: a new `ttlMs` or `expiresAt`, or `expiresAt: null` to make the chunk permanent. */
+export interface ExpiryUpdate {
+  readonly ttlMs?: number;
+  readonly expiresAt?: number | null;
 }
 
 /** One change of an atomic `write`. */
 export type WriteOp =
   | ({ readonly op: 'put' } & PutInput)
-  | ({ readonly op: 'update'; readonly sessionId: string; readonly chunkId: string; readonly expectVersion?: number } & Partial<ChunkContent>)
+  | ({ readonly op: 'update'; readonly sessionId: string; readonly chunkId: string; readonly expectVersion?: number } & Partial<ChunkContent> & ExpiryUpdate)
   | { readonly op: 'delete'; readonly sessionId: string; readonly chunkId: string; readonly expectVersion?: number; readonly supersededBy?: string };
 
 export type StoreStatus = 'opening' | 'open' | 'closing' | 'closed';
@@ -236,6 +248,8 @@ export class AkashicStore {
       const c = checkContent(r, `records[${i}]`);
       if (!Number.isInteger(r.version) || r.version < 1) throw invalidArgument(`records[${i}].version must be a positive integer`);
       if (!Number.isFinite(r.createdAt) || !Number.isFinite(r.updatedAt)) throw invalidArgument(`records[${i}] needs finite createdAt and updatedAt`);
+      const exp = (r as { expiresAt?: unknown }).expiresAt;
+      if (exp !== undefined && (typeof exp !== 'number' || !Number.isSafeInteger(exp) || exp < 1)) throw invalidArgument(`records[${i}].expiresAt must be a positive integer of ms`);
       return { op: 'restore', record: { ...r, ...c, userId } };
     });
     return this.#track(this.#core.write(userId, mutations));
@@ -257,14 +271,18 @@ export class AkashicStore {
     return this.#track(this.#core.read(userId, checkRefs(refs, 'refs')));
   }
 
-  /** Directory entries (metadata, no bodies) of a user or one session, in time order. */
-  async *list(userId: string, opts: { sessionId?: string; includeDeleted?: boolean } = {}): AsyncGenerator<ListedEntry> {
+  /**
+   * Directory entries (metadata, no bodies) of a user or one session, in time order. Expired chunks are left out
+   * (`includeExpired` shows them until the sweep turns them into tombstones); tombstones only with `includeDeleted`.
+   */
+  async *list(userId: string, opts: { sessionId?: string; includeDeleted?: boolean; includeExpired?: boolean } = {}): AsyncGenerator<ListedEntry> {
     this.#checkOpen();
     checkId(userId, 'userId');
     checkOptions(opts);
     const session = opts.sessionId === undefined ? null : checkId(opts.sessionId, 'sessionId');
+    const now = this.#core.options.now();
     for await (const e of wrapIoGenerator(this.#core.entries(userId, session))) {
-      if (e.entry.state === 'live' || opts.includeDeleted === true) yield e;
+      if (e.entry.state === 'live' ? opts.includeExpired === true || !isExpired(e.entry, now) : opts.includeDeleted === true) yield e;
     }
   }
 
@@ -283,7 +301,10 @@ export class AkashicStore {
     this.#checkOpen();
     checkId(userId, 'userId');
     if (!this.#core.indexReady) return null;
-    return this.#track(this.#core.candidates({ userId, ...q }));
+    const r = await this.#track(this.#core.candidates({ userId, ...q }));
+    // Expired chunks stay indexed until the sweep; they are never candidates.
+    const now = this.#core.options.now();
+    return r.entries.some((e) => isExpired(e.entry, now)) ? { ...r, entries: r.entries.filter((e) => !isExpired(e.entry, now)) } : r;
   }
 
   async users(): Promise<string[]> {
@@ -295,6 +316,20 @@ export class AkashicStore {
     this.#checkOpen();
     checkId(userId, 'userId');
     return this.#track(this.#core.sessions(userId));
+  }
+
+  /**
+   * Deletes chunks whose expiry has passed (at most `max`, default 10 000, per call), leaving tombstones as a
+   * delete does. Reads never return an expired chunk even before this runs; the sweep reclaims the space. Runs in
+   * the background with GC (`gc.intervalMs`) and at the start of every `gc()`.
+   * Cost: one range read of the expiry index up to now, one directory read per expired chunk.
+   */
+  async sweepExpired(opts: { max?: number } = {}): Promise<SweepReport> {
+    this.#checkWritable();
+    checkOptions(opts);
+    const max = opts.max ?? 10_000;
+    if (!Number.isInteger(max) || max < 1) throw invalidArgument('max must be a positive integer');
+    return this.#track(sweepExpired(this.#core, max));
   }
 
   /** Out-of-place relocation of co-retrieved chunks into fresh blocks (Algorithm 2, lines 3–10). */
@@ -335,7 +370,7 @@ export class AkashicStore {
     const passOpts = opts.userId === undefined ? { threshold, maxBlocks, ...merge } : { threshold, maxBlocks, ...merge, userId: checkId(opts.userId, 'userId') };
     if (this.#gcRunning !== null) return this.#gcRunning.then(() => this.gc(opts));
     if (this.#exclusiveRun !== null) return this.#exclusiveRun.then(() => this.gc(opts), () => this.gc(opts));
-    const run = this.#track(runGcPass(this.#core, this.#pool, this.#affinity, passOpts));
+    const run = this.#track(sweepExpired(this.#core, 10_000).then(() => runGcPass(this.#core, this.#pool, this.#affinity, passOpts)));
     this.#gcRunning = run;
     const clear = (): void => {
       this.#gcRunning = null;
@@ -440,7 +475,7 @@ function toMutation(o: WriteOp, what: string): Mutation {
   const sessionId = checkId(o.sessionId, `${what}.sessionId`);
   switch (o.op) {
     case 'put': {
-      const m: { op: 'put'; sessionId: string; content: ReturnType<typeof checkContent>; chunkId?: string; createdAt?: number } = {
+      const m: { op: 'put'; sessionId: string; content: ReturnType<typeof checkContent>; chunkId?: string; createdAt?: number; expiry?: Expiry } = {
         op: 'put',
         sessionId,
         content: checkContent(o, what),
@@ -450,14 +485,18 @@ function toMutation(o: WriteOp, what: string): Mutation {
         if (typeof o.createdAt !== 'number' || !Number.isFinite(o.createdAt) || o.createdAt < 0) throw invalidArgument(`${what}.createdAt must be a non-negative number of ms`);
         m.createdAt = o.createdAt;
       }
+      if ((o as { expiresAt?: unknown }).expiresAt === null) throw invalidArgument(`${what}.expiresAt must be an integer number of ms (null only clears it in an update)`);
+      const expiry = checkExpiry(o, what);
+      if (expiry !== undefined) m.expiry = expiry;
       return m;
     }
     case 'update': {
       const chunkId = checkChunkId(o.chunkId, `${what}.chunkId`);
-      const partial = checkPartial(o, what);
-      return o.expectVersion === undefined
-        ? { op: 'update', sessionId, chunkId, content: partial }
-        : { op: 'update', sessionId, chunkId, content: partial, expectVersion: checkVersion(o.expectVersion, what) };
+      const expiry = checkExpiry(o, what);
+      const hasContent = ['kind', 'text', 'tokenCount', 'keywords', 'attributes', 'payload', 'supersedes', 'provenance'].some((f) => (o as unknown as Record<string, unknown>)[f] !== undefined);
+      const partial = hasContent || expiry === undefined ? checkPartial(o, what) : {};
+      const base = { op: 'update' as const, sessionId, chunkId, content: partial, ...(expiry === undefined ? {} : { expiry }) };
+      return o.expectVersion === undefined ? base : { ...base, expectVersion: checkVersion(o.expectVersion, what) };
     }
     case 'delete': {
       const chunkId = checkChunkId(o.chunkId, `${what}.chunkId`);
@@ -474,6 +513,20 @@ function toMutation(o: WriteOp, what: string): Mutation {
 /** An options argument from a plain-JS caller: an object (absent is fine; the default parameter fills it in). */
 function checkOptions(opts: unknown): void {
   if (opts === null || typeof opts !== 'object') throw invalidArgument('options must be an object');
+}
+
+/** The expiry a put or update gives (`ttlMs` or `expiresAt`, never both); undefined when it gives none. */
+function checkExpiry(o: object, what: string): Expiry | undefined {
+  const src = o as { ttlMs?: unknown; expiresAt?: unknown };
+  if (src.ttlMs !== undefined && src.expiresAt !== undefined) throw invalidArgument(`${what} gives both ttlMs and expiresAt`);
+  if (src.ttlMs !== undefined) {
+    if (typeof src.ttlMs !== 'number' || !Number.isSafeInteger(src.ttlMs) || src.ttlMs < 1) throw invalidArgument(`${what}.ttlMs must be a positive integer of ms`);
+    return { ttlMs: src.ttlMs };
+  }
+  if (src.expiresAt === undefined) return undefined;
+  if (src.expiresAt === null) return null;
+  if (typeof src.expiresAt !== 'number' || !Number.isSafeInteger(src.expiresAt) || src.expiresAt < 1) throw invalidArgument(`${what}.expiresAt must be a positive integer of ms since the epoch`);
+  return { at: src.expiresAt };
 }
 
 function checkVersion(v: unknown, what: string): number {

@@ -32,6 +32,8 @@ export interface ChunkRecord {
   readonly supersedes: readonly string[];
   /** Ids of the turns this chunk was built from. */
   readonly provenance: readonly string[];
+  /** When the chunk expires (ms since epoch): from then on it is never read or recalled. Absent: never. */
+  readonly expiresAt?: number;
 }
 
 const KIND_TO_FB: Record<ChunkKind, FbChunkKind> = {
@@ -87,6 +89,7 @@ export function encodeChunkRecord(r: ChunkRecord): Uint8Array {
   if (payload !== 0) FbChunkRecord.addPayload(b, payload);
   FbChunkRecord.addSupersedes(b, supersedes);
   FbChunkRecord.addProvenance(b, provenance);
+  if (r.expiresAt !== undefined) FbChunkRecord.addExpiresAtMs(b, r.expiresAt);
   b.finish(FbChunkRecord.endChunkRecord(b));
   return b.asUint8Array();
 }
@@ -110,6 +113,7 @@ export function decodeChunkRecord(bytes: Uint8Array, what: string): ChunkRecord 
     // fromEntries defines own properties: an attribute named `__proto__` stays data.
     const attributes: Record<string, string> = Object.fromEntries(pairs);
     const payloadArr = r.payloadArray();
+    const expiresAt = r.expiresAtMs();
     return {
       userId: r.userId() ?? '',
       sessionId: r.sessionId() ?? '',
@@ -125,6 +129,7 @@ export function decodeChunkRecord(bytes: Uint8Array, what: string): ChunkRecord 
       payload: payloadArr === null ? null : Uint8Array.from(payloadArr),
       supersedes: readStrings(r.supersedesLength(), (i) => r.supersedes(i)),
       provenance: readStrings(r.provenanceLength(), (i) => r.provenance(i)),
+      ...(expiresAt > 0 ? { expiresAt } : {}),
     };
   } catch (err) {
     if (err instanceof Error && err.name === 'AkashicError') throw err;

@@ -31,6 +31,13 @@ export interface DirEntry {
   /** For entries deleted by reconciliation: the chunk that replaced this one. */
   readonly supersededBy: string | null;
   readonly deletedAt: number | null;
+  /** When the chunk expires (ms since epoch); absent: never. An expired live entry is invisible to reads. */
+  readonly expiresAt?: number;
+}
+
+/** Whether a live entry has expired at `now` (it is then treated as absent until the sweep deletes it). */
+export function isExpired(e: Pick<DirEntry, 'expiresAt'>, now: number): boolean {
+  return e.expiresAt !== undefined && e.expiresAt <= now;
 }
 
 export function sameLocation(a: SlotRef | null, b: SlotRef | null): boolean {
@@ -59,6 +66,7 @@ export function encodeDirEntry(e: DirEntry): Buffer {
   FbDirEntry.addKeywords(b, kws);
   if (sup !== 0) FbDirEntry.addSupersededBy(b, sup);
   if (e.deletedAt !== null) FbDirEntry.addDeletedAtMs(b, e.deletedAt);
+  if (e.expiresAt !== undefined) FbDirEntry.addExpiresAtMs(b, e.expiresAt);
   b.finish(FbDirEntry.endDirEntry(b));
   return seal(ValueType.DirEntry, b.asUint8Array());
 }
@@ -83,6 +91,7 @@ export function decodeDirEntry(value: Uint8Array, what: string): DirEntry {
       keywords,
       supersededBy: d.supersededBy(),
       deletedAt: live ? null : d.deletedAtMs(),
+      ...(d.expiresAtMs() > 0 ? { expiresAt: d.expiresAtMs() } : {}),
     };
   } catch (err) {
     if (err instanceof Error && err.name === 'AkashicError') throw err;

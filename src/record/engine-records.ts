@@ -120,3 +120,8 @@ export function decodeActiveTurn(value: Uint8Array, what: string): ActiveTurnVal
     return { turnId: t.turnId() ?? '', role: t.role() ?? '', text: t.text() ?? '', at: t.atMs(), tokenCount: t.tokenCount() };
   });
 }
+
+/** The value of an expiry index entry: an envelope around nothing (the key says everything). */
+export function encodeExpiryMark(): Buffer {
+  return seal(ValueType.ExpiryMark, new Uint8Array(0));
+}

@@ -27,6 +27,7 @@ export const ValueType = {
   ActiveTurn: 10,
   IndexEntry: 11,
   IndexStats: 12,
+  ExpiryMark: 13,
 } as const;
 export type ValueType = (typeof ValueType)[keyof typeof ValueType];
 

@@ -23,6 +23,8 @@ export interface ColumnFamilies {
   readonly active: Family;
   /** Candidate index: recency lists, keyword postings and their counters (candidate-index.ts). */
   readonly candidates: Family;
+  /** Expiry index: expiresAt/user/session/ulid → ExpiryMark. */
+  readonly expiry: Family;
 }
 
 export function openFamilies(db: AnyLevel): ColumnFamilies {
@@ -36,5 +38,6 @@ export function openFamilies(db: AnyLevel): ColumnFamilies {
     coaccess: f(CF.coaccess),
     active: f(CF.active),
     candidates: f(CF.candidates),
+    expiry: f(CF.expiry),
   };
 }

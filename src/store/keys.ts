@@ -23,6 +23,7 @@ export const CF = {
   coaccess: 'coacc',
   active: 'active',
   candidates: 'cidx',
+  expiry: 'ttl',
 } as const;
 
 export function dirKey(userId: string, sessionId: string, chunkId: string): string {
@@ -119,4 +120,24 @@ export function parseActiveKey(key: string): { userId: string; sessionId: string
   const parts = key.split(SEP);
   if (parts.length !== 3 || !/^[0-9]{10}$/.test(parts[2]!)) return null;
   return { userId: parts[0]!, sessionId: parts[1]!, seq: Number(parts[2]) };
+}
+
+/**
+ * Expiry index key: `expiresAt(16 hex digits, ms) ␀ user ␀ session ␀ ulid`, so a sweep reads the expired chunks
+ * as one range from the start of the family up to the current time.
+ */
+export function expiryKey(expiresAt: number, userId: string, sessionId: string, chunkId: string): string {
+  return expiryTime(expiresAt) + SEP + userId + SEP + sessionId + SEP + chunkId;
+}
+
+/** The time component of expiry keys; `expiryTime(now) + SEP + HIGH...` bounds a sweep. */
+export function expiryTime(ms: number): string {
+  return Math.max(0, Math.ceil(ms)).toString(16).padStart(16, '0');
+}
+
+export function parseExpiryKey(key: string): { expiresAt: number; userId: string; sessionId: string; chunkId: string } | null {
+  const parts = key.split(SEP);
+  if (parts.length !== 4) return null;
+  const [t, userId, sessionId, chunkId] = parts as [string, string, string, string];
+  return { expiresAt: parseInt(t, 16), userId, sessionId, chunkId };
 }

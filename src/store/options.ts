@@ -44,6 +44,8 @@ export interface StoreOptions {
   readonly readOnly?: boolean;
   /** Clock, for tests. */
   readonly now?: () => number;
+  /** Time to live of a chunk put without its own expiry, in ms; 0 (default): chunks never expire. */
+  readonly defaultTtlMs?: number;
 }
 
 /** Options with every default filled in. @internal */
@@ -61,6 +63,7 @@ export interface ResolvedStoreOptions {
   readonly gcMergeBelowFill: number;
   readonly readOnly: boolean;
   readonly now: () => number;
+  readonly defaultTtlMs: number;
 }
 
 export const DEFAULT_BLOCK_CAPACITY = 16;
@@ -121,6 +124,7 @@ export function resolveStoreOptions(o: StoreOptions): ResolvedStoreOptions {
     gcMergeBelowFill: fractionIn('gc.mergeBelowFill', gc.mergeBelowFill, DEFAULT_GC_MERGE_BELOW_FILL),
     readOnly: o.readOnly ?? false,
     now: o.now ?? Date.now,
+    defaultTtlMs: intIn('defaultTtlMs', o.defaultTtlMs, 0, Number.MAX_SAFE_INTEGER, 0),
   };
 }
 

@@ -4,7 +4,7 @@ import { decodeChunkRecord } from '../record/chunk-record.js';
 import { decodeDirEntry, sameLocation, type DirEntry } from '../record/dir-entry.js';
 import { decodeOpenBlockRef } from '../record/engine-records.js';
 import type { Family } from './column-families.js';
-import { SEP, afterPrefix, blockKey, dirKey, frameKey, parseBlockKey, prefixRange } from './keys.js';
+import { SEP, afterPrefix, blockKey, dirKey, frameKey, expiryKey, parseBlockKey, parseDirKey, prefixRange } from './keys.js';
 import type { StoreCore } from './store-core.js';
 import type { Txn } from './txn.js';
 
@@ -115,14 +115,26 @@ async function stagePurge(core: StoreCore, txn: Txn, scope: PurgeScope, hooks: r
   // Directory.
   const dirRange = prefixRange(...scopeParts);
   out.ranges.push(rootRange(cf.dir, dirRange.gte, dirRange.lt));
+  let minExpiry: string | null = null;
+  let maxExpiry: string | null = null;
   for await (const [k, v] of cf.dir.iterator(dirRange)) {
     const e = decodeDirEntry(v, `directory entry ${JSON.stringify(k)}`);
+    if (e.expiresAt !== undefined) {
+      const p = parseDirKey(k)!;
+      const ek = expiryKey(e.expiresAt, p.userId, p.sessionId, p.chunkId);
+      txn.raw({ type: 'del', sublevel: cf.expiry, key: ek });
+      out.indexEntries++;
+      if (minExpiry === null || ek < minExpiry) minExpiry = ek;
+      if (maxExpiry === null || ek > maxExpiry) maxExpiry = ek;
+    }
     if (e.state === 'live') {
       await txn.invalidate(e.location!, e.recordBytes);
       out.chunks++;
     } else out.tombstones++;
     txn.deleteDir(k);
   }
+
+  if (minExpiry !== null) out.ranges.push(rootRange(cf.expiry, minExpiry, maxExpiry! + SEP));
 
   // Blocks: every block the user ever had (released ones too: their frames may still sit in old LevelDB files).
   const retired = new Set<number>();

@@ -5,8 +5,8 @@ import { AkashicError, corruption } from '../errors.js';
 import { decodeAccounting, emptyAccounting, encodeAccounting, type Accounting } from '../record/accounting.js';
 import { decodeChunkRecord, encodeChunkRecord, type ChunkRecord } from '../record/chunk-record.js';
 import { decodeBlockInfo, type BlockInfo } from '../record/block-info.js';
-import { decodeDirEntry, type DirEntry, type SlotRef } from '../record/dir-entry.js';
-import { decodeAllocator, decodeCoAccess, decodeEngineMeta, encodeCoAccess, encodeEngineMeta, type EngineMeta } from '../record/engine-records.js';
+import { decodeDirEntry, isExpired, type DirEntry, type SlotRef } from '../record/dir-entry.js';
+import { decodeAllocator, decodeCoAccess, decodeEngineMeta, encodeCoAccess, encodeEngineMeta, encodeExpiryMark, type EngineMeta } from '../record/engine-records.js';
 import { FORMAT_VERSION } from '../record/envelope.js';
 import { readSlots, type SlotReadResult } from './block-reader.js';
 import { confirmMisses } from './resilient-scan.js';
@@ -22,6 +22,7 @@ import {
   accessKey,
   afterPrefix,
   dirKey,
+  expiryKey,
   pairKey,
   parseDirKey,
   prefixRange,
@@ -36,10 +37,31 @@ import { WriteLock } from './write-lock.js';
 
 export const ENGINE_VERSION = '0.1.0';
 
+/** A chunk's expiry as a write gives it: an absolute time, a time to live from the commit, or null for never. */
+export type Expiry = { readonly at: number } | { readonly ttlMs: number } | null;
+
+function expiryAt(e: Expiry, now: number): number | undefined {
+  if (e === null) return undefined;
+  return Math.ceil('at' in e ? e.at : now + e.ttlMs);
+}
+
+/** A record with its expiry set to `at` (absent when undefined). */
+function withExpiry(r: ChunkRecord, at: number | undefined): ChunkRecord {
+  const { expiresAt: _old, ...rest } = r;
+  return at === undefined ? rest : { ...rest, expiresAt: at };
+}
+
 /** One change inside an atomic write. All mutations of one write belong to one user. */
 export type Mutation =
-  | { readonly op: 'put'; readonly sessionId: string; readonly chunkId?: string; readonly createdAt?: number; readonly content: CheckedContent }
-  | { readonly op: 'update'; readonly sessionId: string; readonly chunkId: string; readonly expectVersion?: number; readonly content: Partial<CheckedContent> }
+  | { readonly op: 'put'; readonly sessionId: string; readonly chunkId?: string; readonly createdAt?: number; readonly content: CheckedContent; readonly expiry?: Expiry }
+  | {
+      readonly op: 'update';
+      readonly sessionId: string;
+      readonly chunkId: string;
+      readonly expectVersion?: number;
+      readonly content: Partial<CheckedContent>;
+      readonly expiry?: Expiry;
+    }
   | { readonly op: 'delete'; readonly sessionId: string; readonly chunkId: string; readonly expectVersion?: number; readonly supersededBy?: string }
   | { readonly op: 'restore'; readonly record: ChunkRecord };
 
@@ -380,7 +402,8 @@ export class StoreCore {
 
   async #apply(txn: Txn, userId: string, sessionId: string, chunkId: string, key: string, m: Mutation): Promise<MutationResult> {
     const existing = await txn.dirEntry(key);
-    const live = existing !== null && existing.state === 'live' ? existing : null;
+    // An expired chunk is gone for every caller, even before the sweep deletes it.
+    const live = existing !== null && existing.state === 'live' && !isExpired(existing, txn.now) ? existing : null;
     const check = (): DirEntry => {
       if (live === null) throw new AkashicError('AKASHIC_NOT_FOUND', `chunk ${sessionId}/${chunkId} of user ${JSON.stringify(userId)} does not exist`);
       if ('expectVersion' in m && m.expectVersion !== undefined && m.expectVersion !== live.version) {
@@ -392,7 +415,9 @@ export class StoreCore {
       case 'put': {
         if (existing !== null) throw new AkashicError('AKASHIC_CONFLICT', `chunk ${sessionId}/${chunkId} already exists`);
         const at = m.createdAt ?? txn.now;
-        const record: ChunkRecord = { userId, sessionId, chunkId, version: 1, createdAt: at, updatedAt: at, ...m.content };
+        const dflt = this.options.defaultTtlMs;
+        const expiry = m.expiry !== undefined ? m.expiry : dflt > 0 ? { ttlMs: dflt } : null;
+        const record = withExpiry({ userId, sessionId, chunkId, version: 1, createdAt: at, updatedAt: at, ...m.content }, expiryAt(expiry, txn.now));
         this.#stage(txn, key, record, true);
         return { op: 'put', sessionId, chunkId, version: 1 };
       }
@@ -400,13 +425,16 @@ export class StoreCore {
         const cur = check();
         const old = await this.#readRecord(cur, userId, sessionId, chunkId);
         await txn.invalidate(cur.location!, cur.recordBytes);
-        const record: ChunkRecord = { ...old, ...m.content, version: cur.version + 1, updatedAt: Math.max(txn.now, old.updatedAt) };
+        this.#unindexExpiry(txn, userId, sessionId, chunkId, cur);
+        const next: ChunkRecord = { ...old, ...m.content, version: cur.version + 1, updatedAt: Math.max(txn.now, old.updatedAt) };
+        const record = m.expiry === undefined ? next : withExpiry(next, expiryAt(m.expiry, txn.now));
         this.#stage(txn, key, record, true);
         return { op: 'update', sessionId, chunkId, version: record.version };
       }
       case 'delete': {
         const cur = check();
         await txn.invalidate(cur.location!, cur.recordBytes);
+        this.#unindexExpiry(txn, userId, sessionId, chunkId, cur);
         // A tombstone keeps no content: its keywords (words of the deleted text) go with the record.
         txn.putDir(key, { ...cur, state: 'deleted', location: null, keywords: [], supersededBy: m.supersededBy ?? null, deletedAt: txn.now });
         return { op: 'delete', sessionId, chunkId, version: cur.version };
@@ -415,15 +443,25 @@ export class StoreCore {
         if (existing !== null && existing.version >= m.record.version) {
           return { op: 'restore', sessionId, chunkId, version: existing.version, skipped: true };
         }
-        if (live !== null) await txn.invalidate(live.location!, live.recordBytes);
+        if (existing !== null && existing.state === 'live') {
+          await txn.invalidate(existing.location!, existing.recordBytes);
+          this.#unindexExpiry(txn, userId, sessionId, chunkId, existing);
+        }
         this.#stage(txn, key, { ...m.record, userId }, true);
         return { op: 'restore', sessionId, chunkId, version: m.record.version };
       }
     }
   }
 
+  #unindexExpiry(txn: Txn, userId: string, sessionId: string, chunkId: string, e: DirEntry): void {
+    if (e.expiresAt !== undefined) txn.raw({ type: 'del', sublevel: this.cf.expiry, key: expiryKey(e.expiresAt, userId, sessionId, chunkId) });
+  }
+
   #stage(txn: Txn, key: string, record: ChunkRecord, ingested: boolean): void {
     const bytes = encodeChunkRecord(record);
+    if (record.expiresAt !== undefined) {
+      txn.raw({ type: 'put', sublevel: this.cf.expiry, key: expiryKey(record.expiresAt, record.userId, record.sessionId, record.chunkId), value: encodeExpiryMark() });
+    }
     if (ingested) txn.acct.logicalBytesIngested += bytes.length;
     txn.acct.chunksWritten++;
     txn.append(record.userId, record.sessionId, bytes, key, {
@@ -437,6 +475,7 @@ export class StoreCore {
       keywords: record.keywords,
       supersededBy: null,
       deletedAt: null,
+      ...(record.expiresAt === undefined ? {} : { expiresAt: record.expiresAt }),
     });
   }
 
@@ -466,8 +505,9 @@ export class StoreCore {
       await confirmMisses(this.cf.dir, keys, values, snapshot);
       const entries = values.map((v, i) => (v === undefined ? null : decodeDirEntry(v, `directory entry ${JSON.stringify(keys[i])}`)));
       const wanted: { i: number; entry: DirEntry }[] = [];
+      const now = this.options.now();
       entries.forEach((e, i) => {
-        if (e !== null && e.state === 'live') wanted.push({ i, entry: e });
+        if (e !== null && e.state === 'live' && !isExpired(e, now)) wanted.push({ i, entry: e });
       });
       const slots = await readSlots(this.cf.blocks, this.cache, wanted.map((w) => w.entry.location!), snapshot);
       const chunks: (ChunkRecord | null)[] = refs.map(() => null);

@@ -11,7 +11,7 @@ import { dirKey } from '../store/keys.js';
  *   line 1   {"type":"header","format":1,"engineVersion":"0.1.0","user":null,"session":null,"chunks":N}
  *   line 2…  {"type":"chunk","userId":…,"sessionId":…,"chunkId":…,"version":…,"createdAt":…,"updatedAt":…,
  *             "tokenCount":…,"kind":…,"text":…,"keywords":[…],"attributes":{…},"payload":"<base64>"|null,
- *             "supersedes":[…],"provenance":[…]}
+ *             "supersedes":[…],"provenance":[…]}   then, only for a chunk that expires, ,"expiresAt":<ms> before the `}`
  *
  * Chunk lines hold the live version of every chunk in scope, in key order (user, session, chunkId, compared as
  * UTF-8 bytes, as the engine's directory sorts them). Every object's keys appear in the order above and
@@ -69,7 +69,8 @@ export function chunkLine(r: ChunkRecord): string {
     `{"type":"chunk","userId":${j(r.userId)},"sessionId":${j(r.sessionId)},"chunkId":${j(r.chunkId)},"version":${j(r.version)}` +
     `,"createdAt":${j(r.createdAt)},"updatedAt":${j(r.updatedAt)},"tokenCount":${j(r.tokenCount)},"kind":${j(r.kind)}` +
     `,"text":${j(r.text)},"keywords":${j(r.keywords)},"attributes":${attributesJson(r.attributes)},"payload":${payload}` +
-    `,"supersedes":${j(r.supersedes)},"provenance":${j(r.provenance)}}`
+    `,"supersedes":${j(r.supersedes)},"provenance":${j(r.provenance)}` +
+    (r.expiresAt === undefined ? '}' : `,"expiresAt":${j(r.expiresAt)}}`)
   );
 }
 
@@ -89,9 +90,9 @@ function parseObject(text: string): Record<string, unknown> {
   return v as Record<string, unknown>;
 }
 
-function checkFields(o: Record<string, unknown>, fields: readonly string[]): void {
+function checkFields(o: Record<string, unknown>, fields: readonly string[], optional: readonly string[] = []): void {
   for (const f of fields) if (!Object.hasOwn(o, f)) throw invalidArgument(`missing field "${f}"`);
-  for (const k of Object.keys(o)) if (!fields.includes(k)) throw invalidArgument(`unknown field ${JSON.stringify(k)}`);
+  for (const k of Object.keys(o)) if (!fields.includes(k) && !optional.includes(k)) throw invalidArgument(`unknown field ${JSON.stringify(k)}`);
 }
 
 function nullableId(v: unknown, what: string): string | null {
@@ -146,7 +147,9 @@ function stringArray(v: unknown, what: string): string[] {
 export function parseChunkLine(text: string): ChunkRecord {
   const o = parseObject(text);
   if (o['type'] !== 'chunk') throw invalidArgument(o['type'] === 'header' ? 'a second header line' : `"type" must be "chunk", got ${JSON.stringify(o['type'])}`);
-  checkFields(o, CHUNK_FIELDS);
+  checkFields(o, CHUNK_FIELDS, ['expiresAt']);
+  const exp = o['expiresAt'];
+  if (exp !== undefined && (typeof exp !== 'number' || !Number.isSafeInteger(exp) || exp < 1)) throw invalidArgument('"expiresAt" must be a positive integer of ms');
   const userId = checkId(o['userId'], '"userId"');
   const sessionId = checkId(o['sessionId'], '"sessionId"');
   const chunkId = checkChunkId(o['chunkId'], '"chunkId"');
@@ -181,5 +184,5 @@ export function parseChunkLine(text: string): ChunkRecord {
     if (err instanceof AkashicError) throw invalidArgument(err.message.replace(/^chunk\.(\w+)/, '"$1"'));
     throw err;
   }
-  return { userId, sessionId, chunkId, version, createdAt, updatedAt, ...content };
+  return { userId, sessionId, chunkId, version, createdAt, updatedAt, ...content, ...(exp === undefined ? {} : { expiresAt: exp as number }) };
 }

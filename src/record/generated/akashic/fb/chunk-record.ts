@@ -147,8 +147,13 @@ provenanceLength():number {
   return offset ? this.bb!.__vector_len(this.bb_pos + offset) : 0;
 }
 
+expiresAtMs():number {
+  const offset = this.bb!.__offset(this.bb_pos, 34);
+  return offset ? this.bb!.readFloat64(this.bb_pos + offset) : 0.0;
+}
+
 static startChunkRecord(builder:flatbuffers.Builder) {
-  builder.startObject(15);
+  builder.startObject(16);
 }
 
 static addFormatVersion(builder:flatbuffers.Builder, formatVersion:number) {
@@ -271,12 +276,16 @@ static startProvenanceVector(builder:flatbuffers.Builder, numElems:number) {
   builder.startVector(4, numElems, 4);
 }
 
+static addExpiresAtMs(builder:flatbuffers.Builder, expiresAtMs:number) {
+  builder.addFieldFloat64(15, expiresAtMs, 0.0);
+}
+
 static endChunkRecord(builder:flatbuffers.Builder):flatbuffers.Offset {
   const offset = builder.endObject();
   return offset;
 }
 
-static createChunkRecord(builder:flatbuffers.Builder, formatVersion:number, userIdOffset:flatbuffers.Offset, sessionIdOffset:flatbuffers.Offset, chunkIdOffset:flatbuffers.Offset, version:number, createdAtMs:number, updatedAtMs:number, tokenCount:number, kind:ChunkKind, textOffset:flatbuffers.Offset, keywordsOffset:flatbuffers.Offset, attributesOffset:flatbuffers.Offset, payloadOffset:flatbuffers.Offset, supersedesOffset:flatbuffers.Offset, provenanceOffset:flatbuffers.Offset):flatbuffers.Offset {
+static createChunkRecord(builder:flatbuffers.Builder, formatVersion:number, userIdOffset:flatbuffers.Offset, sessionIdOffset:flatbuffers.Offset, chunkIdOffset:flatbuffers.Offset, version:number, createdAtMs:number, updatedAtMs:number, tokenCount:number, kind:ChunkKind, textOffset:flatbuffers.Offset, keywordsOffset:flatbuffers.Offset, attributesOffset:flatbuffers.Offset, payloadOffset:flatbuffers.Offset, supersedesOffset:flatbuffers.Offset, provenanceOffset:flatbuffers.Offset, expiresAtMs:number):flatbuffers.Offset {
   ChunkRecord.startChunkRecord(builder);
   ChunkRecord.addFormatVersion(builder, formatVersion);
   ChunkRecord.addUserId(builder, userIdOffset);
@@ -293,6 +302,7 @@ static createChunkRecord(builder:flatbuffers.Builder, formatVersion:number, user
   ChunkRecord.addPayload(builder, payloadOffset);
   ChunkRecord.addSupersedes(builder, supersedesOffset);
   ChunkRecord.addProvenance(builder, provenanceOffset);
+  ChunkRecord.addExpiresAtMs(builder, expiresAtMs);
   return ChunkRecord.endChunkRecord(builder);
 }
 }

@@ -107,8 +107,13 @@ deletedAtMs():number {
   return offset ? this.bb!.readFloat64(this.bb_pos + offset) : 0.0;
 }
 
+expiresAtMs():number {
+  const offset = this.bb!.__offset(this.bb_pos, 32);
+  return offset ? this.bb!.readFloat64(this.bb_pos + offset) : 0.0;
+}
+
 static startDirEntry(builder:flatbuffers.Builder) {
-  builder.startObject(14);
+  builder.startObject(15);
 }
 
 static addFormatVersion(builder:flatbuffers.Builder, formatVersion:number) {
@@ -179,12 +184,16 @@ static addDeletedAtMs(builder:flatbuffers.Builder, deletedAtMs:number) {
   builder.addFieldFloat64(13, deletedAtMs, 0.0);
 }
 
+static addExpiresAtMs(builder:flatbuffers.Builder, expiresAtMs:number) {
+  builder.addFieldFloat64(14, expiresAtMs, 0.0);
+}
+
 static endDirEntry(builder:flatbuffers.Builder):flatbuffers.Offset {
   const offset = builder.endObject();
   return offset;
 }
 
-static createDirEntry(builder:flatbuffers.Builder, formatVersion:number, state:EntryState, version:number, blockId:bigint, frame:number, slot:number, recordBytes:number, tokenCount:number, createdAtMs:number, updatedAtMs:number, kind:ChunkKind, keywordsOffset:flatbuffers.Offset, supersededByOffset:flatbuffers.Offset, deletedAtMs:number):flatbuffers.Offset {
+static createDirEntry(builder:flatbuffers.Builder, formatVersion:number, state:EntryState, version:number, blockId:bigint, frame:number, slot:number, recordBytes:number, tokenCount:number, createdAtMs:number, updatedAtMs:number, kind:ChunkKind, keywordsOffset:flatbuffers.Offset, supersededByOffset:flatbuffers.Offset, deletedAtMs:number, expiresAtMs:number):flatbuffers.Offset {
   DirEntry.startDirEntry(builder);
   DirEntry.addFormatVersion(builder, formatVersion);
   DirEntry.addState(builder, state);
@@ -200,6 +209,7 @@ static createDirEntry(builder:flatbuffers.Builder, formatVersion:number, state:E
   DirEntry.addKeywords(builder, keywordsOffset);
   DirEntry.addSupersededBy(builder, supersededByOffset);
   DirEntry.addDeletedAtMs(builder, deletedAtMs);
+  DirEntry.addExpiresAtMs(builder, expiresAtMs);
   return DirEntry.endDirEntry(builder);
 }
 }

@@ -1,0 +1,59 @@
+import { afterPrefix, dirKey, expiryTime, parseExpiryKey } from './keys.js';
+import type { StoreCore } from './store-core.js';
+
+export interface SweepReport {
+  /** Expired chunks deleted (each leaves a tombstone, as a delete does). */
+  readonly expired: number;
+  /** Expiry index entries that pointed at nothing current (removed). */
+  readonly stale: number;
+  /** True when more expired chunks remain than `max` allowed this pass. */
+  readonly more: boolean;
+}
+
+/**
+ * Deletes up to `max` chunks whose expiry is at or before `now`, in one transaction: each is invalidated and left
+ * as a tombstone without content, exactly as a delete. Reads already treat an expired chunk as absent; the sweep
+ * reclaims its space (its block's φ rises, and GC does the rest). Requires: nothing (takes the write lock).
+ *
+ * Cost: one range read of the expiry index up to `now` (only expired entries are visited) and one directory read
+ * per expired chunk.
+ */
+export async function sweepExpired(core: StoreCore, max: number): Promise<SweepReport> {
+  // Nothing due (the common case, and every database without expiring chunks): no transaction, no write.
+  let due = false;
+  for await (const _ of core.cf.expiry.keys({ lt: afterPrefix(expiryTime(core.options.now())), limit: 1 })) due = true;
+  if (!due) return { expired: 0, stale: 0, more: false };
+  return core.transact(async (txn) => {
+    const now = txn.now;
+    const upTo = afterPrefix(expiryTime(now));
+    let expired = 0;
+    let stale = 0;
+    let seen = 0;
+    let more = false;
+    for await (const k of core.cf.expiry.keys({ lt: upTo })) {
+      if (seen === max) {
+        more = true;
+        break;
+      }
+      const p = parseExpiryKey(k);
+      if (p !== null && p.expiresAt > now) continue; // same millisecond bucket, not yet due
+      seen++;
+      txn.raw({ type: 'del', sublevel: core.cf.expiry, key: k });
+      if (p === null) {
+        stale++;
+        continue;
+      }
+      const key = dirKey(p.userId, p.sessionId, p.chunkId);
+      const e = await txn.dirEntry(key);
+      if (e === null || e.state !== 'live' || e.expiresAt === undefined || e.expiresAt > now) {
+        stale++;
+        continue;
+      }
+      await txn.invalidate(e.location!, e.recordBytes);
+      txn.putDir(key, { ...e, state: 'deleted', location: null, keywords: [], supersededBy: null, deletedAt: now });
+      expired++;
+    }
+    return { expired, stale, more };
+  });
+}
+
