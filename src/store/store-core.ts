@@ -147,6 +147,8 @@ export class StoreCore {
       writer,
       accounting,
       nextBlockId,
+      openRefs: new Map(),
+      openInfos: new Map(),
       onReleased(ids) {
         for (const id of ids) cache.evictBlock(blockKey(id) + '.');
       },
@@ -244,6 +246,12 @@ export class StoreCore {
       await txn.commit();
       return out;
     });
+  }
+
+  /** Keeps generated ids past an id given from outside (explicit put, restore) in a namespace already in use. */
+  #noteId(userId: string, sessionId: string, chunkId: string): void {
+    const g = this.#ulids.get(userId + SEP + sessionId);
+    if (g !== undefined && chunkId > g.last) g.last = chunkId;
   }
 
   async #nextChunkId(userId: string, sessionId: string, now: number): Promise<string> {
@@ -401,6 +409,9 @@ export class StoreCore {
   }
 
   async #apply(txn: Txn, userId: string, sessionId: string, chunkId: string, key: string, m: Mutation): Promise<MutationResult> {
+    // An id this engine generated is past every key of its namespace: nothing to read.
+    if (m.op === 'put' && m.chunkId === undefined) txn.assumeAbsent(key);
+    else this.#noteId(userId, sessionId, chunkId);
     const existing = await txn.dirEntry(key);
     // An expired chunk is gone for every caller, even before the sweep deletes it.
     const live = existing !== null && existing.state === 'live' && !isExpired(existing, txn.now) ? existing : null;

@@ -20,6 +20,13 @@ export interface TxnContext {
   /** Live accounting; the transaction works on a copy and publishes it only on commit. */
   accounting: Accounting;
   nextBlockId: number;
+  /**
+   * Open blocks as last committed, so a write does not read its open-block ref and block info back from LevelDB:
+   * open-block key → block id (null: no open block), and those blocks' infos. Updated after every committed batch
+   * from what it wrote; cleared by a batch that wrote the allocator family directly (purge).
+   */
+  readonly openRefs: Map<string, number | null>;
+  readonly openInfos: Map<number, BlockInfo>;
   /** Called after commit with the ids of released blocks (cache eviction). */
   onReleased(blockIds: readonly number[]): void;
 }
@@ -161,9 +168,19 @@ export class Txn {
 
   #batchAttempted = false;
 
+  /** Records that `key` has no committed directory entry without reading it (an id this engine just generated). */
+  assumeAbsent(key: string): void {
+    if (!this.#dirs.has(key)) this.#original.set(key, null);
+  }
+
   async blockInfo(blockId: number): Promise<BlockInfo> {
     const staged = this.#infos.get(blockId);
     if (staged !== undefined) return staged;
+    const known = this.#ctx.openInfos.get(blockId);
+    if (known !== undefined) {
+      this.#infos.set(blockId, known);
+      return known;
+    }
     const v = await this.#ctx.cf.blockInfo.get(blockKey(blockId));
     if (v === undefined) throw corruption(`block ${blockKey(blockId)} has no block info`);
     const info = decodeBlockInfo(v, `block info ${blockKey(blockId)}`);
@@ -319,10 +336,13 @@ export class Txn {
   async #flushAppends(): Promise<void> {
     const cf = this.#ctx.cf;
     for (const [openKey, g] of this.#appends) {
-      const refValue = await cf.alloc.get(openKey);
+      let id = this.#ctx.openRefs.get(openKey);
+      if (id === undefined) {
+        const refValue = await cf.alloc.get(openKey);
+        id = refValue === undefined ? null : decodeOpenBlockRef(refValue, `open block ref ${JSON.stringify(openKey)}`);
+      }
       let info: BlockInfo | null = null;
-      if (refValue !== undefined) {
-        const id = decodeOpenBlockRef(refValue, `open block ref ${JSON.stringify(openKey)}`);
+      if (id !== null) {
         info = await this.blockInfo(id);
         if (info.state !== 'open') info = null; // stale ref: a fresh block is started
       }
@@ -365,6 +385,7 @@ export class Txn {
       }
       if (info === null) this.#ops.push({ type: 'del', sublevel: cf.alloc, key: openKey });
       else this.#ops.push({ type: 'put', sublevel: cf.alloc, key: openKey, value: encodeOpenBlockRef(info.blockId) });
+      this.#openRefs.set(openKey, info === null ? null : info.blockId);
     }
   }
 
@@ -432,7 +453,33 @@ export class Txn {
     this.acct.retrievalBlocks = this.#ctx.accounting.retrievalBlocks;
     this.#ctx.accounting = this.acct;
     this.#ctx.nextBlockId = this.#nextBlockId;
+    this.#publishOpenBlocks();
     if (this.released.length > 0) this.#ctx.onReleased(this.released);
+  }
+
+  /** Open-block refs this commit wrote (for the context's cache). */
+  readonly #openRefs = new Map<string, number | null>();
+  /** True when raw operations touched the allocator family: the open-block cache can no longer be trusted. */
+  #rawAlloc = false;
+
+  /** After a committed batch: the context's open-block cache learns what this batch wrote. */
+  #publishOpenBlocks(): void {
+    const { openRefs, openInfos } = this.#ctx;
+    if (this.#rawAlloc || this.#retired.size > 0) {
+      openRefs.clear();
+      openInfos.clear();
+      return;
+    }
+    for (const info of this.#infos.values()) {
+      if (info.state === 'open') openInfos.set(info.blockId, info);
+      else openInfos.delete(info.blockId);
+    }
+    for (const [k, id] of this.#openRefs) openRefs.set(k, id);
+    // Bounded: one entry per open block; a store with very many users forgets them all at once and rereads.
+    if (openRefs.size > 100_000 || openInfos.size > 100_000) {
+      openRefs.clear();
+      openInfos.clear();
+    }
   }
 
   /**
@@ -460,6 +507,7 @@ export class Txn {
 
   /** Extra raw operations of the engine's own modules (purge's range deletions) to land in the same batch. */
   raw(op: Op): void {
+    if (op.sublevel === this.#ctx.cf.alloc) this.#rawAlloc = true;
     this.#ops.push(op);
   }
 

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { benchMarkdown, benchSvg, runBench, type BenchOptions } from '../../bench/index.js';
 import { runScale, scaleMarkdown } from '../../bench/scale-run.js';
+import { historySweepMarkdown, runHistorySweep } from '../../bench/history-sweep.js';
 import type { PolicyName } from '../../bench/layout-policies.js';
 import type { TraceKind } from '../../bench/trace.js';
 import { example, ioOf, parseFraction, parsePositiveInt } from '../cli-context.js';
@@ -35,6 +36,8 @@ interface BenchCliOptions {
   scale?: true;
   scaleChunks?: number;
   scaleBaseline?: true;
+  historySweep?: true;
+  sizes?: string;
 }
 
 function parseCount(value: string): number {
@@ -71,10 +74,30 @@ export function register(program: Command): void {
     .option('--scale', 'the scale run instead: ≥ 1,000,000 chunks driven straight into the stores (long)')
     .option('--scale-chunks <n>', 'chunks of the scale run (default 1000000)', parsePositiveInt)
     .option('--scale-baseline', 'also run append-only in the scale run (about twice as long)')
+    .option('--history-sweep', 'recall cost as one user\'s history grows (100 to 100k chunks) against SQLite FTS5, and the ingest table')
+    .option('--sizes <list>', 'history sweep: comma-separated chunks per user (default 100,1000,10000,100000)')
     .addHelpText('after', example('akashic bench --locomo ../shared/data/locomo --out bench-out'))
     .action(async (opts: BenchCliOptions, cmd: Command) => {
       const io = ioOf(cmd);
       const command = ['akashic', ...process.argv.slice(2)].join(' ');
+      if (opts.historySweep === true) {
+        const r = await runHistorySweep({
+          command,
+          dropCaches: opts.dropCaches,
+          ...(opts.sizes === undefined ? {} : { sizes: opts.sizes.split(',').map((x) => parsePositiveInt(x.trim())) }),
+          ...(opts.coldSamples === undefined ? {} : { coldSamples: opts.coldSamples }),
+          ...(opts.workDir === undefined ? {} : { workDir: opts.workDir }),
+          ...(opts.seed === undefined ? {} : { seed: opts.seed }),
+          log: (line) => io.stderr.write(line + '\n'),
+        });
+        if (opts.out !== undefined) {
+          await mkdir(opts.out, { recursive: true });
+          await writeFile(join(opts.out, 'history-sweep.json'), JSON.stringify(r, null, 2) + '\n');
+          await writeFile(join(opts.out, 'history-sweep.md'), historySweepMarkdown(r));
+        }
+        io.stdout.write(opts.json === true ? JSON.stringify(r, null, 2) + '\n' : historySweepMarkdown(r));
+        return;
+      }
       if (opts.scale === true) {
         const bar = progressBar(io, 'scale');
         const r = await runScale({

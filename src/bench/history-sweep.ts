@@ -1,0 +1,434 @@
+/**
+ * `akashic bench --history-sweep`: what one recall and one write cost as a user's history grows.
+ *
+ * Recall: one user's history grows through 100, 1k, 10k, 100k chunks (the `sizes`); at each size, recalls through
+ * `AkashicMemory.recall` (user scope, embedded model: candidate gathering through the candidate index + SELECT +
+ * fetch, end to end) warm and cold, against SQLite FTS5 top-5 by bm25() over the same chunk texts. Cold means the
+ * page cache dropped and both stores' own caches emptied (the LevelDB handle reopened, SQLite's cache shrunk)
+ * before each request, the stores interleaved request by request.
+ *
+ * Ingest: chunks/s writing fresh stores one chunk per call — akashic with 1 writer and with 16 concurrent writers
+ * (16 users, group commit coalescing them), classic-level one key per chunk and SQLite one row per chunk (one
+ * transaction each), under relaxed durability and under sync durability (fsync per acknowledged write; SQLite
+ * `synchronous = FULL`).
+ *
+ * The corpus is synthetic and deterministic: pronounceable words from a Zipf-distributed vocabulary, each chunk
+ * about a topic (a fifth of its words from the topic's own words), keywords = its distinct words by frequency.
+ */
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { tmpdir } from 'node:os';
+import { AkashicStore, type WriteOp } from '../engine/akashic-store.js';
+import { AkashicMemory } from '../memattention/memory.js';
+import { createPrng, type Prng } from '../workload/prng.js';
+import { describeDisk, dropPageCache, probePageCacheDrop, processReadBytes } from './cold-read.js';
+import type { DiskInfo } from './bench-figures.js';
+import { loadSqlite, type SqliteConstructor } from './peer-stores.js';
+import { openBenchLevel } from './policy-replayer.js';
+import { SqliteFts5Peer } from './sqlite-fts5-peer.js';
+import { median, quantile, round } from './summary-stats.js';
+import type { TraceOp } from './trace.js';
+
+export interface HistorySweepOptions {
+  /** Chunks per user at each step, increasing. Default 100, 1k, 10k, 100k. */
+  readonly sizes?: readonly number[];
+  readonly workDir?: string;
+  readonly dropCaches?: boolean;
+  readonly warmSamples?: number;
+  readonly coldSamples?: number;
+  /** Chunks written per relaxed ingest figure (default 4,000) and per sync figure (default 640). */
+  readonly ingestChunks?: number;
+  readonly ingestSyncChunks?: number;
+  readonly seed?: number;
+  readonly command?: string;
+  readonly log?: (line: string) => void;
+}
+
+export interface SweepRow {
+  readonly chunksPerUser: number;
+  readonly recallP50Ms: number | null;
+  readonly recallP95Ms: number | null;
+  readonly coldRecallP50Ms: number | null;
+  /** Bytes the process read from storage per cold akashic recall (/proc/self/io read_bytes), null where unknown. */
+  readonly bytesReadPerRecall: number | null;
+  readonly fts5RecallP50Ms: number | null;
+  readonly fts5ColdRecallP50Ms: number | null;
+  /** Extra figures (not in the stable schema's core). */
+  readonly coldRecallP95Ms: number | null;
+  readonly fts5RecallP95Ms: number | null;
+  readonly fts5BytesReadPerRecall: number | null;
+  /** Candidates shown to SELECT per warm recall (bounded by the window and prefilter, whatever the history). */
+  readonly candidatesPerRecall: number | null;
+  readonly akashicIngestSeconds: number;
+  readonly fts5IngestSeconds: number;
+}
+
+export interface IngestFigures {
+  readonly akashic: number;
+  readonly akashicConcurrent: number;
+  readonly akashicSync: number;
+  readonly akashicSyncConcurrent: number;
+  readonly 'leveldb-naive': number;
+  readonly 'leveldb-naive-sync': number;
+  readonly sqlite: number | null;
+  readonly 'sqlite-sync': number | null;
+}
+
+export interface HistorySweepResult {
+  readonly meta: {
+    readonly command: string;
+    readonly startedAt: string;
+    readonly seconds: number;
+    readonly disk: DiskInfo;
+    readonly cold: string;
+    readonly warmSamples: number;
+    readonly coldSamples: number;
+    readonly ingestChunks: number;
+    readonly ingestSyncChunks: number;
+    readonly chunkBytes: number;
+    readonly seed: number;
+    readonly notes: readonly string[];
+  };
+  readonly sweep: SweepRow[];
+  readonly ingest: IngestFigures;
+}
+
+const SYLLABLES = ['ka', 'lu', 'mer', 'to', 'sa', 'vin', 'dor', 'pe', 'ri', 'xo', 'nam', 'bel', 'tu', 'go', 'fi', 'ze', 'qua', 'nes'];
+const VOCAB = 30_000;
+const TOPICS = 3_000;
+const TOPIC_WORDS = 12;
+const WORDS_PER_CHUNK = 140;
+const KEYWORDS_PER_CHUNK = 64;
+
+function word(i: number): string {
+  let s = '';
+  let x = i + SYLLABLES.length;
+  do {
+    s += SYLLABLES[x % SYLLABLES.length];
+    x = Math.floor(x / SYLLABLES.length);
+  } while (x > 0);
+  return s;
+}
+
+/** Zipf(1) over [0, n) by inverse transform of the harmonic CDF, approximated with logs. */
+function zipf(rng: Prng, n: number): number {
+  return Math.min(n - 1, Math.floor(Math.exp(rng.next() * Math.log(n + 1)) - 1));
+}
+
+/** The deterministic synthetic corpus. */
+export class SweepCorpus {
+  readonly #rng: Prng;
+  constructor(seed: number) {
+    this.#rng = createPrng(seed);
+  }
+
+  topicWords(topic: number): string[] {
+    return Array.from({ length: TOPIC_WORDS }, (_, j) => word(VOCAB + topic * TOPIC_WORDS + j));
+  }
+
+  chunk(): { text: string; keywords: string[] } {
+    const rng = this.#rng;
+    const topic = zipf(rng, TOPICS);
+    const tw = this.topicWords(topic);
+    const words: string[] = [];
+    for (let i = 0; i < WORDS_PER_CHUNK; i++) words.push(rng.chance(0.2) ? rng.pick(tw) : word(zipf(rng, VOCAB)));
+    const tf = new Map<string, number>();
+    for (const w of words) tf.set(w, (tf.get(w) ?? 0) + 1);
+    const keywords = [...tf.entries()]
+      .sort((a, b) => b[1] - a[1] || b[0].length - a[0].length || (a[0] < b[0] ? -1 : 1))
+      .slice(0, KEYWORDS_PER_CHUNK)
+      .map(([w]) => w);
+    return { text: words.join(' '), keywords };
+  }
+
+  /** A question about one topic: two of its words and some common words. */
+  query(): string {
+    const rng = this.#rng;
+    const tw = this.topicWords(zipf(rng, TOPICS));
+    return `what did we say about ${rng.pick(tw)} and ${rng.pick(tw)} ${word(zipf(rng, 50))}?`;
+  }
+}
+
+const USER = 'history';
+const SESSION = 'main';
+
+function p(xs: number[], q: number): number | null {
+  return round(quantile(xs, q), 3);
+}
+
+async function timeIt(fn: () => Promise<unknown>): Promise<number> {
+  const t = performance.now();
+  await fn();
+  return performance.now() - t;
+}
+
+/** Runs the history sweep and the ingest table. */
+export async function runHistorySweep(opts: HistorySweepOptions = {}): Promise<HistorySweepResult> {
+  const started = Date.now();
+  const sizes = [...(opts.sizes ?? [100, 1_000, 10_000, 100_000])].sort((a, b) => a - b);
+  const seed = opts.seed ?? 12;
+  const warmSamples = opts.warmSamples ?? 60;
+  const coldSamples = opts.coldSamples ?? 20;
+  const log = opts.log ?? (() => undefined);
+  const ownDir = opts.workDir === undefined;
+  const root = opts.workDir ?? (await mkdtemp(join(tmpdir(), 'akashic-history-')));
+  const work = join(root, `history-sweep-${process.pid}`);
+  await rm(work, { recursive: true, force: true });
+  await mkdir(work, { recursive: true });
+  const notes: string[] = [];
+  const drop = opts.dropCaches !== false ? probePageCacheDrop() : { ok: false, reason: 'page-cache drop disabled (--no-drop-caches): cold figures are not cold' };
+  if (!drop.ok) notes.push(drop.reason);
+  const sqlite = await loadSqlite();
+  if (!sqlite.ok) notes.push(sqlite.reason);
+  try {
+    const sweep = await sweepRecall(work, sizes, seed, warmSamples, coldSamples, drop.ok, sqlite.ok ? sqlite.Database : null, log);
+    const ingestChunks = opts.ingestChunks ?? 4_000;
+    const ingestSyncChunks = opts.ingestSyncChunks ?? 640;
+    const ingest = await ingestTable(work, seed, ingestChunks, ingestSyncChunks, sqlite.ok ? sqlite.Database : null, log);
+    return {
+      meta: {
+        command: opts.command ?? 'akashic bench --history-sweep',
+        startedAt: new Date(started).toISOString(),
+        seconds: round((Date.now() - started) / 1000, 1)!,
+        disk: describeDisk(work),
+        cold: drop.ok ? 'page cache dropped and store caches emptied before each cold request' : drop.reason,
+        warmSamples,
+        coldSamples,
+        ingestChunks,
+        ingestSyncChunks,
+        chunkBytes: Buffer.byteLength(new SweepCorpus(seed).chunk().text),
+        seed,
+        notes,
+      },
+      sweep,
+      ingest,
+    };
+  } finally {
+    await rm(work, { recursive: true, force: true });
+    if (ownDir) await rm(root, { recursive: true, force: true });
+  }
+}
+
+async function sweepRecall(
+  work: string,
+  sizes: readonly number[],
+  seed: number,
+  warmSamples: number,
+  coldSamples: number,
+  cold: boolean,
+  Database: SqliteConstructor | null,
+  log: (line: string) => void,
+): Promise<SweepRow[]> {
+  const corpus = new SweepCorpus(seed);
+  const queries = new SweepCorpus(seed + 1);
+  const storePath = join(work, 'akashic');
+  const store = await AkashicStore.open({ path: storePath, durability: 'relaxed', gc: { intervalMs: 0 } });
+  const openMemory = (s: AkashicStore): AkashicMemory => new AkashicMemory(s, { relocateEveryRecalls: 0, recallScope: 'user' });
+  let memory = openMemory(store);
+  const ftsDir = join(work, 'fts5');
+  await mkdir(ftsDir, { recursive: true });
+  const fts = Database === null ? null : SqliteFts5Peer.open(Database, ftsDir);
+  const rows: SweepRow[] = [];
+  let have = 0;
+  let clock = Date.UTC(2025, 0, 1);
+  try {
+    for (const size of sizes) {
+      // Grow both stores to `size` chunks, in bulk writes (the import path) of 256 chunks.
+      let akashicMs = 0;
+      let ftsMs = 0;
+      while (have < size) {
+        const n = Math.min(256, size - have);
+        const ops: WriteOp[] = [];
+        const trace: TraceOp[] = [];
+        for (let i = 0; i < n; i++) {
+          const c = corpus.chunk();
+          clock += 60_000;
+          ops.push({ op: 'put', sessionId: SESSION, kind: 'memory', text: c.text, keywords: c.keywords, tokenCount: WORDS_PER_CHUNK, createdAt: clock });
+        }
+        akashicMs += await timeIt(async () => {
+          const res = await store.write(USER, ops);
+          res.forEach((r, i) => {
+            const o = ops[i] as unknown as { text: string; keywords: string[]; createdAt: number };
+            trace.push({ op: 'put', sessionId: r.sessionId, chunkId: r.chunkId, createdAt: o.createdAt, tokenCount: WORDS_PER_CHUNK, keywords: o.keywords, provenance: [], text: o.text });
+          });
+        });
+        if (fts !== null) ftsMs += await timeIt(() => fts.write({ kind: 'write', user: USER, ops: trace, neighbours: [] }));
+        have += n;
+      }
+      log(`history sweep: ${size} chunks (akashic ingest ${(akashicMs / 1000).toFixed(1)} s, fts5 ${(ftsMs / 1000).toFixed(1)} s)`);
+      // Warm: one pass to warm, then the measured pass, the stores interleaved.
+      const qs = Array.from({ length: warmSamples }, () => queries.query());
+      for (const q of qs.slice(0, 10)) {
+        await memory.recall({ user: USER, session: SESSION, query: q });
+        await fts?.recall(USER, q, 5);
+      }
+      const warm: number[] = [];
+      const ftsWarm: number[] = [];
+      let indexKeys = 0;
+      for (const q of qs) {
+        warm.push(await timeIt(async () => {
+          const r = await memory.recall({ user: USER, session: SESSION, query: q });
+          indexKeys += r.candidates;
+        }));
+        if (fts !== null) ftsWarm.push(await timeIt(() => fts.recall(USER, q, 5)));
+      }
+      // Cold.
+      const coldMs: number[] = [];
+      const ftsCold: number[] = [];
+      const bytes: number[] = [];
+      const ftsBytes: number[] = [];
+      if (cold) {
+        await memory.close();
+        for (let i = 0; i < coldSamples; i++) {
+          const q = queries.query();
+          await store.reopenForColdRead();
+          memory = openMemory(store);
+          dropPageCache(i === 0);
+          const b0 = processReadBytes();
+          coldMs.push(await timeIt(() => memory.recall({ user: USER, session: SESSION, query: q })));
+          const b1 = processReadBytes();
+          if (b0 !== null && b1 !== null) bytes.push(b1 - b0);
+          await memory.close();
+          if (fts !== null) {
+            await fts.forgetCaches();
+            dropPageCache(false);
+            const f0 = processReadBytes();
+            ftsCold.push(await timeIt(() => fts.recall(USER, q, 5)));
+            const f1 = processReadBytes();
+            if (f0 !== null && f1 !== null) ftsBytes.push(f1 - f0);
+          }
+        }
+        memory = openMemory(store);
+      }
+      rows.push({
+        chunksPerUser: size,
+        recallP50Ms: p(warm, 0.5),
+        recallP95Ms: p(warm, 0.95),
+        coldRecallP50Ms: p(coldMs, 0.5),
+        bytesReadPerRecall: bytes.length === 0 ? null : round(median(bytes), 0),
+        fts5RecallP50Ms: p(ftsWarm, 0.5),
+        fts5ColdRecallP50Ms: p(ftsCold, 0.5),
+        coldRecallP95Ms: p(coldMs, 0.95),
+        fts5RecallP95Ms: p(ftsWarm, 0.95),
+        fts5BytesReadPerRecall: ftsBytes.length === 0 ? null : round(median(ftsBytes), 0),
+        candidatesPerRecall: qs.length === 0 ? null : round(indexKeys / qs.length, 1),
+        akashicIngestSeconds: round(akashicMs / 1000, 2)!,
+        fts5IngestSeconds: round(ftsMs / 1000, 2)!,
+      });
+      log(`  warm p50 ${rows.at(-1)!.recallP50Ms} ms (fts5 ${rows.at(-1)!.fts5RecallP50Ms}), cold p50 ${rows.at(-1)!.coldRecallP50Ms} ms (fts5 ${rows.at(-1)!.fts5ColdRecallP50Ms})`);
+    }
+  } finally {
+    await memory.close();
+    await store.close();
+    await fts?.close();
+  }
+  return rows;
+}
+
+/** Chunks/s of `n` chunk writes issued by `writers` concurrent loops. */
+async function rate(n: number, writers: number, write: (writer: number, i: number) => Promise<void>): Promise<number> {
+  const per = Math.ceil(n / writers);
+  const t = performance.now();
+  await Promise.all(
+    Array.from({ length: writers }, async (_, w) => {
+      for (let i = 0; i < per; i++) await write(w, i);
+    }),
+  );
+  return round((per * writers) / ((performance.now() - t) / 1000), 0)!;
+}
+
+async function ingestTable(work: string, seed: number, n: number, nSync: number, Database: SqliteConstructor | null, log: (line: string) => void): Promise<IngestFigures> {
+  const corpus = new SweepCorpus(seed + 7);
+  const pool = Array.from({ length: 512 }, () => corpus.chunk());
+  const chunk = (w: number, i: number): { text: string; keywords: string[] } => pool[(w * 131 + i) % pool.length]!;
+  let dirNo = 0;
+  const fresh = async (name: string): Promise<string> => {
+    const d = join(work, `ingest-${dirNo++}-${name}`);
+    await mkdir(d, { recursive: true });
+    return d;
+  };
+
+  const akashic = async (durability: 'sync' | 'relaxed', writers: number, count: number): Promise<number> => {
+    const store = await AkashicStore.open({ path: join(await fresh('akashic'), 'db'), durability, gc: { intervalMs: 0 } });
+    try {
+      return await rate(count, writers, async (w, i) => {
+        const c = chunk(w, i);
+        await store.put(`agent${w}`, { sessionId: SESSION, kind: 'memory', text: c.text, keywords: c.keywords, tokenCount: WORDS_PER_CHUNK });
+      });
+    } finally {
+      await store.close();
+    }
+  };
+  const level = async (sync: boolean, count: number): Promise<number> => {
+    const db = openBenchLevel(join(await fresh('leveldb'), 'db'), 4 * 1024 * 1024);
+    await db.open();
+    try {
+      let seq = 0;
+      return await rate(count, 1, async (w, i) => {
+        const c = chunk(w, i);
+        const key = `${USER}/${SESSION}/${(seq++).toString().padStart(10, '0')}`;
+        const value = Buffer.from(JSON.stringify({ createdAt: Date.now(), tokenCount: WORDS_PER_CHUNK, keywords: c.keywords, text: c.text }));
+        await db.put(key, value, { sync } as unknown as Record<string, never>);
+      });
+    } finally {
+      await db.close();
+    }
+  };
+  const sqlite = async (sync: boolean, count: number): Promise<number | null> => {
+    if (Database === null) return null;
+    const db = new Database(join(await fresh('sqlite'), 'chunks.sqlite'));
+    db.pragma('journal_mode = WAL');
+    db.pragma(sync ? 'synchronous = FULL' : 'synchronous = OFF');
+    db.exec('CREATE TABLE chunks (id INTEGER PRIMARY KEY, user TEXT NOT NULL, session TEXT NOT NULL, created_at INTEGER NOT NULL, token_count INTEGER NOT NULL, keywords TEXT NOT NULL, text TEXT NOT NULL); CREATE INDEX chunks_user ON chunks (user, session, id);');
+    const ins = db.prepare('INSERT INTO chunks (user, session, created_at, token_count, keywords, text) VALUES (?, ?, ?, ?, ?, ?)');
+    try {
+      return await rate(count, 1, async (w, i) => {
+        const c = chunk(w, i);
+        ins.run(USER, SESSION, Date.now(), WORDS_PER_CHUNK, JSON.stringify(c.keywords), c.text);
+      });
+    } finally {
+      db.close();
+    }
+  };
+
+  const out = {
+    akashic: await akashic('relaxed', 1, n),
+    akashicConcurrent: await akashic('relaxed', 16, n),
+    'leveldb-naive': await level(false, n),
+    sqlite: await sqlite(false, n),
+    akashicSync: await akashic('sync', 1, nSync),
+    akashicSyncConcurrent: await akashic('sync', 16, nSync),
+    'leveldb-naive-sync': await level(true, nSync),
+    'sqlite-sync': await sqlite(true, nSync),
+  };
+  log(`ingest (chunks/s): ${JSON.stringify(out)}`);
+  return out;
+}
+
+/** The sweep and ingest tables as markdown. */
+export function historySweepMarkdown(r: HistorySweepResult): string {
+  const f = (x: number | null): string => (x === null ? '–' : String(x));
+  const lines = [
+    `# History sweep`,
+    ``,
+    `\`${r.meta.command}\` — ${r.meta.seconds} s; disk: ${r.meta.disk.summary}; ${r.meta.cold}.`,
+    ``,
+    `| chunks/user | recall p50 ms | p95 ms | cold p50 ms | cold p95 ms | bytes read/recall | FTS5 p50 ms | FTS5 p95 ms | FTS5 cold p50 ms | FTS5 bytes/recall |`,
+    `|---|---|---|---|---|---|---|---|---|---|`,
+    ...r.sweep.map(
+      (s) =>
+        `| ${s.chunksPerUser} | ${f(s.recallP50Ms)} | ${f(s.recallP95Ms)} | ${f(s.coldRecallP50Ms)} | ${f(s.coldRecallP95Ms)} | ${f(s.bytesReadPerRecall)} | ${f(s.fts5RecallP50Ms)} | ${f(s.fts5RecallP95Ms)} | ${f(s.fts5ColdRecallP50Ms)} | ${f(s.fts5BytesReadPerRecall)} |`,
+    ),
+    ``,
+    `| ingest (chunks/s) | relaxed | sync |`,
+    `|---|---|---|`,
+    `| akashic, 1 writer | ${r.ingest.akashic} | ${r.ingest.akashicSync} |`,
+    `| akashic, 16 writers | ${r.ingest.akashicConcurrent} | ${r.ingest.akashicSyncConcurrent} |`,
+    `| classic-level, one key per chunk | ${r.ingest['leveldb-naive']} | ${r.ingest['leveldb-naive-sync']} |`,
+    `| SQLite, one row per chunk | ${f(r.ingest.sqlite)} | ${f(r.ingest['sqlite-sync'])} |`,
+    ``,
+    ...r.meta.notes.map((n) => `- ${n}`),
+  ];
+  return lines.join('\n') + '\n';
+}
