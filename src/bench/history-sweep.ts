@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import { AkashicStore, type WriteOp } from '../engine/akashic-store.js';
+import { coldReopen } from '../engine/internal-seams.js';
 import { AkashicMemory } from '../memattention/memory.js';
 import { createPrng, type Prng } from '../workload/prng.js';
 import { describeDisk, dropPageCache, probePageCacheDrop, processReadBytes } from './cold-read.js';
@@ -282,7 +283,7 @@ async function sweepRecall(
         await memory.close();
         for (let i = 0; i < coldSamples; i++) {
           const q = queries.query();
-          await store.reopenForColdRead();
+          await store[coldReopen]();
           memory = openMemory(store);
           dropPageCache(i === 0);
           const b0 = processReadBytes();
