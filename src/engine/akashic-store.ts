@@ -1,6 +1,5 @@
 import { ClassicLevel } from 'classic-level';
-import { join } from 'node:path';
-import { AkashicError, invalidArgument, isAkashicError } from '../errors.js';
+import { AkashicError, invalidArgument } from '../errors.js';
 import type { AffinityModel, CoAccessStats } from '../gc/affinity-model.js';
 import { runGcPass, type GcReport } from '../gc/block-compactor.js';
 import { DefaultAffinityModel } from '../gc/default-affinity.js';
@@ -13,6 +12,7 @@ import { candidateIndexPurgeHook } from '../store/candidate-index.js';
 import { isExpired } from '../record/dir-entry.js';
 import { checkContent, checkRef, checkRefs, type ChunkContent, type ChunkRef } from '../store/chunk-input.js';
 import { checkChunkId, checkId } from '../store/ids.js';
+import { openError, storageError } from '../store/level-errors.js';
 import { refString } from '../store/keys.js';
 import { resolveStoreOptions, type AnyLevel, type ResolvedStoreOptions, type StoreOptions } from '../store/options.js';
 import { sweepExpired, type SweepReport } from '../store/expiry-sweep.js';
@@ -104,7 +104,7 @@ export class AkashicStore {
     try {
       await db.open();
     } catch (err) {
-      throw mapOpenError(err, options.path);
+      throw openError(err, options.path);
     }
     let core: StoreCore;
     try {
@@ -112,10 +112,8 @@ export class AkashicStore {
       core = await StoreCore.open(db, resolved, explicit);
     } catch (err) {
       await db.close().catch(() => undefined);
-      if (isAkashicError(err)) throw err;
       // A damaged LevelDB table under the engine's own records is corruption, not an I/O failure.
-      const code = (err as { code?: unknown } | null)?.code;
-      throw new AkashicError(code === 'LEVEL_CORRUPTION' ? 'AKASHIC_CORRUPTION' : 'AKASHIC_IO', `cannot open store: ${(err as Error).message}`, { cause: err });
+      throw storageError(err);
     }
     // A classic-level handle given as `db` has a directory too: stats() reports its size.
     const handleLocation = (db as unknown as { location?: unknown }).location;
@@ -215,7 +213,7 @@ export class AkashicStore {
     };
     p.then(done, done);
     return p.catch((err: unknown) => {
-      throw wrapIo(err);
+      throw storageError(err);
     });
   }
 
@@ -546,42 +544,11 @@ function checkPartial(o: Record<string, unknown> | object, what: string): Partia
   return out as Partial<ReturnType<typeof checkContent>>;
 }
 
-function mapOpenError(err: unknown, path: string | undefined): AkashicError {
-  const codes: string[] = [];
-  for (let e: unknown = err; e instanceof Error; e = (e as Error & { cause?: unknown }).cause) {
-    const c = (e as Error & { code?: unknown }).code;
-    if (typeof c === 'string') codes.push(c);
-  }
-  if (codes.includes('LEVEL_LOCKED')) {
-    return new AkashicError('AKASHIC_LOCKED', `database is locked by another process (lock file ${path === undefined ? 'LOCK' : join(path, 'LOCK')})`, { cause: err });
-  }
-  if (codes.includes('LEVEL_CORRUPTION')) return new AkashicError('AKASHIC_CORRUPTION', `database is corrupt: ${(err as Error).message}`, { cause: err });
-  const detail = String((err as Error & { cause?: Error }).cause?.message ?? (err as Error).message);
-  // Only a missing database is "not found"; LevelDB failing to recover (a full disk, EIO) is an I/O error.
-  if (codes.includes('LEVEL_DATABASE_NOT_OPEN') && path !== undefined && /does not exist/.test(detail)) {
-    return new AkashicError('AKASHIC_NOT_FOUND', `cannot open database at ${path}: ${detail}`, { cause: err });
-  }
-  if (path !== undefined) return new AkashicError('AKASHIC_IO', `cannot open database at ${path}: ${detail}`, { cause: err });
-  return new AkashicError('AKASHIC_IO', `cannot open database: ${(err as Error).message}`, { cause: err });
-}
-
 /** A scan whose iterator failures (a damaged LevelDB table) surface as AkashicError like every other call's. */
 async function* wrapIoGenerator<T>(scan: AsyncGenerator<T>): AsyncGenerator<T> {
   try {
     yield* scan;
   } catch (err) {
-    throw wrapIo(err);
+    throw storageError(err);
   }
 }
-
-/** Errors from the key-value store surface as AkashicError (LevelDB corruption as AKASHIC_CORRUPTION). */
-function wrapIo(err: unknown): unknown {
-  if (isAkashicError(err)) return err;
-  const code = (err as { code?: unknown } | null)?.code;
-  if (code === 'LEVEL_CORRUPTION') return new AkashicError('AKASHIC_CORRUPTION', `storage corruption: ${(err as Error).message}`, { cause: err });
-  // A database (or an iterator over it) closed under a racing call: a lifecycle error, not an I/O failure.
-  if (code === 'LEVEL_DATABASE_NOT_OPEN' || code === 'LEVEL_ITERATOR_NOT_OPEN') return new AkashicError('AKASHIC_NOT_OPEN', 'database is not open', { cause: err });
-  if (err instanceof Error) return new AkashicError('AKASHIC_IO', err.message, { cause: err });
-  return err;
-}
-

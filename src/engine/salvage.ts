@@ -12,6 +12,7 @@ import { decodeDirEntry, type DirEntry } from '../record/dir-entry.js';
 import { decodeActiveTurn, decodeEngineMeta, type ActiveTurnValue, type EngineMeta } from '../record/engine-records.js';
 import { openFamilies, type ColumnFamilies } from '../store/column-families.js';
 import { META_ENGINE_KEY, dirKey, frameKey, parseActiveKey, parseDirKey } from '../store/keys.js';
+import { levelCodes } from '../store/level-errors.js';
 import { resilientEntries } from '../store/resilient-scan.js';
 
 export interface SalvageOptions {
@@ -328,7 +329,7 @@ async function openSource(path: string, repair: boolean): Promise<Source> {
     const db = await open(path);
     return { db, repaired: false, close: () => db.close() };
   } catch (err) {
-    const codes = causeCodes(err);
+    const codes = levelCodes(err);
     if (codes.includes('LEVEL_LOCKED')) throw new AkashicError('AKASHIC_LOCKED', `salvage source ${path} is locked by another process`, { cause: err });
     if (!repair || !codes.includes('LEVEL_CORRUPTION')) {
       const detail = String((err as Error & { cause?: Error }).cause?.message ?? (err as Error).message);
@@ -354,13 +355,4 @@ async function openSource(path: string, repair: boolean): Promise<Source> {
     await rm(dir, { recursive: true, force: true });
     throw new AkashicError('AKASHIC_CORRUPTION', `cannot open salvage source ${path}, even after LevelDB repair of a copy: ${(err as Error).message}`, { cause: err });
   }
-}
-
-function causeCodes(err: unknown): string[] {
-  const codes: string[] = [];
-  for (let e: unknown = err; e instanceof Error; e = (e as Error & { cause?: unknown }).cause) {
-    const c = (e as Error & { code?: unknown }).code;
-    if (typeof c === 'string') codes.push(c);
-  }
-  return codes;
 }

@@ -11,6 +11,7 @@ import type { ChunkRecord } from '../record/chunk-record.js';
 import type { PurgeReport } from '../store/purge.js';
 import { LIMITS } from '../store/chunk-input.js';
 import { checkId } from '../store/ids.js';
+import { KeyedQueue } from '../util/keyed-queue.js';
 import { SEP } from '../store/keys.js';
 import { activeTokens, gatedPrefix, type ActiveTurn } from './active-chunk.js';
 import { OnlineRelocation, type RelocationOutcome } from './colocation.js';
@@ -110,7 +111,8 @@ export class AkashicMemory {
   readonly #model: CheckedModel;
   readonly #ctx: CompactorContext;
   readonly #relocation: OnlineRelocation;
-  readonly #queues = new Map<string, Promise<unknown>>();
+  /** One queue per namespace: every read, append and compaction of a namespace runs after the previous one. */
+  readonly #queues = new KeyedQueue();
   readonly #idle = new Map<string, NodeJS.Timeout>();
   readonly #background = new Set<Promise<unknown>>();
   #status: 'open' | 'closing' | 'closed' = 'open';
@@ -146,18 +148,6 @@ export class AkashicMemory {
     if (failed !== null) throw new AkashicError('AKASHIC_READ_ONLY', `the store refuses writes since a storage write failed (${failed.message}); close and reopen it to recover`, { cause: failed });
   }
 
-  /** Runs `fn` after every earlier task of the namespace; a failure does not block later tasks. */
-  #enqueue<T>(ns: string, fn: () => Promise<T>): Promise<T> {
-    const prev = this.#queues.get(ns) ?? Promise.resolve();
-    const run = prev.then(fn, fn);
-    const tail = run.catch(() => undefined);
-    this.#queues.set(ns, tail);
-    void tail.then(() => {
-      if (this.#queues.get(ns) === tail) this.#queues.delete(ns);
-    });
-    return run;
-  }
-
   /**
    * Durably appends one turn to the session's active chunk, then runs the gate: when the active chunk holds at least
    * `chunkGateTokens` tokens it is compacted (COMPRESS → BUILDMETA → SELECT → JOINT-COMPACT → one atomic batch).
@@ -180,7 +170,7 @@ export class AkashicMemory {
     for (let i = 0; i < input.turns.length; i++) if (!(i in input.turns)) throw invalidArgument(`turns[${i}] is missing (sparse array)`);
     if (input.enableWriteback === false || input.turns.length === 0) {
       this.#checkOpen();
-      const turns = await this.#enqueue(ns.key, () => storage(this.#store[activeTurnLog].read(ns.user, ns.session)));
+      const turns = await this.#queues.run(ns.key, () => storage(this.#store[activeTurnLog].read(ns.user, ns.session)));
       return { turnIds: [], activeTokens: activeTokens(turns), writtenBack: false };
     }
     return { ...(await this.#append(ns, input.turns)), writtenBack: true };
@@ -196,7 +186,7 @@ export class AkashicMemory {
     });
     const ids = new Set(fresh.map((t) => t.turnId));
     if (ids.size !== fresh.length) throw invalidArgument('turnIds repeat within one append');
-    return this.#enqueue(ns.key, async () => {
+    return this.#queues.run(ns.key, async () => {
       const log = this.#store[activeTurnLog];
       const before = await storage(log.read(ns.user, ns.session));
       const dup = before.find((t) => ids.has(t.turnId));
@@ -228,7 +218,7 @@ export class AkashicMemory {
     const ns = checkNamespace(input);
     this.#checkWritable();
     this.#armIdle(ns, false);
-    return { compacted: await this.#enqueue(ns.key, () => this.#drain(ns)) };
+    return { compacted: await this.#queues.run(ns.key, () => this.#drain(ns)) };
   }
 
   async #drain(ns: Namespace): Promise<CompactionResult[]> {
@@ -270,7 +260,7 @@ export class AkashicMemory {
     const timer = setTimeout(() => {
       this.#idle.delete(ns.key);
       if (this.#status !== 'open' || this.#store.status !== 'open') return;
-      this.#track(this.#enqueue(ns.key, () => this.#drain(ns)));
+      this.#track(this.#queues.run(ns.key, () => this.#drain(ns)));
     }, this.#options.idleCompactMs);
     timer.unref();
     this.#idle.set(ns.key, timer);
@@ -341,10 +331,9 @@ export class AkashicMemory {
       clearTimeout(t);
       this.#idle.delete(key);
     }
-    const pending = [...this.#queues].filter(([key]) => mine(key)).map(([, p]) => p);
-    await Promise.allSettled(pending);
+    await this.#queues.drain(mine);
     const target = session === null ? { user } : { user, session };
-    if (session !== null) return this.#enqueue(user + SEP + session, () => this.#store.purge(target));
+    if (session !== null) return this.#queues.run(user + SEP + session, () => this.#store.purge(target));
     return this.#store.purge(target);
   }
 
@@ -357,7 +346,7 @@ export class AkashicMemory {
     this.#status = 'closing';
     for (const t of this.#idle.values()) clearTimeout(t);
     this.#idle.clear();
-    await Promise.allSettled([...this.#queues.values(), ...this.#background]);
+    await Promise.allSettled([this.#queues.drain(), ...this.#background]);
     this.#status = 'closed';
   }
 }

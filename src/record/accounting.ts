@@ -1,5 +1,5 @@
 import * as flatbuffers from 'flatbuffers';
-import { corruption } from '../errors.js';
+import { undecodable } from './undecodable.js';
 import { FORMAT_VERSION, ValueType, open, seal } from './envelope.js';
 import { Accounting as FbAccounting } from './generated/akashic/fb/accounting.js';
 
@@ -96,6 +96,6 @@ export function decodeAccounting(value: Uint8Array, what: string): Accounting {
       retrievalBlocks: Number(a.retrievalBlocks()),
     };
   } catch (err) {
-    throw corruption(`${what}: undecodable accounting record`, err);
+    throw undecodable(what, 'accounting record', err);
   }
 }

@@ -1,5 +1,6 @@
 import * as flatbuffers from 'flatbuffers';
 import { corruption } from '../errors.js';
+import { undecodable } from './undecodable.js';
 import { FORMAT_VERSION, ValueType, open, seal } from './envelope.js';
 import { BlockFrame as FbBlockFrame } from './generated/akashic/fb/block-frame.js';
 import { Codec } from './generated/akashic/fb/codec.js';
@@ -51,7 +52,6 @@ export function decodeBlockFrame(value: Uint8Array, what: string): BlockFrameVal
       payload,
     };
   } catch (err) {
-    if (err instanceof Error && err.name === 'AkashicError') throw err;
-    throw corruption(`${what}: undecodable block frame`, err);
+    throw undecodable(what, 'block frame', err);
   }
 }

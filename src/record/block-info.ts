@@ -1,14 +1,17 @@
 import * as flatbuffers from 'flatbuffers';
 import { corruption } from '../errors.js';
+import { undecodable } from './undecodable.js';
 import { FORMAT_VERSION, ValueType, open, seal } from './envelope.js';
 import { BlockInfo as FbBlockInfo } from './generated/akashic/fb/block-info.js';
 import { BlockState as FbBlockState } from './generated/akashic/fb/block-state.js';
 import { BlockOrigin as FbBlockOrigin } from './generated/akashic/fb/block-origin.js';
 
 export type BlockState = 'open' | 'sealed' | 'released';
-export type BlockOrigin = 'append' | 'relocation' | 'gc' | 'load';
+export type BlockOrigin = 'append' | 'relocation' | 'gc';
 const STATES: readonly BlockState[] = ['open', 'sealed', 'released'];
-const ORIGINS: readonly BlockOrigin[] = ['append', 'relocation', 'gc', 'load'];
+// Index = the FlatBuffers enum value (frozen). Value 3 (`Load`) is reserved and never written: `load` restores
+// through the ordinary write path, so its blocks are `append` blocks.
+const ORIGINS: readonly BlockOrigin[] = ['append', 'relocation', 'gc'];
 
 /** Per-block bookkeeping, kept beside the block's frames and updated in the same batch as they are. */
 export interface BlockInfo {
@@ -100,7 +103,6 @@ export function decodeBlockInfo(value: Uint8Array, what: string): BlockInfo {
       releasedAt: state === 'released' ? i.releasedAtMs() : null,
     };
   } catch (err) {
-    if (err instanceof Error && err.name === 'AkashicError') throw err;
-    throw corruption(`${what}: undecodable block info`, err);
+    throw undecodable(what, 'block info', err);
   }
 }

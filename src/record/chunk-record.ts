@@ -1,5 +1,6 @@
 import * as flatbuffers from 'flatbuffers';
 import { corruption } from '../errors.js';
+import { undecodable } from './undecodable.js';
 import { FORMAT_VERSION } from './envelope.js';
 import { Attribute } from './generated/akashic/fb/attribute.js';
 import { ChunkRecord as FbChunkRecord } from './generated/akashic/fb/chunk-record.js';
@@ -132,7 +133,6 @@ export function decodeChunkRecord(bytes: Uint8Array, what: string): ChunkRecord 
       ...(expiresAt > 0 ? { expiresAt } : {}),
     };
   } catch (err) {
-    if (err instanceof Error && err.name === 'AkashicError') throw err;
-    throw corruption(`${what}: undecodable chunk record`, err);
+    throw undecodable(what, 'chunk record', err);
   }
 }

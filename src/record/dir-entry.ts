@@ -1,5 +1,6 @@
 import * as flatbuffers from 'flatbuffers';
 import { corruption } from '../errors.js';
+import { undecodable } from './undecodable.js';
 import { FORMAT_VERSION, ValueType, open, seal } from './envelope.js';
 import { kindFromFb, kindToFb, type ChunkKind } from './chunk-record.js';
 import { DirEntry as FbDirEntry } from './generated/akashic/fb/dir-entry.js';
@@ -94,7 +95,6 @@ export function decodeDirEntry(value: Uint8Array, what: string): DirEntry {
       ...(d.expiresAtMs() > 0 ? { expiresAt: d.expiresAtMs() } : {}),
     };
   } catch (err) {
-    if (err instanceof Error && err.name === 'AkashicError') throw err;
-    throw corruption(`${what}: undecodable directory entry`, err);
+    throw undecodable(what, 'directory entry', err);
   }
 }

@@ -1,6 +1,6 @@
 import * as flatbuffers from 'flatbuffers';
-import { corruption } from '../errors.js';
 import { FORMAT_VERSION, ValueType, open, seal } from './envelope.js';
+import { undecodable } from './undecodable.js';
 import { AllocatorState } from './generated/akashic/fb/allocator-state.js';
 import { OpenBlockRef } from './generated/akashic/fb/open-block-ref.js';
 import { CoAccess } from './generated/akashic/fb/co-access.js';
@@ -13,8 +13,7 @@ function guard<T>(what: string, kind: string, fn: () => T): T {
   try {
     return fn();
   } catch (err) {
-    if (err instanceof Error && err.name === 'AkashicError') throw err;
-    throw corruption(`${what}: undecodable ${kind}`, err);
+    throw undecodable(what, kind, err);
   }
 }
 

@@ -4,12 +4,6 @@
  */
 import { isChunkId } from './ids.js';
 export const SEP = '\u0000';
-/**
- * Not a valid upper bound of a prefix range (kept for callers outside the engine): keys compare as UTF-8 bytes,
- * and every character above U+FFFF (emoji, for one) encodes to bytes that sort after U+FFFF's, so
- * `user + SEP + HIGH` excluded sessions such as '😀' and sent skip-scans into an endless loop. Use `afterPrefix`.
- */
-export const HIGH = '\uffff';
 /** The character right after SEP. Ids never contain it (control characters are rejected), see `afterPrefix`. */
 const AFTER_SEP = '\u0001';
 

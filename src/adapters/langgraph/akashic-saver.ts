@@ -34,7 +34,7 @@ import type { ChunkRecord } from '../../record/chunk-record.js';
 import { checkId } from '../../store/ids.js';
 import type { ListedEntry } from '../../store/store-core.js';
 import { retryOnConflict } from '../shared/conflict-retry.js';
-import { KeyedQueue } from '../shared/keyed-queue.js';
+import { KeyedQueue } from '../../util/keyed-queue.js';
 import { isMarkerOf, markerKeyword, markerValue } from '../shared/marker-keywords.js';
 import {
   ATTR,

@@ -30,7 +30,7 @@ import type { ChunkContent, ChunkRef } from '../../store/chunk-input.js';
 import type { ListedEntry } from '../../store/store-core.js';
 import { retryOnConflict } from '../shared/conflict-retry.js';
 import { escapeIdPart, fitsEngineId } from '../shared/id-escaping.js';
-import { KeyedQueue } from '../shared/keyed-queue.js';
+import { KeyedQueue } from '../../util/keyed-queue.js';
 import { isMarker, isMarkerOf } from '../shared/marker-keywords.js';
 import { textsAtPath } from './item-fields.js';
 import { checkItemKey, cosine, decodeVectors, itemContent, itemOf, KEY_TAG, keyMarker, valueText } from './item-record.js';

@@ -1,6 +1,7 @@
 /**
  * Serializes asynchronous work per key: a task starts after every earlier task of the same key settled; tasks of
- * different keys run concurrently. A failed task does not block later ones.
+ * different keys run concurrently. A failed task does not block later ones. Used by MemAttention (one queue per
+ * namespace) and the adapters (one per thread or item).
  * @internal
  */
 export class KeyedQueue {
@@ -17,8 +18,9 @@ export class KeyedQueue {
     return run;
   }
 
-  /** Resolves once every task queued so far has settled. */
-  async drain(): Promise<void> {
-    await Promise.allSettled([...this.#tails.values()]);
+  /** Resolves once every task queued so far (of the keys `match` accepts, when given) has settled. */
+  async drain(match?: (key: string) => boolean): Promise<void> {
+    const tails = [...this.#tails].filter(([key]) => match === undefined || match(key)).map(([, tail]) => tail);
+    await Promise.allSettled(tails);
   }
 }
