@@ -30,7 +30,10 @@ export interface StoreStats {
   readonly liveBytes: number;
   readonly storedRawBytes: number;
   readonly storedBytes: number;
-  /** Size of the database directory on disk (classic-level), or null (other backends). */
+  /**
+   * Size of the database's files on disk (classic-level: tables, write-ahead log, manifest; not LevelDB's
+   * diagnostic LOG, which every open rewrites), or null (other backends).
+   */
   readonly diskBytes: number | null;
   /** engineBytesWritten ÷ logicalBytesIngested (null before any write). */
   readonly writeAmplification: number | null;
@@ -50,9 +53,13 @@ export interface StoreStats {
   readonly blockCapacity: number;
 }
 
+/** LevelDB's diagnostic files: its text log (rewritten on every open, read-only ones too) and the lock. */
+const NOT_DATA = new Set(['LOG', 'LOG.old', 'LOCK']);
+
 async function dirSize(path: string): Promise<number> {
   let total = 0;
   for (const name of await readdir(path)) {
+    if (NOT_DATA.has(name)) continue;
     const s = await stat(join(path, name));
     if (s.isFile()) total += s.size;
   }

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { runDemo } from '../../harness/demo.js';
 import { destroyDatabase, refuseNonDirectory } from '../../tools/open-store.js';
 import { example, ioOf, parsePositiveInt } from '../cli-context.js';
+import { progressBar } from '../progress.js';
 
 /** The default demo database: owned by the demo, recreated on every run (git-ignored). */
 export const DEFAULT_DEMO_DB = '.akashic-demo';
@@ -28,7 +29,19 @@ export function register(program: Command): void {
         // Respects the lock: a database open elsewhere is never deleted (exit 3).
         await destroyDatabase(path);
       }
-      const report = await runDemo({ path, users: opts.users, sessionsPerUser: opts.sessions }, io.stdout);
+      // On a terminal, a progress bar (stderr) under the line of the running step; piped, just the lines.
+      let bar = progressBar(io, 'demo');
+      const sink = (line: string): void => {
+        bar.stop();
+        bar = progressBar(io, 'demo');
+        io.stdout.write(line + '\n');
+      };
+      let report;
+      try {
+        report = await runDemo({ path, users: opts.users, sessionsPerUser: opts.sessions, onProgress: (d, t) => bar.update(d, t) }, sink);
+      } finally {
+        bar.stop();
+      }
       if (opts.json === true) io.stdout.write(JSON.stringify(report, null, 2) + '\n');
     });
 }

@@ -39,7 +39,7 @@ describe('README.md', () => {
     const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string>; scripts: Record<string, string> };
     expect(pkg.bin['akashic']).toBe('bin/akashic.js');
     expect(pkg.scripts['test']).toContain('vitest run');
-    // `npx akashic demo` itself runs in test/docs/readme-demo.slow.test.ts.
+    // `npx akashic demo` itself: see the demo test in test/cli/demo-output.slow.test.ts.
   });
 
   it('the library snippet stores, compacts and recalls', async () => {
