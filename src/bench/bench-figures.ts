@@ -151,6 +151,11 @@ export interface BenchMeta {
   readonly pageCacheNote: string;
   readonly coldSamples: number;
   readonly disk: DiskInfo | null;
+  /**
+   * What placement could win on this trace at the comparison's capacity: blocks per request in write order and
+   * under an offline co-access clustering that knows every request in advance (offline-layout-bound.ts).
+   */
+  readonly offlineBound: { readonly appendOrder: number | null; readonly coAccessClustering: number | null };
   /** Logical bytes the trace ingests (UTF-8 text, keywords and provenance of every put and update): the denominator of deviceWriteAmp. */
   readonly logicalBytes: number;
   readonly params: Readonly<Record<string, number>>;

@@ -17,6 +17,7 @@ import { probePageCacheDrop } from './cold-read.js';
 import { POLICY_NAMES, type LayoutParams, type PolicyName } from './layout-policies.js';
 import { describeDisk } from './cold-read.js';
 import { traceLogicalBytes } from './device-write-amp.js';
+import { offlineLayoutBound } from './offline-layout-bound.js';
 import { runComparison } from './lockstep-comparison.js';
 import { DEFAULT_SWEEP_VALUES, FAST_SWEEP_VALUES, runSweeps } from './parameter-sweeps.js';
 import { mean } from './summary-stats.js';
@@ -214,6 +215,7 @@ export async function runBench(opts: BenchOptions = {}): Promise<BenchResult> {
     pageCacheNote: probe.reason,
     coldSamples: comparison.coldSamples,
     disk,
+    offlineBound: offlineLayoutBound(trace, params.blockCapacity),
     logicalBytes: traceLogicalBytes(trace),
     params: { ...params, writeBufferSize: opts.writeBufferSize ?? 64 * 1024 },
     machine: machine(),

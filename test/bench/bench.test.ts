@@ -115,3 +115,17 @@ describe('akashic bench --fast --trace admission (a recall at every user turn)',
     expect(r.peers.sqlite.p50ColdRecallMs).toBeNull();
   });
 });
+
+describe('offline layout bound', () => {
+  it('clusters chunks recalled together into one block and counts write order otherwise', async () => {
+    const { offlineLayoutBound } = await import('../../src/bench/offline-layout-bound.js');
+    const put = (i: number) => ({ op: 'put' as const, sessionId: 's', chunkId: `c${i}`, createdAt: i, text: 't', tokenCount: 1, keywords: [], provenance: [] });
+    const write = (i: number) => ({ kind: 'write' as const, user: 'u', ops: [put(i)], neighbours: [] });
+    const req = (ids: number[]) => ({ kind: 'request' as const, user: 'u', index: 0, category: 0, oracle: [], recall: ids.map((i) => ({ sessionId: 's', chunkId: `c${i}` })), evidenceFound: false, query: 'q', sessionId: 's' });
+    const events = [...Array.from({ length: 8 }, (_, i) => write(i)), req([0, 7]), req([0, 7]), req([3, 4])];
+    const b = offlineLayoutBound({ kind: 'admission', source: 't', users: 1, events, chunksWritten: 8, requests: 3, recordMs: 0 }, 4);
+    // write order: {0,7} spans blocks 0 and 1, {3,4} too; clustered: each pair shares a block
+    expect(b.appendOrder).toBe(2);
+    expect(b.coAccessClustering).toBe(1);
+  });
+});
