@@ -18,6 +18,8 @@ export { MAX_ID_BYTES } from './store/ids.js';
 export type { MutationResult, ReadResult, ListedEntry } from './store/store-core.js';
 export type { RelocationResult } from './store/relocation.js';
 export type { PurgeReport } from './store/purge.js';
+export type { SweepReport } from './store/expiry-sweep.js';
+export type { ChunkFilter, AttributeCondition } from './store/chunk-filter.js';
 export type { StoreStats } from './store/stats.js';
 export type { VerifyReport, Problem, ProblemKind } from './store/verify.js';
 export type { GcReport } from './gc/block-compactor.js';

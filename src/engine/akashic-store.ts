@@ -10,6 +10,7 @@ import { activeSessions, appendActiveTurns, readActiveTurns, scanActiveTurns } f
 import type { CandidateRead } from '../store/candidate-reader.js';
 import { candidateIndexPurgeHook } from '../store/candidate-index.js';
 import { isExpired } from '../record/dir-entry.js';
+import { compileFilter, type ChunkFilter } from '../store/chunk-filter.js';
 import { checkContent, checkRef, checkRefs, type ChunkContent, type ChunkRef } from '../store/chunk-input.js';
 import { checkChunkId, checkId } from '../store/ids.js';
 import { openError, storageError } from '../store/level-errors.js';
@@ -272,15 +273,30 @@ export class AkashicStore {
   /**
    * Directory entries (metadata, no bodies) of a user or one session, in time order. Expired chunks are left out
    * (`includeExpired` shows them until the sweep turns them into tombstones); tombstones only with `includeDeleted`.
+   * `filter` keeps live chunks whose attributes and creation time match (see ChunkFilter); tombstones never match.
+   * Cost: one scan of the scope's directory; attributes come from the entries (no body reads), except for entries
+   * written before directory entries carried attributes, whose records are read one by one.
    */
-  async *list(userId: string, opts: { sessionId?: string; includeDeleted?: boolean; includeExpired?: boolean } = {}): AsyncGenerator<ListedEntry> {
+  async *list(userId: string, opts: { sessionId?: string; includeDeleted?: boolean; includeExpired?: boolean; filter?: ChunkFilter } = {}): AsyncGenerator<ListedEntry> {
     this.#checkOpen();
     checkId(userId, 'userId');
     checkOptions(opts);
     const session = opts.sessionId === undefined ? null : checkId(opts.sessionId, 'sessionId');
+    const filter = opts.filter === undefined ? null : compileFilter(opts.filter, 'filter');
     const now = this.#core.options.now();
     for await (const e of wrapIoGenerator(this.#core.entries(userId, session))) {
-      if (e.entry.state === 'live' ? opts.includeExpired === true || !isExpired(e.entry, now) : opts.includeDeleted === true) yield e;
+      if (!(e.entry.state === 'live' ? opts.includeExpired === true || !isExpired(e.entry, now) : opts.includeDeleted === true)) continue;
+      if (filter !== null) {
+        if (e.entry.state !== 'live') continue;
+        let attrs = e.entry.attributes;
+        if (attrs === undefined && filter.needsAttributes) {
+          const r = await this.#track(this.#core.read(userId, [{ sessionId: e.sessionId, chunkId: e.chunkId }]));
+          attrs = r.chunks[0]?.attributes;
+          if (attrs === undefined) continue;
+        }
+        if (!filter.matches(e.entry, attrs)) continue;
+      }
+      yield e;
     }
   }
 

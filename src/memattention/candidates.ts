@@ -1,3 +1,4 @@
+import type { ChunkFilter } from '../store/chunk-filter.js';
 /**
  * The candidate set M of SELECT (seed 000, Algorithm 1 lines 6 and 16), gathered from directory metadata only
  * (keywords, time, tokens; never a chunk body).
@@ -53,6 +54,12 @@ export interface CandidateSet {
 export interface CandidateFilter {
   readonly kinds: ReadonlySet<ChunkKind>;
   readonly accept?: (e: ListedEntry) => boolean;
+  /**
+   * The caller's filter on attributes and time. When given, candidates come from a scan of the scope with the
+   * filter applied first (`AkashicStore.list`), so the window and the keyword matches are drawn from matching
+   * chunks only: exact, at O(scope) directory entries per call instead of the index's bounded read.
+   */
+  readonly filter?: ChunkFilter;
 }
 
 interface Scored {
@@ -104,6 +111,7 @@ export async function gatherCandidates(
   filter: CandidateFilter,
 ): Promise<CandidateSet> {
   const accept = (e: ListedEntry): boolean => filter.kinds.has(e.entry.kind) && (filter.accept?.(e) ?? true);
+  if (filter.filter !== undefined) return scanCandidates(store, userId, sessionId, queryKeywords, bounds, accept, filter.filter);
   const indexed = await store.candidates(userId, {
     sessionId,
     kinds: [...filter.kinds],
@@ -138,13 +146,14 @@ async function scanCandidates(
   queryKeywords: readonly string[],
   bounds: CandidateBounds,
   accept: (e: ListedEntry) => boolean,
+  filter?: ChunkFilter,
 ): Promise<CandidateSet> {
   const query = new Set(queryKeywords.map((k) => k.toLowerCase()));
   const recent = new TopK<ListedEntry>(bounds.window, newerFirst);
   // Keep window + prefilter matches: at most `window` of them can turn out to be in `recent`.
   const matching = new TopK<Scored>(bounds.window + bounds.prefilter, (a, b) => b.score - a.score || newerFirst(a.e, b.e));
   let scanned = 0;
-  const opts = sessionId === null ? {} : { sessionId };
+  const opts = { ...(sessionId === null ? {} : { sessionId }), ...(filter === undefined ? {} : { filter }) };
   for await (const e of store.list(userId, opts)) {
     if (!accept(e)) continue;
     scanned++;

@@ -9,6 +9,7 @@ import { activeTurnLog } from '../engine/internal-seams.js';
 import { AkashicError, invalidArgument } from '../errors.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
 import type { PurgeReport } from '../store/purge.js';
+import { compileFilter, type ChunkFilter } from '../store/chunk-filter.js';
 import { LIMITS } from '../store/chunk-input.js';
 import { checkId } from '../store/ids.js';
 import { KeyedQueue } from '../util/keyed-queue.js';
@@ -64,6 +65,11 @@ export interface RecallInput extends SessionRef {
   readonly enableRetrieval?: boolean;
   /** The current request's own turn, left out of `activeTurns` when it was already appended. */
   readonly turnId?: string;
+  /**
+   * Only chunks whose attributes and creation time match are candidates (applied before SELECT, so the budget
+   * goes to matching chunks). Cost: a scan of the scope's directory instead of the candidate index's bounded read.
+   */
+  readonly filter?: ChunkFilter;
 }
 
 export interface RecallResult {
@@ -287,13 +293,14 @@ export class AkashicMemory {
     const scope = scopeOption('scope', input.scope, this.#options.recallScope);
     if (input.enableRetrieval !== undefined && typeof input.enableRetrieval !== 'boolean') throw invalidArgument('enableRetrieval must be a boolean');
     if (input.turnId !== undefined && typeof input.turnId !== 'string') throw invalidArgument('turnId must be a string');
+    if (input.filter !== undefined) compileFilter(input.filter, 'filter');
     this.#checkOpen();
 
     const active = (await this.activeTurns(input)).filter((t) => t.turnId !== input.turnId);
     if (input.enableRetrieval === false) {
       return { chunks: [], passages: [], text: '', tokenCount: 0, blocksTouched: 0, activeTurns: active, candidates: 0, dropped: 0, relocation: { status: 'skipped', reason: 'retrieval-disabled' } };
     }
-    const got = await storage(retrieve(this.#store, this.#model, this.#options, { userId: ns.user, sessionId: ns.session, query: input.query, topP, budget, scope }));
+    const got = await storage(retrieve(this.#store, this.#model, this.#options, { userId: ns.user, sessionId: ns.session, query: input.query, topP, budget, scope, ...(input.filter === undefined ? {} : { filter: input.filter }) }));
     const refs = got.chunks.map((c) => ({ sessionId: c.sessionId, chunkId: c.chunkId }));
     // A read-only store (or one latched read-only by a write error) can still be recalled from; it just learns
     // nothing about co-access.

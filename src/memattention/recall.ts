@@ -1,3 +1,4 @@
+import type { ChunkFilter } from '../store/chunk-filter.js';
 /**
  * Query-aware retrieval (seed 000, Algorithm 1 lines 14–20; §4.3 request admission): K_q ← BUILDMETA(query);
  * candidate metas without bodies (candidates.ts); S ← SELECT(K_q, M, p); FETCHBYID through one getMany; cut to the
@@ -19,6 +20,8 @@ export interface RetrievalRequest {
   readonly topP: number;
   readonly budget: number;
   readonly scope: MemoryScope;
+  /** Validated by the caller (compileFilter). */
+  readonly filter?: ChunkFilter;
 }
 
 export interface Retrieval {
@@ -48,6 +51,7 @@ export async function retrieve(store: AkashicStore, model: CheckedModel, options
   const bounds = { window: options.candidateWindow, prefilter: options.candidatePrefilter, keywords: options.candidateKeywords };
   const { candidates } = await gatherCandidates(store, req.userId, req.scope === 'session' ? req.sessionId : null, keywords, bounds, {
     kinds: options.recallKinds,
+    ...(req.filter === undefined ? {} : { filter: req.filter }),
   });
   const selected = await model.select({ text: req.query, keywords }, candidates.map((c) => c.meta), req.topP);
   const empty: Retrieval = { chunks: [], passages: [], text: '', tokenCount: 0, blocksTouched: 0, candidates: candidates.length, dropped: 0 };

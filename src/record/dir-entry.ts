@@ -5,6 +5,21 @@ import { FORMAT_VERSION, ValueType, open, seal } from './envelope.js';
 import { kindFromFb, kindToFb, type ChunkKind } from './chunk-record.js';
 import { DirEntry as FbDirEntry } from './generated/akashic/fb/dir-entry.js';
 import { EntryState } from './generated/akashic/fb/entry-state.js';
+import { Attribute } from './generated/akashic/fb/attribute.js';
+
+/** Whether the entry was written with the attributes field (vtable slot 34), even an empty one. */
+function hasAttributes(d: FbDirEntry): boolean {
+  return d.bb!.__offset(d.bb_pos, 34) !== 0;
+}
+
+function readAttributes(d: FbDirEntry): Record<string, string> {
+  const pairs: [string, string][] = [];
+  for (let i = 0; i < d.attributesLength(); i++) {
+    const a = d.attributes(i);
+    if (a) pairs.push([a.key() ?? '', a.value() ?? '']);
+  }
+  return Object.fromEntries(pairs); // own properties: `__proto__` stays data
+}
 
 /** Where a chunk version lives: block, frame within the block, record index within the frame. */
 export interface SlotRef {
@@ -34,6 +49,11 @@ export interface DirEntry {
   readonly deletedAt: number | null;
   /** When the chunk expires (ms since epoch); absent: never. An expired live entry is invisible to reads. */
   readonly expiresAt?: number;
+  /**
+   * The live version's attributes (filters read them without the body). Absent on tombstones and on entries
+   * written before the field existed; a filter on attributes then reads the record.
+   */
+  readonly attributes?: Readonly<Record<string, string>>;
 }
 
 /** Whether a live entry has expired at `now` (it is then treated as absent until the sweep deletes it). */
@@ -50,6 +70,9 @@ export function encodeDirEntry(e: DirEntry): Buffer {
   const b = new flatbuffers.Builder(128);
   const kws = FbDirEntry.createKeywordsVector(b, e.keywords.map((k) => b.createString(k)));
   const sup = e.supersededBy === null ? 0 : b.createString(e.supersededBy);
+  const attrKeys = e.attributes === undefined ? null : Object.keys(e.attributes).sort();
+  const attrs =
+    attrKeys === null ? 0 : FbDirEntry.createAttributesVector(b, attrKeys.map((k) => Attribute.createAttribute(b, b.createString(k), b.createString(e.attributes![k]!))));
   FbDirEntry.startDirEntry(b);
   FbDirEntry.addFormatVersion(b, FORMAT_VERSION);
   FbDirEntry.addState(b, e.state === 'live' ? EntryState.Live : EntryState.Deleted);
@@ -68,6 +91,7 @@ export function encodeDirEntry(e: DirEntry): Buffer {
   if (sup !== 0) FbDirEntry.addSupersededBy(b, sup);
   if (e.deletedAt !== null) FbDirEntry.addDeletedAtMs(b, e.deletedAt);
   if (e.expiresAt !== undefined) FbDirEntry.addExpiresAtMs(b, e.expiresAt);
+  if (attrs !== 0) FbDirEntry.addAttributes(b, attrs);
   b.finish(FbDirEntry.endDirEntry(b));
   return seal(ValueType.DirEntry, b.asUint8Array());
 }
@@ -93,6 +117,7 @@ export function decodeDirEntry(value: Uint8Array, what: string): DirEntry {
       supersededBy: d.supersededBy(),
       deletedAt: live ? null : d.deletedAtMs(),
       ...(d.expiresAtMs() > 0 ? { expiresAt: d.expiresAtMs() } : {}),
+      ...(hasAttributes(d) ? { attributes: readAttributes(d) } : {}),
     };
   } catch (err) {
     throw undecodable(what, 'directory entry', err);

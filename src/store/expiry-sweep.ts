@@ -1,5 +1,5 @@
 import { afterPrefix, dirKey, expiryTime, parseExpiryKey } from './keys.js';
-import type { StoreCore } from './store-core.js';
+import { withoutAttributes, type StoreCore } from './store-core.js';
 
 export interface SweepReport {
   /** Expired chunks deleted (each leaves a tombstone, as a delete does). */
@@ -50,7 +50,7 @@ export async function sweepExpired(core: StoreCore, max: number): Promise<SweepR
         continue;
       }
       await txn.invalidate(e.location!, e.recordBytes);
-      txn.putDir(key, { ...e, state: 'deleted', location: null, keywords: [], supersededBy: null, deletedAt: now });
+      txn.putDir(key, { ...withoutAttributes(e), state: 'deleted', location: null, keywords: [], supersededBy: null, deletedAt: now });
       expired++;
     }
     return { expired, stale, more };

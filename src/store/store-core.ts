@@ -45,6 +45,12 @@ function expiryAt(e: Expiry, now: number): number | undefined {
   return Math.ceil('at' in e ? e.at : now + e.ttlMs);
 }
 
+/** A directory entry without its attributes (tombstones keep no content). */
+export function withoutAttributes(e: DirEntry): DirEntry {
+  const { attributes: _a, ...rest } = e;
+  return rest;
+}
+
 /** A record with its expiry set to `at` (absent when undefined). */
 function withExpiry(r: ChunkRecord, at: number | undefined): ChunkRecord {
   const { expiresAt: _old, ...rest } = r;
@@ -447,7 +453,7 @@ export class StoreCore {
         await txn.invalidate(cur.location!, cur.recordBytes);
         this.#unindexExpiry(txn, userId, sessionId, chunkId, cur);
         // A tombstone keeps no content: its keywords (words of the deleted text) go with the record.
-        txn.putDir(key, { ...cur, state: 'deleted', location: null, keywords: [], supersededBy: m.supersededBy ?? null, deletedAt: txn.now });
+        txn.putDir(key, { ...withoutAttributes(cur), state: 'deleted', location: null, keywords: [], supersededBy: m.supersededBy ?? null, deletedAt: txn.now });
         return { op: 'delete', sessionId, chunkId, version: cur.version };
       }
       case 'restore': {
@@ -487,6 +493,7 @@ export class StoreCore {
       supersededBy: null,
       deletedAt: null,
       ...(record.expiresAt === undefined ? {} : { expiresAt: record.expiresAt }),
+      attributes: record.attributes,
     });
   }
 

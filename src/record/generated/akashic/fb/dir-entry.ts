@@ -3,6 +3,7 @@
 
 import * as flatbuffers from 'flatbuffers';
 
+import { Attribute } from '../../akashic/fb/attribute.js';
 import { ChunkKind } from '../../akashic/fb/chunk-kind.js';
 import { EntryState } from '../../akashic/fb/entry-state.js';
 
@@ -112,8 +113,18 @@ expiresAtMs():number {
   return offset ? this.bb!.readFloat64(this.bb_pos + offset) : 0.0;
 }
 
+attributes(index: number, obj?:Attribute):Attribute|null {
+  const offset = this.bb!.__offset(this.bb_pos, 34);
+  return offset ? (obj || new Attribute()).__init(this.bb!.__indirect(this.bb!.__vector(this.bb_pos + offset) + index * 4), this.bb!) : null;
+}
+
+attributesLength():number {
+  const offset = this.bb!.__offset(this.bb_pos, 34);
+  return offset ? this.bb!.__vector_len(this.bb_pos + offset) : 0;
+}
+
 static startDirEntry(builder:flatbuffers.Builder) {
-  builder.startObject(15);
+  builder.startObject(16);
 }
 
 static addFormatVersion(builder:flatbuffers.Builder, formatVersion:number) {
@@ -188,12 +199,28 @@ static addExpiresAtMs(builder:flatbuffers.Builder, expiresAtMs:number) {
   builder.addFieldFloat64(14, expiresAtMs, 0.0);
 }
 
+static addAttributes(builder:flatbuffers.Builder, attributesOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(15, attributesOffset, 0);
+}
+
+static createAttributesVector(builder:flatbuffers.Builder, data:flatbuffers.Offset[]):flatbuffers.Offset {
+  builder.startVector(4, data.length, 4);
+  for (let i = data.length - 1; i >= 0; i--) {
+    builder.addOffset(data[i]!);
+  }
+  return builder.endVector();
+}
+
+static startAttributesVector(builder:flatbuffers.Builder, numElems:number) {
+  builder.startVector(4, numElems, 4);
+}
+
 static endDirEntry(builder:flatbuffers.Builder):flatbuffers.Offset {
   const offset = builder.endObject();
   return offset;
 }
 
-static createDirEntry(builder:flatbuffers.Builder, formatVersion:number, state:EntryState, version:number, blockId:bigint, frame:number, slot:number, recordBytes:number, tokenCount:number, createdAtMs:number, updatedAtMs:number, kind:ChunkKind, keywordsOffset:flatbuffers.Offset, supersededByOffset:flatbuffers.Offset, deletedAtMs:number, expiresAtMs:number):flatbuffers.Offset {
+static createDirEntry(builder:flatbuffers.Builder, formatVersion:number, state:EntryState, version:number, blockId:bigint, frame:number, slot:number, recordBytes:number, tokenCount:number, createdAtMs:number, updatedAtMs:number, kind:ChunkKind, keywordsOffset:flatbuffers.Offset, supersededByOffset:flatbuffers.Offset, deletedAtMs:number, expiresAtMs:number, attributesOffset:flatbuffers.Offset):flatbuffers.Offset {
   DirEntry.startDirEntry(builder);
   DirEntry.addFormatVersion(builder, formatVersion);
   DirEntry.addState(builder, state);
@@ -210,6 +237,7 @@ static createDirEntry(builder:flatbuffers.Builder, formatVersion:number, state:E
   DirEntry.addSupersededBy(builder, supersededByOffset);
   DirEntry.addDeletedAtMs(builder, deletedAtMs);
   DirEntry.addExpiresAtMs(builder, expiresAtMs);
+  DirEntry.addAttributes(builder, attributesOffset);
   return DirEntry.endDirEntry(builder);
 }
 }
