@@ -5,7 +5,6 @@ import { dirKey, frameKey, parseBlockKey, refString } from '../store/keys.js';
 import type { StoreCore } from '../store/store-core.js';
 import type { PendingRecord, Txn } from '../store/txn.js';
 import type { AffinityChunk, AffinityModel } from './affinity-model.js';
-import { coAccessAmong } from './co-access-lookup.js';
 import type { ExtractedRecord } from './gc-protocol.js';
 import type { GcPool } from './gc-pool.js';
 
@@ -203,7 +202,7 @@ async function compactUser(
   const ordered: (typeof live)[] = [];
   for (const part of partitions.values()) {
     const byId = new Map(part.map((l) => [l.meta.id, l]));
-    const co = await coAccessAmong(core, userId, [...byId.keys()]);
+    const co = await core.coAccess(userId, [...byId.keys()]);
     let groups: string[][];
     try {
       groups = await affinity.group(part.map((l) => l.meta), co);

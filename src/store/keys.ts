@@ -89,9 +89,17 @@ export function accessKey(userId: string, ref: string): string {
   return 'a' + SEP + userId + SEP + ref;
 }
 
-/** Pair co-access count, refs ordered (a < b): `p\0user\0refA\0refB`. A ref is `session\0chunk`. */
+/**
+ * An unordered pair of ids as one string: the two in string (UTF-16 code unit) order, U+0000 between. The key of
+ * co-access pairs everywhere: in the column family (`pairKey`), in `CoAccessStats.pairs` and `CoAccessView.pairs`.
+ */
+export function orderedPair(a: string, b: string): string {
+  return a < b ? a + SEP + b : b + SEP + a;
+}
+
+/** Pair co-access count: `p\0user\0` + `orderedPair(refA, refB)`. A ref is `session\0chunk`. */
 export function pairKey(userId: string, a: string, b: string): string {
-  return a < b ? 'p' + SEP + userId + SEP + a + SEP + b : 'p' + SEP + userId + SEP + b + SEP + a;
+  return 'p' + SEP + userId + SEP + orderedPair(a, b);
 }
 
 /** A chunk reference inside co-access keys and model calls: `session\0chunk`. */

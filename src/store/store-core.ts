@@ -23,6 +23,7 @@ import {
   afterPrefix,
   dirKey,
   expiryKey,
+  orderedPair,
   pairKey,
   parseDirKey,
   prefixRange,
@@ -636,24 +637,33 @@ export class StoreCore {
     });
   }
 
-  /** Co-access statistics among the given chunk refs (`session\0chunk`), or all of a user's when omitted. */
+  /**
+   * Co-access statistics among the given chunk refs (`session\0chunk`), or all of a user's when omitted; pairs keyed
+   * by `orderedPair`. The one co-access reader (public `coAccess()`, GC's grouping). With ids, work and memory are
+   * proportional to the ids plus the pairs actually recorded among them: each accessed id's pair range
+   * (`p\0user\0id\0…`, id the smaller ref of the pair) is scanned, rather than looking up all n(n−1)/2 possible
+   * pair keys (half a million for the ~1000 live chunks of one GC batch, almost none of which exist).
+   */
   async coAccess(userId: string, ids?: readonly string[]): Promise<{ accesses: Map<string, number>; pairs: Map<string, number> }> {
     const accesses = new Map<string, number>();
     const pairs = new Map<string, number>();
     if (ids !== undefined) {
-      const sorted = [...new Set(ids)].sort();
-      const keys = sorted.map((id) => accessKey(userId, id));
-      const pk: [string, string][] = [];
-      for (let a = 0; a < sorted.length; a++) for (let b = a + 1; b < sorted.length; b++) pk.push([sorted[a]!, sorted[b]!]);
-      const values = await this.cf.coaccess.getMany([...keys, ...pk.map(([a, b]) => pairKey(userId, a, b))]);
+      if (ids.length === 0) return { accesses, pairs };
+      const wanted = new Set(ids);
+      const sorted = [...wanted].sort();
+      const values = await this.cf.coaccess.getMany(sorted.map((id) => accessKey(userId, id)));
       sorted.forEach((id, i) => {
         const v = values[i];
         if (v !== undefined) accesses.set(id, decodeCoAccess(v, 'co-access').count);
       });
-      pk.forEach(([a, b], i) => {
-        const v = values[sorted.length + i];
-        if (v !== undefined) pairs.set(a + SEP + b, decodeCoAccess(v, 'co-access').count);
-      });
+      const base = 'p' + SEP + userId + SEP;
+      for (const a of sorted) {
+        if (!accesses.has(a)) continue; // only ids that were accessed at all can be in a pair
+        for await (const [k, v] of this.cf.coaccess.iterator(prefixRange('p', userId, a))) {
+          const b = k.slice(base.length + a.length + 1);
+          if (wanted.has(b)) pairs.set(orderedPair(a, b), decodeCoAccess(v, 'co-access').count);
+        }
+      }
       return { accesses, pairs };
     }
     const aPrefix = 'a' + SEP + userId + SEP;
