@@ -1,4 +1,5 @@
 import { ClassicLevel } from 'classic-level';
+import { stat } from 'node:fs/promises';
 import { AkashicError, invalidArgument } from '../errors.js';
 import type { AffinityModel, CoAccessStats } from '../gc/affinity-model.js';
 import { runGcPass, type GcReport } from '../gc/block-compactor.js';
@@ -11,7 +12,7 @@ import type { CandidateRead } from '../store/candidate-reader.js';
 import { candidateIndexPurgeHook } from '../store/candidate-index.js';
 import { isExpired } from '../record/dir-entry.js';
 import { compileFilter, type ChunkFilter } from '../store/chunk-filter.js';
-import { checkContent, checkRef, checkRefs, type ChunkContent, type ChunkRef } from '../store/chunk-input.js';
+import { LIMITS, checkContent, checkRef, checkRefs, type ChunkContent, type ChunkRef } from '../store/chunk-input.js';
 import { checkChunkId, checkId } from '../store/ids.js';
 import { openError, storageError } from '../store/level-errors.js';
 import { refString } from '../store/keys.js';
@@ -19,6 +20,8 @@ import { resolveStoreOptions, type AnyLevel, type ResolvedStoreOptions, type Sto
 import { sweepExpired, type SweepReport } from '../store/expiry-sweep.js';
 import { purgeScope, type PurgeReport } from '../store/purge.js';
 import { relocate, type RelocationResult } from '../store/relocation.js';
+import { findLogDamage } from '../store/leveldb/log-check.js';
+import { makeWorkingCopy, type WorkingCopy } from '../store/leveldb/read-only-copy.js';
 import { computeStats, type StoreStats } from '../store/stats.js';
 import { StoreCore, type Expiry, type ListedEntry, type Mutation, type MutationResult, type ReadResult } from '../store/store-core.js';
 import { verifyStore, type VerifyReport } from '../store/verify.js';
@@ -79,6 +82,8 @@ export class AkashicStore {
   #timer: NodeJS.Timeout | null = null;
   #gcRunning: Promise<GcReport> | null = null;
   #inflight = new Set<Promise<unknown>>();
+  /** The private copy a read-only store on a path reads (the source directory is never opened by LevelDB). */
+  #workingCopy: WorkingCopy | null = null;
 
   private constructor(core: StoreCore, location: string | null, affinity: AffinityModel) {
     this.#core = core;
@@ -101,10 +106,13 @@ export class AkashicStore {
     if (options.affinity !== undefined && (options.affinity === null || typeof (options.affinity as { group?: unknown }).group !== 'function')) {
       throw invalidArgument('option affinity must implement AffinityModel (a group method)');
     }
-    const db: AnyLevel = options.db ?? new ClassicLevel(options.path!, { keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing: !resolved.readOnly });
+    const copy = options.path === undefined ? null : await prepareDirectory(options.path, resolved.readOnly);
+    const db: AnyLevel =
+      options.db ?? new ClassicLevel(copy?.path ?? options.path!, { keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing: !resolved.readOnly });
     try {
       await db.open();
     } catch (err) {
+      await copy?.remove();
       throw openError(err, options.path);
     }
     let core: StoreCore;
@@ -113,6 +121,7 @@ export class AkashicStore {
       core = await StoreCore.open(db, resolved, explicit);
     } catch (err) {
       await db.close().catch(() => undefined);
+      await copy?.remove();
       // A damaged LevelDB table under the engine's own records is corruption, not an I/O failure.
       throw storageError(err);
     }
@@ -120,6 +129,7 @@ export class AkashicStore {
     const handleLocation = (db as unknown as { location?: unknown }).location;
     const location = options.path ?? (typeof handleLocation === 'string' ? handleLocation : null);
     const store = new AkashicStore(core, location, options.affinity ?? new DefaultAffinityModel());
+    store.#workingCopy = copy;
     store.#status = 'open';
     if (resolved.gcIntervalMs > 0 && !resolved.readOnly) store.#startBackgroundGc(resolved);
     return store;
@@ -245,7 +255,9 @@ export class AkashicStore {
     const mutations: Mutation[] = Array.from(records, (r, i) => {
       checkRef(r, `records[${i}]`);
       const c = checkContent(r, `records[${i}]`);
-      if (!Number.isInteger(r.version) || r.version < 1) throw invalidArgument(`records[${i}].version must be a positive integer`);
+      if (!Number.isInteger(r.version) || r.version < 1 || r.version > LIMITS.version) {
+        throw invalidArgument(`records[${i}].version must be an integer in [1, ${LIMITS.version}]`);
+      }
       if (!Number.isFinite(r.createdAt) || !Number.isFinite(r.updatedAt)) throw invalidArgument(`records[${i}] needs finite createdAt and updatedAt`);
       const exp = (r as { expiresAt?: unknown }).expiresAt;
       if (exp !== undefined && (typeof exp !== 'number' || !Number.isSafeInteger(exp) || exp < 1)) throw invalidArgument(`records[${i}].expiresAt must be a positive integer of ms`);
@@ -360,11 +372,14 @@ export class AkashicStore {
     return this.#track(this.#core.recordCoAccess(userId, checkRefs(refs, 'refs', 64)));
   }
 
-  /** Co-access statistics among `refs` (all of the user's when omitted); ids are `session\0chunk`. */
+  /**
+   * Co-access statistics among `refs` (at most LIMITS.coAccessRefs of them; all of the user's when omitted); ids
+   * are `session\0chunk`.
+   */
   async coAccess(userId: string, refs?: readonly ChunkRef[]): Promise<CoAccessStats> {
     this.#checkOpen();
     checkId(userId, 'userId');
-    const ids = refs === undefined ? undefined : checkRefs(refs, 'refs').map((r) => refString(r.sessionId, r.chunkId));
+    const ids = refs === undefined ? undefined : checkRefs(refs, 'refs', LIMITS.coAccessRefs).map((r) => refString(r.sessionId, r.chunkId));
     return this.#track(this.#core.coAccess(userId, ids));
   }
 
@@ -480,6 +495,7 @@ export class AkashicStore {
     await this.#core.flushCounters().catch(() => undefined);
     await this.#pool.close();
     await this.#core.db.close();
+    await this.#workingCopy?.remove();
     this.#status = 'closed';
   }
 }
@@ -544,7 +560,9 @@ function checkExpiry(o: object, what: string): Expiry | undefined {
 }
 
 function checkVersion(v: unknown, what: string): number {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw invalidArgument(`${what}.expectVersion must be a positive integer`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > LIMITS.version) {
+    throw invalidArgument(`${what}.expectVersion must be an integer in [1, ${LIMITS.version}]`);
+  }
   return v;
 }
 
@@ -558,6 +576,28 @@ function checkPartial(o: Record<string, unknown> | object, what: string): Partia
   const out: Record<string, unknown> = {};
   for (const f of given) out[f] = full[f];
   return out as Partial<ReturnType<typeof checkContent>>;
+}
+
+/**
+ * Before LevelDB opens a directory: refuses a damaged write-ahead log (LevelDB would drop acknowledged writes
+ * silently and delete the evidence), and for a read-only open returns the working copy to open instead, so the
+ * source stays byte-identical.
+ */
+async function prepareDirectory(path: string, readOnly: boolean): Promise<WorkingCopy | null> {
+  const damage = await findLogDamage(path);
+  if (damage.length > 0) {
+    const first = damage[0]!;
+    throw new AkashicError(
+      'AKASHIC_CORRUPTION',
+      `write-ahead log ${first.file} is damaged at byte ${first.offset} (${first.reason}${damage.length > 1 ? `; ${damage.length - 1} more` : ''}): ` +
+        `opening would silently drop acknowledged writes. Nothing was changed; copy what is readable with ` +
+        `\`akashic salvage --from ${path} --to NEW_DIR\``,
+    );
+  }
+  if (!readOnly) return null;
+  const found = await stat(path).catch(() => null);
+  if (found === null) throw new AkashicError('AKASHIC_NOT_FOUND', `cannot open database at ${path}: it does not exist (opened read-only, so none was created)`);
+  return makeWorkingCopy(path);
 }
 
 /** A scan whose iterator failures (a damaged LevelDB table) surface as AkashicError like every other call's. */

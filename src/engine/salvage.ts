@@ -1,7 +1,6 @@
 import { ClassicLevel } from 'classic-level';
-import { cp, mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { readdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { decodeFrame, type DecodedFrame } from '../block/frame-codec.js';
 import { AkashicStore } from './akashic-store.js';
 import { activeTurnLog } from './internal-seams.js';
@@ -13,6 +12,8 @@ import { decodeActiveTurn, decodeEngineMeta, type ActiveTurnValue, type EngineMe
 import { openFamilies, type ColumnFamilies } from '../store/column-families.js';
 import { META_ENGINE_KEY, dirKey, frameKey, parseActiveKey, parseDirKey } from '../store/keys.js';
 import { levelCodes } from '../store/level-errors.js';
+import { findLogDamage } from '../store/leveldb/log-check.js';
+import { makeWorkingCopy } from '../store/leveldb/read-only-copy.js';
 import { resilientEntries } from '../store/resilient-scan.js';
 
 export interface SalvageOptions {
@@ -92,7 +93,7 @@ export async function salvage(fromPath: string, toPath: string, opts: SalvageOpt
   const src = await openSource(fromPath, opts.repairLevelDb ?? true);
   try {
     const cf = openFamilies(src.db);
-    const storageErrors: string[] = [];
+    const storageErrors: string[] = [...src.logDamage];
     const onError = (what: string) => (err: unknown, after: string | null) => {
       storageErrors.push(`${what}: unreadable region${after === null ? '' : ` after ${JSON.stringify(after)}`}: ${err instanceof Error ? err.message : String(err)}`);
     };
@@ -315,44 +316,48 @@ async function restoreAll(target: AkashicStore, records: readonly ChunkRecord[],
 interface Source {
   readonly db: ClassicLevel<string, Buffer>;
   readonly repaired: boolean;
+  /** Damage found in the source's write-ahead logs (LevelDB drops the damaged records when it replays them). */
+  readonly logDamage: string[];
   close(): Promise<void>;
 }
 
-/** Opens the source below the engine; on LevelDB corruption, repairs a temporary copy (the source is never written). */
+/**
+ * Opens a working copy of the source below the engine (the source itself is never opened, so never written); on
+ * LevelDB corruption, runs LevelDB's repair on that copy.
+ */
 async function openSource(path: string, repair: boolean): Promise<Source> {
-  const open = async (p: string): Promise<ClassicLevel<string, Buffer>> => {
-    const db = new ClassicLevel<string, Buffer>(p, { keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing: false });
+  const logDamage = (await findLogDamage(path)).map((d) => `write-ahead log ${d.file} at byte ${d.offset}: ${d.reason} (the rest of that log block is lost)`);
+  const copy = await makeWorkingCopy(path);
+  const open = async (): Promise<ClassicLevel<string, Buffer>> => {
+    const db = new ClassicLevel<string, Buffer>(copy.path, { keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing: false });
     await db.open();
     return db;
   };
+  const opened = (db: ClassicLevel<string, Buffer>, repaired: boolean): Source => ({
+    db,
+    repaired,
+    logDamage,
+    close: async () => {
+      await db.close();
+      await copy.remove();
+    },
+  });
   try {
-    const db = await open(path);
-    return { db, repaired: false, close: () => db.close() };
+    return opened(await open(), false);
   } catch (err) {
     const codes = levelCodes(err);
-    if (codes.includes('LEVEL_LOCKED')) throw new AkashicError('AKASHIC_LOCKED', `salvage source ${path} is locked by another process`, { cause: err });
     if (!repair || !codes.includes('LEVEL_CORRUPTION')) {
+      await copy.remove();
       const detail = String((err as Error & { cause?: Error }).cause?.message ?? (err as Error).message);
       const code = codes.includes('LEVEL_CORRUPTION') ? 'AKASHIC_CORRUPTION' : /does not exist/.test(detail) ? 'AKASHIC_NOT_FOUND' : 'AKASHIC_IO';
       throw new AkashicError(code, `cannot open salvage source ${path}: ${detail}`, { cause: err });
     }
   }
-  const dir = await mkdtemp(join(tmpdir(), 'akashic-salvage-'));
-  const copy = join(dir, 'db');
   try {
-    await cp(path, copy, { recursive: true, filter: (s) => !s.endsWith('LOCK') });
-    await ClassicLevel.repair(copy);
-    const db = await open(copy);
-    return {
-      db,
-      repaired: true,
-      close: async () => {
-        await db.close();
-        await rm(dir, { recursive: true, force: true });
-      },
-    };
+    await ClassicLevel.repair(copy.path);
+    return opened(await open(), true);
   } catch (err) {
-    await rm(dir, { recursive: true, force: true });
+    await copy.remove();
     throw new AkashicError('AKASHIC_CORRUPTION', `cannot open salvage source ${path}, even after LevelDB repair of a copy: ${(err as Error).message}`, { cause: err });
   }
 }

@@ -4,6 +4,7 @@
  * survives a crash and a compaction consumes exactly the turns it read); this file holds the gate's arithmetic.
  * @internal
  */
+import { LIMITS } from '../store/chunk-input.js';
 
 /** One turn of an active chunk, as `recall` and `activeTurns` return it. */
 export interface ActiveTurn {
@@ -24,13 +25,28 @@ export function activeTokens(turns: readonly ActiveTurn[]): number {
 }
 
 /**
+ * Bytes one turn takes in COMPRESS's input (role, separators, text), and the most one compaction's turns may take
+ * together, so that the chunk COMPRESS makes (turns plus a date line) always fits a record: what `appendTurn`
+ * accepts is always compactable.
+ */
+export function framedTurnBytes(t: { readonly role: string; readonly text: string }): number {
+  return Buffer.byteLength(t.role, 'utf8') + Buffer.byteLength(t.text, 'utf8') + 3;
+}
+export const COMPACTION_INPUT_BYTES = LIMITS.textBytes - 64;
+
+/**
  * The turns one compaction consumes: the shortest prefix holding at least `gate` tokens, or null when the whole
  * active chunk is below the gate. Normally that is every turn (the gate fires on the append that crosses it); after
  * failed compactions left a backlog, taking only a prefix keeps COMPRESS's input below `gate` + one turn.
+ * A prefix also stops before the turn that would take COMPRESS's input past COMPACTION_INPUT_BYTES (it then
+ * compacts even below the gate: the chunk is full by size). It always holds at least one turn.
  */
 export function gatedPrefix<T extends ActiveTurn>(turns: readonly T[], gate: number): T[] | null {
   let n = 0;
+  let bytes = 0;
   for (let i = 0; i < turns.length; i++) {
+    bytes += framedTurnBytes(turns[i]!);
+    if (i > 0 && bytes > COMPACTION_INPUT_BYTES) return turns.slice(0, i);
     n += turns[i]!.tokenCount;
     if (n >= gate) return turns.slice(0, i + 1);
   }

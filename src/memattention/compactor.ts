@@ -21,6 +21,7 @@ import { gatherCandidates } from './candidates.js';
 import { storage } from './layer-errors.js';
 import type { CheckedModel } from './model-calls.js';
 import type { ResolvedMemoryOptions } from './options.js';
+import { countTokensYielding } from '../model/tokenizer.js';
 
 /** What one compaction did. */
 export interface CompactionResult {
@@ -129,7 +130,7 @@ export async function compactTurns(ctx: CompactorContext, userId: string, sessio
   const chunkId = hasChunk ? ctx.ulid(now) : null;
   const attributes = { tokenizer: tok.name };
   const mutations: Mutation[] = [];
-  const tokenCount = hasChunk ? tok.count(joint.text) : 0;
+  const tokenCount = hasChunk ? await countTokensYielding(tok, joint.text) : 0;
   if (chunkId !== null) {
     // Dated by its newest turn, so replayed conversations keep their own timeline.
     const createdAt = Math.max(...turns.map((t) => t.at));
@@ -141,7 +142,7 @@ export async function compactTurns(ctx: CompactorContext, userId: string, sessio
   }
   for (const u of updates) {
     const content = checkContent(
-      { kind: 'memory', text: u.text, tokenCount: tok.count(u.text), keywords: u.keywords, provenance: unionProvenance(u.r.record.provenance, turnIds) },
+      { kind: 'memory', text: u.text, tokenCount: await countTokensYielding(tok, u.text), keywords: u.keywords, provenance: unionProvenance(u.r.record.provenance, turnIds) },
       'updated chunk',
     );
     mutations.push({ op: 'update', sessionId: u.r.ref.sessionId, chunkId: u.r.ref.chunkId, expectVersion: u.r.record.version, content });

@@ -14,7 +14,7 @@ import { LIMITS } from '../store/chunk-input.js';
 import { checkId } from '../store/ids.js';
 import { KeyedQueue } from '../util/keyed-queue.js';
 import { SEP } from '../store/keys.js';
-import { activeTokens, gatedPrefix, type ActiveTurn } from './active-chunk.js';
+import { COMPACTION_INPUT_BYTES, activeTokens, framedTurnBytes, gatedPrefix, type ActiveTurn } from './active-chunk.js';
 import { OnlineRelocation, type RelocationOutcome } from './colocation.js';
 import { compactTurns, type CompactionResult, type CompactorContext } from './compactor.js';
 import { storage } from './layer-errors.js';
@@ -22,6 +22,7 @@ import { CheckedModel } from './model-calls.js';
 import { intOption, resolveMemoryOptions, scopeOption, type MemoryOptions, type MemoryScope, type ResolvedMemoryOptions } from './options.js';
 import type { RecalledPassage } from './passages.js';
 import { retrieve } from './recall.js';
+import { countTokensYielding } from '../model/tokenizer.js';
 
 /** A namespace: one user's session. */
 export interface SessionRef {
@@ -186,10 +187,13 @@ export class AkashicMemory {
     this.#checkWritable();
     const now = this.#store.options.now();
     const tok = this.#options.tokenizer;
-    const fresh = inputs.map((t, i) => {
-      const c = checkTurn(t, `turns[${i}]`);
-      return { turnId: c.turnId ?? this.#ctx.ulid(now), role: c.role, text: c.text, at: c.at ?? now, tokenCount: tok.count(c.text) };
-    });
+    const checked = inputs.map((t, i) => checkTurn(t, `turns[${i}]`));
+    const fresh: { turnId: string; role: string; text: string; at: number; tokenCount: number }[] = [];
+    // Counted in slices that yield to the event loop: a 1 MiB turn must not stall other requests.
+    for (const c of checked) {
+      fresh.push({ turnId: c.turnId ?? this.#ctx.ulid(now), role: c.role, text: c.text, at: c.at ?? now, tokenCount: await countTokensYielding(tok, c.text) });
+    }
+    this.#checkWritable();
     const ids = new Set(fresh.map((t) => t.turnId));
     if (ids.size !== fresh.length) throw invalidArgument('turnIds repeat within one append');
     return this.#queues.run(ns.key, async () => {
@@ -383,6 +387,9 @@ function checkTurn(t: TurnInput, what: string): { role: string; text: string; at
   const role = checkShortText(t.role, `${what}.role`);
   if (typeof t.text !== 'string' || !t.text.isWellFormed() || Buffer.byteLength(t.text, 'utf8') > LIMITS.textBytes) {
     throw invalidArgument(`${what}.text must be a well-formed string of at most ${LIMITS.textBytes} bytes`);
+  }
+  if (framedTurnBytes({ role, text: t.text }) > COMPACTION_INPUT_BYTES) {
+    throw invalidArgument(`${what}.text with its role takes more than ${COMPACTION_INPUT_BYTES} bytes, the most one compacted chunk can hold`);
   }
   const out: { role: string; text: string; at?: number; turnId?: string } = { role, text: t.text };
   if (t.at !== undefined) {

@@ -12,6 +12,7 @@ import { gatherCandidates } from './candidates.js';
 import { CHUNK_SEPARATOR, selectPassages, type RecalledPassage } from './passages.js';
 import type { CheckedModel } from './model-calls.js';
 import type { MemoryScope, ResolvedMemoryOptions } from './options.js';
+import { countTokensYielding } from '../model/tokenizer.js';
 
 export interface RetrievalRequest {
   readonly userId: string;
@@ -84,7 +85,7 @@ export async function retrieve(store: AkashicStore, model: CheckedModel, options
   for (const c of ranked) {
     const tryKept = [...kept, c];
     const tryText = render(tryKept);
-    const n = tok.count(tryText);
+    const n = await countTokensYielding(tok, tryText);
     if (n <= req.budget) {
       kept = tryKept;
       text = tryText;

@@ -22,6 +22,12 @@ export const DEFAULT_KEYWORD_LIMIT = 64;
  */
 const WORD = /[\p{L}\p{N}]+(?:['._-][\p{L}\p{N}]+)*/gu;
 
+/** Longest text prefix tokenized for keywords and terms (about 30 ms of work). */
+const MAX_TOKENIZE_CHARS = 16 * 1024;
+
+/** Longest word considered for keywords and matching terms. */
+const MAX_WORD_CHARS = 64;
+
 /** Plain alphabetic words are the only ones the English stemmer understands; identifiers are kept verbatim. */
 const STEMMABLE = /^[a-z]{4,}$/u;
 
@@ -52,6 +58,9 @@ function normalizeApostrophes(text: string): string {
 
 /** Lower-cases, drops stop words and one-character words, strips possessive `'s`; returns `undefined` to skip. */
 function toWord(raw: string): string | undefined {
+  // A "word" longer than this is a blob (base64, a URL-less run of CJK, `xxxx…`), not a keyword; stemming it
+  // would also cost time superlinear in its length.
+  if (raw.length > MAX_WORD_CHARS) return undefined;
   let word = raw.toLowerCase();
   if (word.endsWith("'s")) word = word.slice(0, -2);
   if (word.length < 2 || STOP_WORDS.has(word)) return undefined;
@@ -87,7 +96,9 @@ function startsSentence(text: string, index: number): boolean {
 }
 
 function tokenize(text: string): Token[] {
-  const source = normalizeApostrophes(text);
+  // Bounded work per call (it runs on the event loop): keywords and matching terms come from the first
+  // MAX_TOKENIZE_CHARS characters. Chunks are a few KiB normally; only oversized chunks and queries are cut.
+  const source = normalizeApostrophes(text.length > MAX_TOKENIZE_CHARS ? text.slice(0, MAX_TOKENIZE_CHARS) : text);
   const tokens: Token[] = [];
   for (const match of source.matchAll(WORD)) {
     const word = toWord(match[0]);

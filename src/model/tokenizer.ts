@@ -46,7 +46,64 @@ export function createTokenizer(encoding: TokenizerEncoding = 'o200k_base'): Tok
   return {
     name: encoding,
     count(text: string): number {
-      return text.length === 0 ? 0 : counter(text);
+      return text.length === 0 ? 0 : countBounded(counter, text);
     },
   };
+}
+
+/**
+ * Longest run without whitespace counted exactly. BPE merging is slow (quadratic or worse) in the length of a
+ * pre-tokenized piece, and an unspaced run (a base64 blob, CJK text, `xxxx…`) is one piece: 40,000 characters took
+ * seconds, a 1 MiB run minutes. A longer run is counted by extrapolating the exact count of its first
+ * MAX_UNSPACED_RUN characters over its length: linear work, and close enough for the gate and the budget (text
+ * with whitespace at least every 64 characters, which is nearly all prose, is counted exactly).
+ */
+export const MAX_UNSPACED_RUN = 64;
+const LONG_RUN = new RegExp(`\\S{${MAX_UNSPACED_RUN + 1},}`, 'g');
+
+function countBounded(counter: (text: string) => number, text: string): number {
+  LONG_RUN.lastIndex = 0;
+  if (!LONG_RUN.test(text)) return counter(text);
+  let n = 0;
+  let from = 0;
+  for (const m of text.matchAll(LONG_RUN)) {
+    if (m.index > from) n += counter(text.slice(from, m.index));
+    const run = m[0];
+    let cut = MAX_UNSPACED_RUN;
+    if (isLowSurrogate(run.charCodeAt(cut))) cut++; // never split a surrogate pair
+    const sample = run.slice(0, cut);
+    n += Math.ceil((counter(sample) * run.length) / sample.length);
+    from = m.index + run.length;
+  }
+  if (from < text.length) n += counter(text.slice(from));
+  return n;
+}
+
+function isLowSurrogate(c: number): boolean {
+  return c >= 0xdc00 && c <= 0xdfff;
+}
+
+/** Characters counted between two yields to the event loop by `countTokensYielding`. */
+export const COUNT_SLICE_CHARS = 2048;
+
+/**
+ * Counts tokens without blocking the event loop for long: text longer than COUNT_SLICE_CHARS is counted in slices
+ * (cut at whitespace where there is some), yielding to the event loop between slices. The sum of the slices' counts
+ * equals the count of the whole text up to the slice boundaries (a token cut in two counts twice).
+ */
+export async function countTokensYielding(tokenizer: Tokenizer, text: string): Promise<number> {
+  if (text.length <= COUNT_SLICE_CHARS) return tokenizer.count(text);
+  let n = 0;
+  for (let at = 0; at < text.length; ) {
+    let end = Math.min(text.length, at + COUNT_SLICE_CHARS);
+    if (end < text.length) {
+      const space = text.lastIndexOf(' ', end);
+      if (space > at + COUNT_SLICE_CHARS / 2) end = space;
+      else if (isLowSurrogate(text.charCodeAt(end))) end++;
+    }
+    n += tokenizer.count(text.slice(at, end));
+    at = end;
+    if (at < text.length) await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  return n;
 }

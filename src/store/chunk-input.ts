@@ -12,6 +12,10 @@ export const LIMITS = {
   attributeKeyBytes: 256,
   attributeValueBytes: 16 * 1024,
   provenance: 4096,
+  /** Highest chunk version: versions are u32 on disk. An update past it is refused, never wrapped. */
+  version: 0xffffffff,
+  /** Refs per coAccess() call: the pairs it reads grow with the square (at most 64·63/2 = 2,016 pairs). */
+  coAccessRefs: 64,
 } as const;
 
 /** The content fields of a chunk a caller supplies. */

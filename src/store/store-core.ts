@@ -10,7 +10,7 @@ import { decodeAllocator, decodeCoAccess, decodeEngineMeta, encodeCoAccess, enco
 import { FORMAT_VERSION } from '../record/envelope.js';
 import { readSlots, type SlotReadResult } from './block-reader.js';
 import { confirmMisses } from './resilient-scan.js';
-import type { CheckedContent, ChunkRef } from './chunk-input.js';
+import { LIMITS, type CheckedContent, type ChunkRef } from './chunk-input.js';
 import { openFamilies, type ColumnFamilies } from './column-families.js';
 import {
   ALLOC_NEXT_KEY,
@@ -441,6 +441,9 @@ export class StoreCore {
       }
       case 'update': {
         const cur = check();
+        if (cur.version >= LIMITS.version) {
+          throw new AkashicError('AKASHIC_INVALID_ARGUMENT', `chunk ${sessionId}/${chunkId} is at the highest version ${LIMITS.version}; it cannot be updated`);
+        }
         const old = await this.#readRecord(cur, userId, sessionId, chunkId);
         await txn.invalidate(cur.location!, cur.recordBytes);
         this.#unindexExpiry(txn, userId, sessionId, chunkId, cur);
