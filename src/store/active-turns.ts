@@ -1,6 +1,6 @@
 /**
  * Storage of MemAttention's active chunks: the turns that arrived since a namespace's last compaction, one per key
- * in the `active` column family (`user\0session\0seq`, docs/format.md "Keys"), so an acknowledged turn
+ * in the `active` column family (`user\0session\0seq`, docs/format.md "Column families"), so an acknowledged turn
  * survives a crash and a compaction consumes exactly the turns it read.
  *
  * Callers serialize all work on one namespace (AkashicMemory's per-namespace queue); these functions assume it.

@@ -2,7 +2,7 @@ import { invalidArgument } from '../errors.js';
 import { CHUNK_KINDS, type ChunkKind } from '../record/chunk-record.js';
 import { checkChunkId, checkId } from './ids.js';
 
-/** Limits on one chunk record (docs/format.md, "Limits"). */
+/** Limits on one chunk record (docs/format.md, "ChunkRecord (inside frames)"). */
 export const LIMITS = {
   textBytes: 1024 * 1024,
   payloadBytes: 4 * 1024 * 1024,

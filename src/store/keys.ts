@@ -1,5 +1,5 @@
 /**
- * Key layouts of every column family (docs/format.md, "Keys"). All keys are UTF-8 strings; U+0000 separates
+ * Key layouts of every column family (docs/format.md, "Column families"). All keys are UTF-8 strings; U+0000 separates
  * components (ids may not contain it), so `user\0` is an exact prefix that never matches a longer user id.
  */
 import { isChunkId } from './ids.js';
