@@ -1,5 +1,5 @@
 /**
- * `akashic bench`: locality and storage efficiency of the layout policies of seed 000 §5.4 against peer stores,
+ * `akashic bench`: locality and storage efficiency of the layout policies of the Akashic paper §5.4 against peer stores,
  * on one recorded trace. See docs/benchmarks.md.
  */
 export type { BenchMeta, BenchResult, CoreFigures, OracleFigures, PeerFigures, PolicyFigures, SweepPoint, Sweeps } from './bench-figures.js';

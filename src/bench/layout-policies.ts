@@ -1,5 +1,5 @@
 /**
- * The layout policies of seed 000 §5.4, replayed on one trace and differing only in placement. Each is a small set
+ * The layout policies of the Akashic paper §5.4, replayed on one trace and differing only in placement. Each is a small set
  * of switches over the same engine: whether co-access is recorded, which relocation runs after a request, whether
  * writes are placed semantically, and whether affinity GC runs.
  */

@@ -1,5 +1,5 @@
 /**
- * Sweeps of the layout parameters (seed 000 §5.5, Fig. 12): each point replays the recall stream of the trace into
+ * Sweeps of the layout parameters (the Akashic paper §5.5, Fig. 12): each point replays the recall stream of the trace into
  * an in-memory store (blocks and amplification do not depend on the backend; nothing here is timed).
  */
 import type { StoreStats } from '../store/stats.js';

@@ -1,5 +1,5 @@
 /**
- * The benchmark trace (seed 000 §5.4: "we replay the same inference traces ... varying only the physical layout
+ * The benchmark trace (the Akashic paper §5.4: "we replay the same inference traces ... varying only the physical layout
  * policy"). A trace is recorded once, by ingesting conversations through MemAttention with the default model, and
  * then replayed, unchanged, into a fresh store per layout policy and into the peer stores. It holds:
  *

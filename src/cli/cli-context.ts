@@ -94,6 +94,12 @@ export function parsePositiveInt(value: string): number {
   return n;
 }
 
+/** Where a user gets LoCoMo, and what runs without it. */
+export const LOCOMO_HELP =
+  '\n\nLoCoMo is a public benchmark of long multi-session conversations; download its release (locomo10.json)\n' +
+  'yourself and pass the file or a folder of such files to --locomo. Nothing is downloaded for you. Without\n' +
+  '--locomo, the synthetic generator (--synthetic) makes LoCoMo-shaped conversations locally, deterministically.';
+
 /** A line for the help text: `Example:` and the command. */
 export function example(line: string): string {
   return `\nExample:\n  $ ${line}`;

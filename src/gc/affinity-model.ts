@@ -1,5 +1,5 @@
 /**
- * What GC asks of a model (seed 000, Algorithm 2 line 15, LLMGROUP): partition the live chunks of one namespace
+ * What GC asks of a model (the Akashic paper, Algorithm 2 line 15, LLMGROUP): partition the live chunks of one namespace
  * into groups likely to be consumed together. The MemAttention MemoryModel satisfies this interface, so an
  * LLM-backed model can drive GC too.
  */

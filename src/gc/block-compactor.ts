@@ -108,7 +108,7 @@ export async function findVictims(core: StoreCore, opts: GcPassOptions): Promise
 }
 
 /**
- * One pass of block compaction (seed 000, Algorithm 2 lines 11–24), per user: extract the victims' live chunks
+ * One pass of block compaction (the Akashic paper, Algorithm 2 lines 11–24), per user: extract the victims' live chunks
  * (in a worker), partition them by namespace, group each partition by affinity, pack the groups in temporal
  * order into fresh sealed blocks (in a worker), and commit on the engine thread with a compare-and-swap on
  * every directory entry. Victims whose live slots all moved are released by that commit.

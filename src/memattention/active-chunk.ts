@@ -1,5 +1,5 @@
 /**
- * The active chunk C_a of one (user, session) namespace (seed 000, Algorithm 1 line 2): the turns that arrived since
+ * The active chunk C_a of one (user, session) namespace (the Akashic paper, Algorithm 1 line 2): the turns that arrived since
  * the last compaction. The engine stores them (`store[activeTurnLog]`, one key per turn, so an acknowledged turn
  * survives a crash and a compaction consumes exactly the turns it read); this file holds the gate's arithmetic.
  * @internal

@@ -1,6 +1,6 @@
 import type { ChunkFilter } from '../store/chunk-filter.js';
 /**
- * The candidate set M of SELECT (seed 000, Algorithm 1 lines 6 and 16), gathered from directory metadata only
+ * The candidate set M of SELECT (the Akashic paper, Algorithm 1 lines 6 and 16), gathered from directory metadata only
  * (keywords, time, tokens; never a chunk body).
  *
  * The paper shows the model every chunk of the namespace. That makes SELECT's input grow with history, which defeats

@@ -1,5 +1,5 @@
 /**
- * Online relocation after a recall (seed 000, Algorithm 2 lines 3–10): COLOCATE over the metadata and co-access
+ * Online relocation after a recall (the Akashic paper, Algorithm 2 lines 3–10): COLOCATE over the metadata and co-access
  * statistics of the chunks one request materialized together, then `AkashicStore.relocate` for each group it returns
  * (out of place, one atomic batch per group).
  *

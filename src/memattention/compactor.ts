@@ -1,5 +1,5 @@
 /**
- * Gate-triggered chunk compaction with cross-chunk reconciliation (seed 000, Algorithm 1 lines 4–12):
+ * Gate-triggered chunk compaction with cross-chunk reconciliation (the Akashic paper, Algorithm 1 lines 4–12):
  *
  *   m ← COMPRESS(turns); K_m ← BUILDMETA(m); M ← bounded candidate metas of the scope (candidates.ts);
  *   R ← SELECT(K_m, M, p); bodies of R ← getMany; (m′, U, D) ← JOINT-COMPACT(m, R); K_m′ ← BUILDMETA(m′)

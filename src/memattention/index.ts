@@ -1,5 +1,5 @@
 /**
- * The MemAttention layer (seed 000 §4.1–4.3): `AkashicMemory` over an `AkashicStore`, its options and result types.
+ * The MemAttention layer (the Akashic paper §4.1–4.3): `AkashicMemory` over an `AkashicStore`, its options and result types.
  */
 export { AkashicMemory } from './memory.js';
 export type { AppendResult, RecallInput, RecallResult, SessionRef, TurnInput } from './memory.js';

@@ -1,5 +1,5 @@
 /**
- * AkashicMemory: the MemAttention layer over an AkashicStore (seed 000 §4.1, §4.3): active chunks per
+ * AkashicMemory: the MemAttention layer over an AkashicStore (the Akashic paper §4.1, §4.3): active chunks per
  * (user, session), gate-triggered compaction with cross-chunk reconciliation, query-aware recall under a token
  * budget, and online co-access relocation.
  */

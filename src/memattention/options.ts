@@ -1,5 +1,5 @@
 /**
- * Options of the MemAttention layer (seed 000 §4.1, §4.3): the user-facing `MemoryOptions`, the filled-defaults
+ * Options of the MemAttention layer (the Akashic paper §4.1, §4.3): the user-facing `MemoryOptions`, the filled-defaults
  * `ResolvedMemoryOptions`, and the validator that names the bad option.
  */
 import { invalidArgument } from '../errors.js';
@@ -11,12 +11,12 @@ import { createTokenizer, type Tokenizer } from '../model/tokenizer.js';
 /** Which chunks a compaction or a recall may look at: the current session's (the paper's T[u][s]) or all of the user's. */
 export type MemoryScope = 'session' | 'user';
 
-/** τ_c, the chunk gate in model tokens (seed 000 §5.5). */
+/** τ_c, the chunk gate in model tokens (the Akashic paper §5.5). */
 /** What a recall fills its budget with (see `MemoryOptions.recallUnit`). */
 export type RecallUnit = 'passage' | 'chunk';
 
 export const DEFAULT_CHUNK_GATE_TOKENS = 1024;
-/** p, the selection width of SELECT (seed 000 §4.1). */
+/** p, the selection width of SELECT (the Akashic paper §4.1). */
 export const DEFAULT_TOP_P = 5;
 /** memory_budget_tokens of a recall. */
 /** p of a recall: chunks SELECT may pick for a recall, whose passages then compete for the budget. */

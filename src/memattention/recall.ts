@@ -1,6 +1,6 @@
 import type { ChunkFilter } from '../store/chunk-filter.js';
 /**
- * Query-aware retrieval (seed 000, Algorithm 1 lines 14–20; §4.3 request admission): K_q ← BUILDMETA(query);
+ * Query-aware retrieval (the Akashic paper, Algorithm 1 lines 14–20; §4.3 request admission): K_q ← BUILDMETA(query);
  * candidate metas without bodies (candidates.ts); S ← SELECT(K_q, M, p); FETCHBYID through one getMany; cut to the
  * memory token budget dropping the lowest-ranked first; SORTBYTIME; the text to prepend.
  * @internal

@@ -1,5 +1,5 @@
 /**
- * The prompts Akashic sends to an LLM for each MemAttention call (seed 000 §4.1, Algorithms 1 and 2). Each system
+ * The prompts Akashic sends to an LLM for each MemAttention call (the Akashic paper §4.1, Algorithms 1 and 2). Each system
  * prompt states the task and the exact JSON object expected; the user message carries the inputs as JSON so that
  * ids and texts reach the model unambiguously. Prompt wording is not a stored format and may change freely.
  *

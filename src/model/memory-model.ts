@@ -1,5 +1,5 @@
 /**
- * The model interface of MemAttention (seed 000, Algorithm 1 and 2): every decision that the paper gives to an
+ * The model interface of MemAttention (the Akashic paper, Algorithm 1 and 2): every decision that the paper gives to an
  * LLM goes through one of these methods. Two implementations ship: the embedded default (no network, lexical)
  * and an OpenAI-compatible chat-completions client.
  *

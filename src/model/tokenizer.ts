@@ -1,5 +1,5 @@
 /**
- * Token counting for the chunk gate (`L_chunk >= tau_c`, seed 000 §4.1). The gate is defined in model tokens, so the
+ * Token counting for the chunk gate (`L_chunk >= tau_c`, the Akashic paper §4.1). The gate is defined in model tokens, so the
  * count comes from a real BPE tokenizer (`gpt-tokenizer`), not from a word-count estimate.
  */
 import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';

@@ -37,7 +37,7 @@ export function storageError(err: unknown): unknown {
 export function openError(err: unknown, path: string | undefined): AkashicError {
   const codes = levelCodes(err);
   if (codes.includes('LEVEL_LOCKED')) {
-    return new AkashicError('AKASHIC_LOCKED', `database is locked by another process (lock file ${path === undefined ? 'LOCK' : join(path, 'LOCK')})`, { cause: err });
+    return new AkashicError('AKASHIC_LOCKED', `database is locked by another process or already open in this one (lock file ${path === undefined ? 'LOCK' : join(path, 'LOCK')})`, { cause: err });
   }
   if (codes.includes('LEVEL_CORRUPTION')) return new AkashicError('AKASHIC_CORRUPTION', `database is corrupt: ${(err as Error).message}`, { cause: err });
   const detail = String((err as Error & { cause?: Error }).cause?.message ?? (err as Error).message);

@@ -7,7 +7,7 @@ import { invalidArgument } from '../errors.js';
 export type AnyLevel = AbstractLevel<any, any, any>;
 
 export interface GcOptions {
-  /** θ: a sealed block is a GC candidate when its invalid ratio φ(B) ≥ θ. Default 0.3 (seed 000 §5.5). */
+  /** θ: a sealed block is a GC candidate when its invalid ratio φ(B) ≥ θ. Default 0.3 (the Akashic paper §5.5). */
   readonly threshold?: number;
   /** Background pass interval in ms; 0 disables background GC (on-demand `gc()` still works). Default 2000. */
   readonly intervalMs?: number;

@@ -18,7 +18,7 @@ export function lowerBoundBlocks(n: number, capacity: number): number {
 }
 
 /**
- * Out-of-place relocation (seed 000, Algorithm 2 lines 3–10): writes the live chunks of `refs` in temporal
+ * Out-of-place relocation (the Akashic paper, Algorithm 2 lines 3–10): writes the live chunks of `refs` in temporal
  * order into the user's open relocation block (a new block when the group does not fit), tombstones their old slots and repoints the directory, all in one batch.
  * Readers on an older snapshot keep seeing the old copies; a sealed block left with no live slot is released
  * in the same batch.

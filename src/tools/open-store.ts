@@ -39,7 +39,7 @@ export async function destroyDatabase(path: string): Promise<void> {
     await ClassicLevel.destroy(path);
   } catch (err) {
     if ((err as { code?: unknown }).code === 'LEVEL_LOCKED') {
-      throw new AkashicError('AKASHIC_LOCKED', `database is locked by another process (lock file ${join(path, 'LOCK')}); nothing was deleted`, { cause: err });
+      throw new AkashicError('AKASHIC_LOCKED', `database is locked by another process or already open in this one (lock file ${join(path, 'LOCK')}); nothing was deleted`, { cause: err });
     }
     throw new AkashicError('AKASHIC_IO', `cannot delete the database at ${path}: ${(err as Error).message}`, { cause: err });
   }

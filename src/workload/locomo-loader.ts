@@ -233,6 +233,9 @@ async function listFiles(path: string): Promise<string[]> {
   try {
     isDirectory = (await stat(path)).isDirectory();
   } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new AkashicError('AKASHIC_INVALID_ARGUMENT', `${path}: no such file or folder (give a LoCoMo .json file, e.g. locomo10.json from the LoCoMo release, or a folder of them)`, { cause: err });
+    }
     throw new AkashicError('AKASHIC_INVALID_ARGUMENT', `${path}: cannot read LoCoMo data`, { cause: err });
   }
   if (!isDirectory) return [path];

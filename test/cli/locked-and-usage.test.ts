@@ -23,7 +23,7 @@ describe('exit statuses', () => {
         const r = await runCli(cmd, emptyDump);
         expect(r.code).toBe(3);
         expect(r.stdout).toBe('');
-        expect(r.stderr).toBe(`akashic: database is locked by another process (lock file ${join(db, 'LOCK')})\n`);
+        expect(r.stderr).toBe(`akashic: database is locked by another process or already open in this one (lock file ${join(db, 'LOCK')})\n`);
       }
     } finally {
       await holder.close();

@@ -87,7 +87,7 @@ describe('demo --force respects the lock', () => {
       const before = readdirSync(db).sort();
       const r = await runCli(['demo', '--db', db, '--force', '--users', '1', '--sessions', '2']);
       expect(r.code).toBe(3);
-      expect(r.stderr).toBe(`akashic: database is locked by another process (lock file ${join(db, 'LOCK')}); nothing was deleted\n`);
+      expect(r.stderr).toBe(`akashic: database is locked by another process or already open in this one (lock file ${join(db, 'LOCK')}); nothing was deleted\n`);
       expect(readdirSync(db).sort()).toEqual(before);
       const listed = await collect(holder.list("alice"));
       expect(listed.map((c) => c.sessionId)).toEqual(['s1']);
@@ -116,5 +116,44 @@ describe('demo --force respects the lock', () => {
     expect(n.code).toBe(1);
     expect(n.stderr).toBe(`akashic: no database at ${notDb}: the directory is not an Akashic database (no CURRENT file) [AKASHIC_NOT_FOUND]\n`);
     expect(readdirSync(notDb)).toEqual(['cat.jpg']);
+  });
+});
+
+describe('smaller messages', () => {
+  let tmp: { dir: string; dispose: () => Promise<void> };
+  beforeAll(async () => {
+    tmp = await tempDir();
+  });
+  afterAll(async () => tmp.dispose());
+
+  it('salvage prints text by default and JSON with --json', async () => {
+    const src = join(tmp.dir, 'src');
+    const s = await openStore(src);
+    await s.put('alice', { sessionId: 's1', text: 'kept' });
+    await s.close();
+    const text = await runMain(['salvage', '--from', src, '--to', join(tmp.dir, 'to-text')]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^copied: 1 live chunks, 0 active turns into .*to-text\n/);
+    expect(text.stdout).toMatch(/complete: everything readable was copied\n$/);
+    const json = await runMain(['salvage', '--from', src, '--to', join(tmp.dir, 'to-json'), '--json']);
+    expect(json.code).toBe(0);
+    expect((JSON.parse(json.stdout) as { copied: number; complete: boolean })).toMatchObject({ copied: 1, complete: true });
+  });
+
+  it('eval recall on a missing LoCoMo path says there is no such file', async () => {
+    const r = await runMain(['eval', 'recall', '--locomo', join(tmp.dir, 'nonexistent')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('nonexistent: no such file or folder');
+    expect(r.stderr).not.toContain('holds no .json');
+  });
+
+  it('a second open in the same process does not blame another process', async () => {
+    const db = join(tmp.dir, 'twice');
+    const first = await openStore(db);
+    try {
+      await expect(openStore(db)).rejects.toThrow(`database is locked by another process or already open in this one (lock file ${join(db, 'LOCK')})`);
+    } finally {
+      await first.close();
+    }
   });
 });

@@ -6,7 +6,7 @@ import { runScale, scaleMarkdown } from '../../bench/scale-run.js';
 import { historySweepMarkdown, runHistorySweep } from '../../bench/history-sweep.js';
 import type { PolicyName } from '../../bench/layout-policies.js';
 import type { TraceKind } from '../../bench/trace.js';
-import { example, ioOf, parseFraction, parsePositiveInt } from '../cli-context.js';
+import { LOCOMO_HELP, example, ioOf, parseFraction, parsePositiveInt } from '../cli-context.js';
 import { progressBar } from '../progress.js';
 
 interface BenchCliOptions {
@@ -47,7 +47,7 @@ function parseCount(value: string): number {
 export function register(program: Command): void {
   program
     .command('bench')
-    .description('locality and storage efficiency of the layout policies (seed 000 §5.4) against LevelDB and SQLite, on one trace')
+    .description('locality and storage efficiency of the layout policies against LevelDB and SQLite, on one trace')
     .option('--trace <kind>', "requests of the trace: 'questions' (each benchmark question once, default) or 'admission' (a recall at every user turn, the turn as the query)")
     .option('--trace-file <file>', 'reuse the trace recorded in FILE (same source and kind), or record it and save it there')
     .option('--policies <list>', 'comma-separated layout policies to run (default all six; the others are reported as not run)')
@@ -76,7 +76,7 @@ export function register(program: Command): void {
     .option('--scale-baseline', 'also run append-only in the scale run (about twice as long)')
     .option('--history-sweep', 'recall cost as one user\'s history grows (100 to 100k chunks) against SQLite FTS5, and the ingest table')
     .option('--sizes <list>', 'history sweep: comma-separated chunks per user (default 100,1000,10000,100000)')
-    .addHelpText('after', example('akashic bench --locomo ../shared/data/locomo --out bench-out'))
+    .addHelpText('after', example('akashic bench --locomo ./locomo10.json --out bench-out') + LOCOMO_HELP)
     .action(async (opts: BenchCliOptions, cmd: Command) => {
       const io = ioOf(cmd);
       const command = ['akashic', ...process.argv.slice(2)].join(' ');

@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import { runRecallEval, type RecallEvalSource } from '../../eval/run-recall-eval.js';
 import { DEFAULT_CHUNK_GATE_TOKENS, DEFAULT_MEMORY_BUDGET_TOKENS, DEFAULT_RECALL_TOP_P } from '../../memattention/options.js';
 import { DEFAULT_KEYWORD_LIMIT } from '../../model/keywords.js';
-import { example, ioOf, parsePositiveInt } from '../cli-context.js';
+import { LOCOMO_HELP, example, ioOf, parsePositiveInt } from '../cli-context.js';
 import { afterBar, progressBar } from '../progress.js';
 
 interface RecallFlags {
@@ -22,7 +22,7 @@ export function register(program: Command): void {
   const evalCmd = program
     .command('eval')
     .description('measure the memory layer (recall quality)')
-    .addHelpText('after', example('akashic eval recall --locomo ../shared/data/locomo --json'));
+    .addHelpText('after', example('akashic eval recall --locomo ./locomo10.json --json') + LOCOMO_HELP);
   evalCmd
     .command('recall')
     .description('evidence recall of MemAttention recall (embedded model) vs BM25 over raw turns at the same token budget')
@@ -36,7 +36,7 @@ export function register(program: Command): void {
     .option('--keywords <n>', `keywords per chunk of the embedded model (default: ${DEFAULT_KEYWORD_LIMIT})`, parsePositiveInt)
     .addOption(new Option('--unit <unit>', 'what recall fills its budget with (default: passage)').choices(['passage', 'chunk']))
     .option('--json', 'print the report as one JSON object')
-    .addHelpText('after', example('akashic eval recall --locomo ../shared/data/locomo --json'))
+    .addHelpText('after', example('akashic eval recall --locomo ./locomo10.json --json') + LOCOMO_HELP)
     .action(async (opts: RecallFlags, cmd: Command) => {
       const io = ioOf(cmd);
       const source: RecallEvalSource =
