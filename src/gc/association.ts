@@ -1,6 +1,6 @@
 /**
  * Pairwise association between stored chunks: the one decision of "which chunks belong together", used by GC's
- * default grouping (DefaultAffinityModel) and by the embedded model's COLOCATE and GROUP (seed 000, Algorithm 2).
+ * default grouping (DefaultAffinityModel) and by the embedded model's COLOCATE and GROUP (the Akashic paper, Algorithm 2).
  * Two chunks belong together when requests keep materializing them together, or when they talk about the same
  * things:
  *
