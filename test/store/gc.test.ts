@@ -164,10 +164,29 @@ describe.each(BACKENDS)('GC on $name', ({ make }) => {
     }
   });
 
-  it('ranks victims by cost-benefit, not by φ alone', () => {
-    const base = { blockId: 1, userId: 'u', sessionId: '', state: 'sealed', origin: 'append', frameSlots: [4], frameBytes: [100], liveSlots: 2, rawBytes: 400, storedBytes: 100, createdAt: 0, sealedAt: 0, releasedAt: null } as const;
-    const hotEmptier = { ...base, liveBytes: 100, lastWriteAt: 9_990 }; // u = 0.25, changed 10 ms ago
-    const coldFuller = { ...base, liveBytes: 200, lastWriteAt: 0 }; // u = 0.5, stable for 10 s
+  it('ranks victims by cost-benefit, not by φ alone', async () => {
+    // An injected clock: block A empties more (φ 0.75) but changed 10 ms ago; block B (φ 0.5) has been stable for 10 s.
+    let clock = 0;
+    be = await make();
+    store = await be.open({ blockCapacity: 4, now: () => clock, gc: { intervalMs: 0 } });
+    const refs = await seed(12); // blocks of 4: A = refs 0–3, B = refs 4–7, the open block holds 8–11
+    const before = await blocks(store);
+    const [a, b] = before.filter((x) => x.state === 'sealed').map((x) => x.blockId);
+    await store.write('u', [{ op: 'delete', ...refs[4]! }, { op: 'delete', ...refs[5]! }]);
+    clock = 9_990;
+    await store.write('u', [{ op: 'delete', ...refs[0]! }, { op: 'delete', ...refs[1]! }, { op: 'delete', ...refs[2]! }]);
+    clock = 10_000;
+    const phi = new Map((await blocks(store)).map((x) => [x.blockId, x.phi]));
+    expect(phi.get(a!)).toBe(0.75);
+    expect(phi.get(b!)).toBe(0.5);
+    // One victim allowed: findVictims must pick B, the better cost-benefit, although A has the higher φ.
+    const report = await store.gc({ threshold: 0.25, maxBlocks: 1 });
+    expect(report.victims).toBe(1);
+    const after = new Map((await blocks(store)).map((x) => [x.blockId, x.state]));
+    expect(after.has(b!)).toBe(false); // released (blocks() lists only live ones)
+    expect(after.get(a!)).toBe('sealed');
+    const hotEmptier = { ...before.find((x) => x.blockId === a)!, liveBytes: 100, rawBytes: 400, lastWriteAt: 9_990 };
+    const coldFuller = { ...hotEmptier, liveBytes: 200, lastWriteAt: 0 };
     expect(costBenefit(coldFuller, 10_000)).toBeGreaterThan(costBenefit(hotEmptier, 10_000));
   });
 
