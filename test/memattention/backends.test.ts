@@ -1,24 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import type { AkashicStore } from '../../src/engine/akashic-store.js';
 import { AkashicMemory } from '../../src/memattention/memory.js';
-import { classicStore, listAll, memoryStore, sentence } from './fixtures.js';
+import { BACKENDS } from '../helpers/backends.js';
+import { listAll, sentence } from './fixtures.js';
 
 const U = 'alice';
 const S = 's1';
 
-interface Backend {
-  name: string;
-  open(): Promise<{ store: AkashicStore; reopen(): Promise<AkashicStore>; cleanup(): Promise<void> }>;
-}
-
-const backends: Backend[] = [
-  { name: 'memory-level', open: async () => ({ ...(await memoryStore()), cleanup: async () => undefined }) },
-  { name: 'classic-level', open: () => classicStore() },
-];
-
-describe.each(backends)('MemAttention on $name', (backend) => {
+describe.each(BACKENDS)('MemAttention on $name', ({ make }) => {
   it('keeps active turns across a restart, compacts at the gate, recalls, and ends the session', async () => {
-    const { store, reopen, cleanup } = await backend.open();
+    const be = await make();
+    const store = await be.open();
+    const reopen = (): Promise<AkashicStore> => be.reopen();
+    const cleanup = (): Promise<void> => be.cleanup();
     try {
       const memory = new AkashicMemory(store, { chunkGateTokens: 60 });
       await memory.appendTurn({ user: U, session: S, role: 'user', text: sentence('espresso'), turnId: 't1' });
