@@ -51,6 +51,17 @@ export class CheckedModel {
     return v;
   }
 
+  /** The model's passage scores, or null when it has no `scorePassages`. */
+  async scorePassages(query: { text: string; keywords: readonly string[] }, passages: readonly string[]): Promise<number[] | null> {
+    const m = this.#m;
+    if (typeof m.scorePassages !== 'function') return null;
+    const r: unknown = await this.#call('scorePassages', () => m.scorePassages!(query, passages));
+    if (!Array.isArray(r) || r.length !== passages.length || !r.every((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0)) {
+      throw modelContract(this.name, 'scorePassages', `must return ${passages.length} finite scores ≥ 0`);
+    }
+    return r as number[];
+  }
+
   async compress(turns: readonly ModelTurn[]): Promise<string> {
     const r = await this.#call('compress', () => this.#m.compress(turns));
     return this.#text('compress', (r as { text?: unknown } | null)?.text);

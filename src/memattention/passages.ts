@@ -8,7 +8,8 @@
  * several lines) is one passage attributed to all its turns, taken whole or not at all.
  *
  * Ranking (all lexical, deterministic):
- * - each passage is scored with BM25 against the query terms over the passages of the fetched chunks;
+ * - each passage is scored by the model's `scorePassages` when it has one, else with BM25 against the query terms
+ *   over the passages of the fetched chunks;
  * - a passage also gets half the score of its better neighbour in the same chunk (a question's words are often in
  *   the turn before or after the one that answers it: the question asked, the remark answered);
  * - ties, including the passages that match nothing, go to the chunk SELECT ranked higher, then to the passage
@@ -64,7 +65,6 @@ interface Item {
   readonly index: number;
   readonly text: string;
   readonly turnIds: readonly string[];
-  readonly terms: readonly string[];
   readonly tokens: number;
   score: number;
   distance: number;
@@ -79,25 +79,30 @@ export interface PassageSelection {
   readonly tokenCount: number;
 }
 
+/** BM25 of each passage against the query terms (normalized, `termsOf`), over the passages given: the default score. */
+export function lexicalPassageScores(queryTerms: readonly string[], passages: readonly string[]): number[] {
+  return bm25Scores(passages.map((p) => termsOf(p)), [...new Set(queryTerms)]);
+}
+
 /**
- * Fills `budget` tokens with the best passages of `ranked` (SELECT's order, most relevant first).
- * `queryTerms` are normalized terms (`termsOf`) of the query and its keywords.
+ * Fills `budget` tokens with the best passages of `ranked` (SELECT's order, most relevant first); `score` rates
+ * each passage's relevance to the query (≥ 0).
  */
-export function selectPassages(
+export async function selectPassages(
   ranked: readonly ChunkRecord[],
-  queryTerms: readonly string[],
+  score: (passages: readonly string[]) => Promise<number[]>,
   budget: number,
   tok: Tokenizer,
   chronological: (a: ChunkRecord, b: ChunkRecord) => number,
-): PassageSelection {
+): Promise<PassageSelection> {
   const splits = ranked.map(splitChunk);
   const items: Item[] = [];
   splits.forEach((s, chunk) =>
     s.passages.forEach((p, index) =>
-      items.push({ chunk, index, text: p.text, turnIds: p.turnIds, terms: termsOf(p.text), tokens: tok.count(p.text), score: 0, distance: 0 }),
+      items.push({ chunk, index, text: p.text, turnIds: p.turnIds, tokens: tok.count(p.text), score: 0, distance: 0 }),
     ),
   );
-  const raw = bm25Scores(items.map((i) => i.terms), [...new Set(queryTerms)]);
+  const raw = await score(items.map((i) => i.text));
   items.forEach((item, k) => {
     const own = raw[k] ?? 0;
     const prev = k > 0 && items[k - 1]?.chunk === item.chunk ? (raw[k - 1] ?? 0) : 0;

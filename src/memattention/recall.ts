@@ -9,7 +9,7 @@ import type { AkashicStore } from '../engine/akashic-store.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
 import { termsOf } from '../model/keywords.js';
 import { gatherCandidates } from './candidates.js';
-import { CHUNK_SEPARATOR, selectPassages, type RecalledPassage } from './passages.js';
+import { CHUNK_SEPARATOR, lexicalPassageScores, selectPassages, type RecalledPassage } from './passages.js';
 import type { CheckedModel } from './model-calls.js';
 import type { MemoryScope, ResolvedMemoryOptions } from './options.js';
 import { countTokensYielding } from '../model/tokenizer.js';
@@ -63,8 +63,11 @@ export async function retrieve(store: AkashicStore, model: CheckedModel, options
   const ranked = read.chunks.filter((c): c is ChunkRecord => c !== null);
   const tok = options.tokenizer;
   if (options.recallUnit === 'passage') {
+    const query = { text: req.query, keywords };
     const queryTerms = [...termsOf(keywords.join('\n')), ...termsOf(req.query)];
-    const got = selectPassages(ranked, queryTerms, req.budget, tok, chronological);
+    const score = async (texts: readonly string[]): Promise<number[]> =>
+      (await model.scorePassages(query, texts)) ?? lexicalPassageScores(queryTerms, texts);
+    const got = await selectPassages(ranked, score, req.budget, tok, chronological);
     return {
       chunks: got.chunks,
       passages: got.passages,

@@ -18,7 +18,7 @@ import { associationComponents } from './association.js';
 import { bm25Scores } from './bm25-ranking.js';
 import { DEFAULT_KEYWORD_LIMIT, extractKeywords, termsOf } from './keywords.js';
 import { checkThreshold, checkTopP, checkUniqueIds } from './model-arguments.js';
-import { denseScores, reciprocalRankFusion, vectorsOf } from './dense-signal.js';
+import { denseScores, lexicalThenDense, vectorsOf } from './dense-signal.js';
 import { offlineWordVectors, type WordVectors } from './word-vectors.js';
 
 /** Options of {@link EmbeddedModel}. */
@@ -75,7 +75,7 @@ export class EmbeddedModel implements MemoryModel {
     this.#keywordLimit = keywordLimit;
     this.#groupThreshold = groupThreshold;
     if (options.denseSignal !== undefined && typeof options.denseSignal !== 'boolean') throw invalidArgument('denseSignal must be a boolean');
-    this.#dense = options.denseSignal ?? false;
+    this.#dense = options.denseSignal ?? true;
   }
 
   /** The word vectors of the dense signal, or null when it is off or the vectors are not installed. */
@@ -112,18 +112,18 @@ export class EmbeddedModel implements MemoryModel {
     const documents = candidates.map((candidate) => termsOf(candidate.keywords.join('\n')));
     const lexical = bm25Scores(documents, queryTerms);
     const vectors = this.wordVectors;
-    // With word vectors: reciprocal rank fusion of the BM25 ranking and the dense ranking, so a candidate that
-    // shares no word with the query can still be selected; without them, BM25 alone.
+    // With word vectors: BM25's matches first, then candidates that share no word with the query but hold words
+    // related to it; without them, BM25 alone.
     const scores =
       vectors === null
         ? lexical
-        : reciprocalRankFusion([
+        : lexicalThenDense(
             lexical,
             denseScores(
               vectorsOf(vectors, [...query.keywords, ...extractKeywords(query.text)]),
               candidates.map((c) => vectorsOf(vectors, c.keywords)),
             ),
-          ]);
+          );
 
     return candidates
       .map((candidate, i) => ({ id: candidate.id, score: scores[i] ?? 0 }))
@@ -131,6 +131,16 @@ export class EmbeddedModel implements MemoryModel {
       .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       .slice(0, topP)
       .map((entry) => entry.id);
+  }
+
+  /** BM25 over the passages; with word vectors, passages matching no query word are ordered by the dense signal. */
+  async scorePassages(query: { readonly text: string; readonly keywords: readonly string[] }, passages: readonly string[]): Promise<number[]> {
+    const queryTerms = [...new Set([...termsOf(query.keywords.join('\n')), ...termsOf(query.text)])];
+    const lexical = bm25Scores(passages.map((p) => termsOf(p)), queryTerms);
+    const vectors = this.wordVectors;
+    if (vectors === null) return lexical;
+    const q = vectorsOf(vectors, [...query.keywords, ...extractKeywords(query.text)]);
+    return lexicalThenDense(lexical, denseScores(q, passages.map((p) => vectorsOf(vectors, extractKeywords(p)))));
   }
 
   async jointCompact(

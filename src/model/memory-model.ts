@@ -76,6 +76,15 @@ export interface MemoryModel {
     candidates: readonly ChunkMetaView[],
     topP: number,
   ): Promise<string[]>;
+  /**
+   * Optional: the relevance to the query of each passage (a turn of a chunk SELECT picked), one finite score ≥ 0
+   * per passage, higher is more relevant, 0 for none. A recall fills its budget with the best passages. A model
+   * without it gets BM25 over the passages.
+   */
+  scorePassages?(
+    query: { readonly text: string; readonly keywords: readonly string[] },
+    passages: readonly string[],
+  ): Promise<number[]>;
   /** JOINT-COMPACT: reconcile a new chunk with its related prior chunks. */
   jointCompact(
     fresh: { readonly text: string; readonly keywords: readonly string[] },
