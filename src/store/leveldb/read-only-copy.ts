@@ -94,7 +94,8 @@ async function refuseIfLocked(source: string): Promise<void> {
     const fields = line.trim().split(/\s+/);
     const id = fields[5]?.split(':');
     if (fields[1] === 'POSIX' && id !== undefined && Number(id[2]) === ino) {
-      throw new AkashicError('AKASHIC_LOCKED', `database is locked by another process (lock file ${join(source, 'LOCK')})`);
+      // Same wording as an in-place open that LevelDB refuses (store/level-errors.ts): the holder may be this process.
+      throw new AkashicError('AKASHIC_LOCKED', `database is locked by another process or already open in this one (lock file ${join(source, 'LOCK')})`);
     }
   }
 }
