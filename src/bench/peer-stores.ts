@@ -137,22 +137,51 @@ export async function loadSqlite(): Promise<{ ok: true; Database: SqliteConstruc
   }
 }
 
-export class SqlitePeer implements PeerStore {
-  readonly name = 'sqlite' as const;
-  readonly #db: SqliteDatabase;
-  readonly #dir: string;
-  readonly #apply: (ev: TraceWrite) => void;
-  readonly #get: SqliteStatement;
-
-  private constructor(db: SqliteDatabase, dir: string) {
-    this.#db = db;
-    this.#dir = dir;
-    db.exec(`CREATE TABLE IF NOT EXISTS chunks (
+/** The chunk table both SQLite peers keep: one row per chunk, unique on (user, session, ulid). */
+export const SQLITE_CHUNKS_TABLE = `CREATE TABLE IF NOT EXISTS chunks (
       id INTEGER PRIMARY KEY,
       user TEXT NOT NULL, session TEXT NOT NULL, ulid TEXT NOT NULL,
       created_at INTEGER NOT NULL, token_count INTEGER NOT NULL,
       keywords TEXT NOT NULL, provenance TEXT NOT NULL, text TEXT NOT NULL);
-      CREATE UNIQUE INDEX IF NOT EXISTS chunks_key ON chunks (user, session, ulid);`);
+      CREATE UNIQUE INDEX IF NOT EXISTS chunks_key ON chunks (user, session, ulid);`;
+
+/**
+ * What the SQLite peers share: one database file `dir/file`, opened with durability relaxed like the other stores
+ * (synchronous = OFF), its cache freed before cold reads, its size measured on disk.
+ */
+export abstract class SqliteFilePeer {
+  protected readonly db: SqliteDatabase;
+  readonly #dir: string;
+
+  protected constructor(Database: SqliteConstructor, dir: string, file: string) {
+    this.db = new Database(join(dir, file));
+    this.db.pragma('synchronous = OFF');
+    this.#dir = dir;
+  }
+
+  /** SQLite keeps pages of earlier reads in its own cache; free them so the next read goes to the file. */
+  async forgetCaches(): Promise<void> {
+    this.db.pragma('shrink_memory');
+  }
+
+  diskBytes(): Promise<number> {
+    return dirBytes(this.#dir);
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+}
+
+export class SqlitePeer extends SqliteFilePeer implements PeerStore {
+  readonly name = 'sqlite' as const;
+  readonly #apply: (ev: TraceWrite) => void;
+  readonly #get: SqliteStatement;
+
+  private constructor(Database: SqliteConstructor, dir: string) {
+    super(Database, dir, 'chunks.sqlite');
+    const db = this.db;
+    db.exec(SQLITE_CHUNKS_TABLE);
     const ins = db.prepare('INSERT INTO chunks (user, session, ulid, created_at, token_count, keywords, provenance, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
     const upd = db.prepare('UPDATE chunks SET token_count = ?, keywords = ?, provenance = ?, text = ? WHERE user = ? AND session = ? AND ulid = ?');
     const del = db.prepare('DELETE FROM chunks WHERE user = ? AND session = ? AND ulid = ?');
@@ -166,11 +195,9 @@ export class SqlitePeer implements PeerStore {
     });
   }
 
-  /** Opens `dir/chunks.sqlite`; durability relaxed like the other stores (synchronous = OFF). */
+  /** Opens `dir/chunks.sqlite`. */
   static open(Database: SqliteConstructor, dir: string): SqlitePeer {
-    const db = new Database(join(dir, 'chunks.sqlite'));
-    db.pragma('synchronous = OFF');
-    return new SqlitePeer(db, dir);
+    return new SqlitePeer(Database, dir);
   }
 
   async write(ev: TraceWrite): Promise<void> {
@@ -187,18 +214,5 @@ export class SqlitePeer implements PeerStore {
       found++;
     }
     return found;
-  }
-
-  /** SQLite keeps pages of earlier reads in its own cache; free them so the next read goes to the file. */
-  async forgetCaches(): Promise<void> {
-    this.#db.pragma('shrink_memory');
-  }
-
-  diskBytes(): Promise<number> {
-    return dirBytes(this.#dir);
-  }
-
-  async close(): Promise<void> {
-    this.#db.close();
   }
 }

@@ -4,9 +4,8 @@
  * query (the query's words OR-ed, the user's matches ranked by bm25(), top p) followed by one SELECT per row; a
  * fetch of given chunks is the plain indexed SELECT of the `sqlite` peer.
  */
-import { join } from 'node:path';
 import type { ChunkRef } from '../store/chunk-input.js';
-import { dirBytes, type PeerStore, type SqliteConstructor, type SqliteDatabase, type SqliteStatement } from './peer-stores.js';
+import { SQLITE_CHUNKS_TABLE, SqliteFilePeer, type PeerStore, type SqliteConstructor, type SqliteStatement } from './peer-stores.js';
 import type { TraceWrite } from './trace.js';
 
 /** At most this many distinct query words go into the MATCH expression (a long turn would otherwise make a huge OR). */
@@ -18,25 +17,18 @@ export function fts5Query(text: string): string | null {
   return words.length === 0 ? null : words.map((w) => `"${w}"`).join(' OR ');
 }
 
-export class SqliteFts5Peer implements PeerStore {
+export class SqliteFts5Peer extends SqliteFilePeer implements PeerStore {
   readonly name = 'sqlite-fts5' as const;
-  readonly #db: SqliteDatabase;
-  readonly #dir: string;
   readonly #apply: (ev: TraceWrite) => void;
   readonly #get: SqliteStatement;
   readonly #row: SqliteStatement;
   readonly #search: SqliteStatement;
 
-  private constructor(db: SqliteDatabase, dir: string) {
-    this.#db = db;
-    this.#dir = dir;
-    db.exec(`CREATE TABLE IF NOT EXISTS chunks (
-      id INTEGER PRIMARY KEY,
-      user TEXT NOT NULL, session TEXT NOT NULL, ulid TEXT NOT NULL,
-      created_at INTEGER NOT NULL, token_count INTEGER NOT NULL,
-      keywords TEXT NOT NULL, provenance TEXT NOT NULL, text TEXT NOT NULL);
-      CREATE UNIQUE INDEX IF NOT EXISTS chunks_key ON chunks (user, session, ulid);
-      CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(text, user UNINDEXED, content='chunks', content_rowid='id');`);
+  private constructor(Database: SqliteConstructor, dir: string) {
+    super(Database, dir, 'chunks-fts.sqlite');
+    const db = this.db;
+    db.exec(SQLITE_CHUNKS_TABLE);
+    db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(text, user UNINDEXED, content='chunks', content_rowid='id');`);
     const ins = db.prepare('INSERT INTO chunks (user, session, ulid, created_at, token_count, keywords, provenance, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
     const insFts = db.prepare('INSERT INTO chunks_fts (rowid, text, user) VALUES (?, ?, ?)');
     const delFts = db.prepare("INSERT INTO chunks_fts (chunks_fts, rowid, text, user) VALUES ('delete', ?, ?, ?)");
@@ -64,11 +56,9 @@ export class SqliteFts5Peer implements PeerStore {
     });
   }
 
-  /** Opens `dir/chunks-fts.sqlite`; durability relaxed like the other stores (synchronous = OFF). */
+  /** Opens `dir/chunks-fts.sqlite`. */
   static open(Database: SqliteConstructor, dir: string): SqliteFts5Peer {
-    const db = new Database(join(dir, 'chunks-fts.sqlite'));
-    db.pragma('synchronous = OFF');
-    return new SqliteFts5Peer(db, dir);
+    return new SqliteFts5Peer(Database, dir);
   }
 
   async write(ev: TraceWrite): Promise<void> {
@@ -89,18 +79,6 @@ export class SqliteFts5Peer implements PeerStore {
     return found;
   }
 
-  /** SQLite keeps pages of earlier reads in its own cache; free them so the next read goes to the file. */
-  async forgetCaches(): Promise<void> {
-    this.#db.pragma('shrink_memory');
-  }
-
-  diskBytes(): Promise<number> {
-    return dirBytes(this.#dir);
-  }
-
-  async close(): Promise<void> {
-    this.#db.close();
-  }
 }
 
 /** Parses a row as a reader would use it; false when there is none. */
