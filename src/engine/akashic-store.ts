@@ -523,7 +523,7 @@ function toMutation(o: WriteOp, what: string): Mutation {
     case 'update': {
       const chunkId = checkChunkId(o.chunkId, `${what}.chunkId`);
       const expiry = checkExpiry(o, what);
-      const hasContent = ['kind', 'text', 'tokenCount', 'keywords', 'attributes', 'payload', 'supersedes', 'provenance'].some((f) => (o as unknown as Record<string, unknown>)[f] !== undefined);
+      const hasContent = ['kind', 'text', 'tokenCount', 'keywords', 'attributes', 'payload', 'supersedes', 'provenance', 'embedding'].some((f) => (o as unknown as Record<string, unknown>)[f] !== undefined);
       const partial = hasContent || expiry === undefined ? checkPartial(o, what) : {};
       const base = { op: 'update' as const, sessionId, chunkId, content: partial, ...(expiry === undefined ? {} : { expiry }) };
       return o.expectVersion === undefined ? base : { ...base, expectVersion: checkVersion(o.expectVersion, what) };
@@ -569,12 +569,14 @@ function checkVersion(v: unknown, what: string): number {
 /** Validates only the fields an update gives; absent ones are kept from the current version. */
 function checkPartial(o: Record<string, unknown> | object, what: string): Partial<ReturnType<typeof checkContent>> {
   const src = o as Record<string, unknown>;
-  const fields = ['kind', 'text', 'tokenCount', 'keywords', 'attributes', 'payload', 'supersedes', 'provenance'] as const;
+  const fields = ['kind', 'text', 'tokenCount', 'keywords', 'attributes', 'payload', 'supersedes', 'provenance', 'embedding'] as const;
   const given = fields.filter((f) => src[f] !== undefined);
   if (given.length === 0) throw invalidArgument(`${what} changes nothing`);
   const full = checkContent({ text: '', ...src }, what);
   const out: Record<string, unknown> = {};
   for (const f of given) out[f] = full[f];
+  // A vector describes a text: new text without a new vector drops the old one.
+  if (src['text'] !== undefined && src['embedding'] === undefined) out['embedding'] = null;
   return out as Partial<ReturnType<typeof checkContent>>;
 }
 

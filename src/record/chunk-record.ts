@@ -5,6 +5,7 @@ import { FORMAT_VERSION } from './envelope.js';
 import { Attribute } from './generated/akashic/fb/attribute.js';
 import { ChunkRecord as FbChunkRecord } from './generated/akashic/fb/chunk-record.js';
 import { ChunkKind as FbChunkKind } from './generated/akashic/fb/chunk-kind.js';
+import { readEmbedding, type ChunkEmbedding } from './chunk-embedding.js';
 
 /** What a chunk holds. */
 export type ChunkKind = 'memory' | 'turn' | 'summary' | 'note';
@@ -35,6 +36,8 @@ export interface ChunkRecord {
   readonly provenance: readonly string[];
   /** When the chunk expires (ms since epoch): from then on it is never read or recalled. Absent: never. */
   readonly expiresAt?: number;
+  /** The chunk's vector and the embedder that produced it; absent (or null) when none was stored. */
+  readonly embedding?: ChunkEmbedding | null;
 }
 
 const KIND_TO_FB: Record<ChunkKind, FbChunkKind> = {
@@ -74,6 +77,9 @@ export function encodeChunkRecord(r: ChunkRecord): Uint8Array {
   const payload = r.payload === null ? 0 : FbChunkRecord.createPayloadVector(b, r.payload);
   const supersedes = FbChunkRecord.createSupersedesVector(b, strings(b, r.supersedes));
   const provenance = FbChunkRecord.createProvenanceVector(b, strings(b, r.provenance));
+  const emb = r.embedding ?? null;
+  const embVector = emb === null ? 0 : FbChunkRecord.createEmbeddingVector(b, emb.vector);
+  const embModel = emb === null ? 0 : b.createString(emb.model);
   FbChunkRecord.startChunkRecord(b);
   FbChunkRecord.addFormatVersion(b, FORMAT_VERSION);
   FbChunkRecord.addUserId(b, user);
@@ -91,6 +97,10 @@ export function encodeChunkRecord(r: ChunkRecord): Uint8Array {
   FbChunkRecord.addSupersedes(b, supersedes);
   FbChunkRecord.addProvenance(b, provenance);
   if (r.expiresAt !== undefined) FbChunkRecord.addExpiresAtMs(b, r.expiresAt);
+  if (embVector !== 0) {
+    FbChunkRecord.addEmbedding(b, embVector);
+    FbChunkRecord.addEmbeddingModel(b, embModel);
+  }
   b.finish(FbChunkRecord.endChunkRecord(b));
   return b.asUint8Array();
 }
@@ -115,6 +125,7 @@ export function decodeChunkRecord(bytes: Uint8Array, what: string): ChunkRecord 
     const attributes: Record<string, string> = Object.fromEntries(pairs);
     const payloadArr = r.payloadArray();
     const expiresAt = r.expiresAtMs();
+    const embedding = readEmbedding(r.embeddingLength(), (i) => r.embedding(i), r.embeddingModel());
     return {
       userId: r.userId() ?? '',
       sessionId: r.sessionId() ?? '',
@@ -131,6 +142,7 @@ export function decodeChunkRecord(bytes: Uint8Array, what: string): ChunkRecord 
       supersedes: readStrings(r.supersedesLength(), (i) => r.supersedes(i)),
       provenance: readStrings(r.provenanceLength(), (i) => r.provenance(i)),
       ...(expiresAt > 0 ? { expiresAt } : {}),
+      ...(embedding === undefined ? {} : { embedding }),
     };
   } catch (err) {
     throw undecodable(what, 'chunk record', err);

@@ -6,6 +6,7 @@ import { kindFromFb, kindToFb, type ChunkKind } from './chunk-record.js';
 import { DirEntry as FbDirEntry } from './generated/akashic/fb/dir-entry.js';
 import { EntryState } from './generated/akashic/fb/entry-state.js';
 import { Attribute } from './generated/akashic/fb/attribute.js';
+import { readEmbedding, type ChunkEmbedding } from './chunk-embedding.js';
 
 /** Whether the entry was written with the attributes field (vtable slot 34), even an empty one. */
 function hasAttributes(d: FbDirEntry): boolean {
@@ -54,6 +55,8 @@ export interface DirEntry {
    * written before the field existed; a filter on attributes then reads the record.
    */
   readonly attributes?: Readonly<Record<string, string>>;
+  /** The live version's vector (a copy of the record's), for SELECT and grouping without the body. */
+  readonly embedding?: ChunkEmbedding;
 }
 
 /** Whether a live entry has expired at `now` (it is then treated as absent until the sweep deletes it). */
@@ -73,6 +76,8 @@ export function encodeDirEntry(e: DirEntry): Buffer {
   const attrKeys = e.attributes === undefined ? null : Object.keys(e.attributes).sort();
   const attrs =
     attrKeys === null ? 0 : FbDirEntry.createAttributesVector(b, attrKeys.map((k) => Attribute.createAttribute(b, b.createString(k), b.createString(e.attributes![k]!))));
+  const embVector = e.embedding === undefined ? 0 : FbDirEntry.createEmbeddingVector(b, e.embedding.vector);
+  const embModel = e.embedding === undefined ? 0 : b.createString(e.embedding.model);
   FbDirEntry.startDirEntry(b);
   FbDirEntry.addFormatVersion(b, FORMAT_VERSION);
   FbDirEntry.addState(b, e.state === 'live' ? EntryState.Live : EntryState.Deleted);
@@ -92,6 +97,10 @@ export function encodeDirEntry(e: DirEntry): Buffer {
   if (e.deletedAt !== null) FbDirEntry.addDeletedAtMs(b, e.deletedAt);
   if (e.expiresAt !== undefined) FbDirEntry.addExpiresAtMs(b, e.expiresAt);
   if (attrs !== 0) FbDirEntry.addAttributes(b, attrs);
+  if (embVector !== 0) {
+    FbDirEntry.addEmbedding(b, embVector);
+    FbDirEntry.addEmbeddingModel(b, embModel);
+  }
   b.finish(FbDirEntry.endDirEntry(b));
   return seal(ValueType.DirEntry, b.asUint8Array());
 }
@@ -104,6 +113,7 @@ export function decodeDirEntry(value: Uint8Array, what: string): DirEntry {
     if (!live && d.state() !== EntryState.Deleted) throw corruption(`${what}: unknown entry state ${d.state()}`);
     const keywords: string[] = [];
     for (let i = 0; i < d.keywordsLength(); i++) keywords.push(d.keywords(i) ?? '');
+    const embedding = readEmbedding(d.embeddingLength(), (i) => d.embedding(i), d.embeddingModel());
     return {
       state: live ? 'live' : 'deleted',
       version: d.version(),
@@ -118,6 +128,7 @@ export function decodeDirEntry(value: Uint8Array, what: string): DirEntry {
       deletedAt: live ? null : d.deletedAtMs(),
       ...(d.expiresAtMs() > 0 ? { expiresAt: d.expiresAtMs() } : {}),
       ...(hasAttributes(d) ? { attributes: readAttributes(d) } : {}),
+      ...(embedding === undefined ? {} : { embedding }),
     };
   } catch (err) {
     throw undecodable(what, 'directory entry', err);

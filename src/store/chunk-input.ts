@@ -1,5 +1,6 @@
 import { invalidArgument } from '../errors.js';
 import { CHUNK_KINDS, type ChunkKind } from '../record/chunk-record.js';
+import type { ChunkEmbedding } from '../record/chunk-embedding.js';
 import { checkChunkId, checkId } from './ids.js';
 
 /** Limits on one chunk record (docs/format.md, "ChunkRecord (inside frames)"). */
@@ -16,6 +17,10 @@ export const LIMITS = {
   version: 0xffffffff,
   /** Refs per coAccess() call: the pairs it reads grow with the square (at most 64·63/2 = 2,016 pairs). */
   coAccessRefs: 64,
+  /** Dimensions of a chunk's embedding vector. */
+  embeddingDimensions: 8192,
+  /** UTF-8 bytes of an embedding's model id. */
+  embeddingModelBytes: 256,
 } as const;
 
 /** The content fields of a chunk a caller supplies. */
@@ -28,6 +33,12 @@ export interface ChunkContent {
   readonly payload?: Uint8Array | null;
   readonly supersedes?: readonly string[];
   readonly provenance?: readonly string[];
+  /**
+   * The chunk's vector from an embedder and that embedder's model id (1–8192 finite numbers). Stored with the
+   * record and its directory entry. `null` in an update removes it; an update that changes `text` without giving
+   * an embedding removes it too (it described the old text).
+   */
+  readonly embedding?: { readonly model: string; readonly vector: Float32Array | readonly number[] } | null;
 }
 
 function checkText(v: unknown, what: string, maxBytes: number): string {
@@ -55,6 +66,28 @@ export interface CheckedContent {
   readonly payload: Uint8Array | null;
   readonly supersedes: readonly string[];
   readonly provenance: readonly string[];
+  /** Present only when given (or kept from `base`); null: remove it. */
+  readonly embedding?: ChunkEmbedding | null;
+}
+
+/** Validates an embedding from an untrusted caller (a copy as Float32Array is returned). */
+export function checkEmbedding(v: unknown, what: string): ChunkEmbedding | null {
+  if (v === null) return null;
+  if (typeof v !== 'object') throw invalidArgument(`${what} must be { model, vector } or null`);
+  const o = v as Record<string, unknown>;
+  const model = checkText(o['model'], `${what}.model`, LIMITS.embeddingModelBytes);
+  if (model === '') throw invalidArgument(`${what}.model must not be empty`);
+  const raw = o['vector'];
+  if (!(raw instanceof Float32Array) && !Array.isArray(raw)) throw invalidArgument(`${what}.vector must be a Float32Array or an array of numbers`);
+  const n = (raw as ArrayLike<unknown>).length;
+  if (n < 1 || n > LIMITS.embeddingDimensions) throw invalidArgument(`${what}.vector has ${n} dimensions; it must have 1 to ${LIMITS.embeddingDimensions}`);
+  const vector = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    const x = (raw as ArrayLike<unknown>)[i];
+    if (typeof x !== 'number' || !Number.isFinite(x) || !Number.isFinite(Math.fround(x))) throw invalidArgument(`${what}.vector[${i}] must be a finite 32-bit number`);
+    vector[i] = x;
+  }
+  return { model, vector };
 }
 
 /**
@@ -100,7 +133,18 @@ export function checkContent(c: unknown, what: string, base?: CheckedContent): C
     o['supersedes'] === undefined ? (base?.supersedes ?? []) : checkStrings(o['supersedes'], `${what}.supersedes`, LIMITS.provenance, 64).map((s, i) => checkChunkId(s, `${what}.supersedes[${i}]`));
   const provenance =
     o['provenance'] === undefined ? (base?.provenance ?? []) : checkStrings(o['provenance'], `${what}.provenance`, LIMITS.provenance, LIMITS.keywordBytes);
-  return { kind: kind as ChunkKind, text, tokenCount: tc, keywords, attributes, payload, supersedes, provenance };
+  const embedding = o['embedding'] === undefined ? base?.embedding : checkEmbedding(o['embedding'], `${what}.embedding`);
+  return {
+    kind: kind as ChunkKind,
+    text,
+    tokenCount: tc,
+    keywords,
+    attributes,
+    payload,
+    supersedes,
+    provenance,
+    ...(embedding === undefined ? {} : { embedding }),
+  };
 }
 
 /** A caller's reference to one chunk. */

@@ -46,9 +46,9 @@ function expiryAt(e: Expiry, now: number): number | undefined {
   return Math.ceil('at' in e ? e.at : now + e.ttlMs);
 }
 
-/** A directory entry without its attributes (tombstones keep no content). */
+/** A directory entry without its attributes and vector (tombstones keep no content). */
 export function withoutAttributes(e: DirEntry): DirEntry {
-  const { attributes: _a, ...rest } = e;
+  const { attributes: _a, embedding: _e, ...rest } = e;
   return rest;
 }
 
@@ -498,6 +498,7 @@ export class StoreCore {
       deletedAt: null,
       ...(record.expiresAt === undefined ? {} : { expiresAt: record.expiresAt }),
       attributes: record.attributes,
+      ...(record.embedding === undefined || record.embedding === null ? {} : { embedding: record.embedding }),
     });
   }
 

@@ -11,7 +11,9 @@ import { dirKey } from '../store/keys.js';
  *   line 1   {"type":"header","format":1,"engineVersion":"0.1.0","user":null,"session":null,"chunks":N}
  *   line 2…  {"type":"chunk","userId":…,"sessionId":…,"chunkId":…,"version":…,"createdAt":…,"updatedAt":…,
  *             "tokenCount":…,"kind":…,"text":…,"keywords":[…],"attributes":{…},"payload":"<base64>"|null,
- *             "supersedes":[…],"provenance":[…]}   then, only for a chunk that expires, ,"expiresAt":<ms> before the `}`
+ *             "supersedes":[…],"provenance":[…]}   then, only for a chunk that expires, ,"expiresAt":<ms> before the `}`,
+ *             and, only for a chunk with a vector, ,"embedding":{"model":…,"vector":[…]} last (added in 0.1; a
+ *             reader that predates it rejects such a line as an unknown field rather than losing the vector)
  *
  * Chunk lines hold the live version of every chunk in scope, in key order (user, session, chunkId, compared as
  * UTF-8 bytes, as the engine's directory sorts them). Every object's keys appear in the order above and
@@ -70,7 +72,9 @@ export function chunkLine(r: ChunkRecord): string {
     `,"createdAt":${j(r.createdAt)},"updatedAt":${j(r.updatedAt)},"tokenCount":${j(r.tokenCount)},"kind":${j(r.kind)}` +
     `,"text":${j(r.text)},"keywords":${j(r.keywords)},"attributes":${attributesJson(r.attributes)},"payload":${payload}` +
     `,"supersedes":${j(r.supersedes)},"provenance":${j(r.provenance)}` +
-    (r.expiresAt === undefined ? '}' : `,"expiresAt":${j(r.expiresAt)}}`)
+    (r.expiresAt === undefined ? '' : `,"expiresAt":${j(r.expiresAt)}`) +
+    (r.embedding === undefined || r.embedding === null ? '' : `,"embedding":{"model":${j(r.embedding.model)},"vector":${j(Array.from(r.embedding.vector))}}`) +
+    '}'
   );
 }
 
@@ -147,7 +151,7 @@ function stringArray(v: unknown, what: string): string[] {
 export function parseChunkLine(text: string): ChunkRecord {
   const o = parseObject(text);
   if (o['type'] !== 'chunk') throw invalidArgument(o['type'] === 'header' ? 'a second header line' : `"type" must be "chunk", got ${JSON.stringify(o['type'])}`);
-  checkFields(o, CHUNK_FIELDS, ['expiresAt']);
+  checkFields(o, CHUNK_FIELDS, ['expiresAt', 'embedding']);
   const exp = o['expiresAt'];
   if (exp !== undefined && (typeof exp !== 'number' || !Number.isSafeInteger(exp) || exp < 1)) throw invalidArgument('"expiresAt" must be a positive integer of ms');
   const userId = checkId(o['userId'], '"userId"');

@@ -152,8 +152,30 @@ expiresAtMs():number {
   return offset ? this.bb!.readFloat64(this.bb_pos + offset) : 0.0;
 }
 
+embedding(index: number):number|null {
+  const offset = this.bb!.__offset(this.bb_pos, 36);
+  return offset ? this.bb!.readFloat32(this.bb!.__vector(this.bb_pos + offset) + index * 4) : 0;
+}
+
+embeddingLength():number {
+  const offset = this.bb!.__offset(this.bb_pos, 36);
+  return offset ? this.bb!.__vector_len(this.bb_pos + offset) : 0;
+}
+
+embeddingArray():Float32Array|null {
+  const offset = this.bb!.__offset(this.bb_pos, 36);
+  return offset ? new Float32Array(this.bb!.bytes().buffer, this.bb!.bytes().byteOffset + this.bb!.__vector(this.bb_pos + offset), this.bb!.__vector_len(this.bb_pos + offset)) : null;
+}
+
+embeddingModel():string|null
+embeddingModel(optionalEncoding:flatbuffers.Encoding):string|Uint8Array|null
+embeddingModel(optionalEncoding?:any):string|Uint8Array|null {
+  const offset = this.bb!.__offset(this.bb_pos, 38);
+  return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
+}
+
 static startChunkRecord(builder:flatbuffers.Builder) {
-  builder.startObject(16);
+  builder.startObject(18);
 }
 
 static addFormatVersion(builder:flatbuffers.Builder, formatVersion:number) {
@@ -280,12 +302,37 @@ static addExpiresAtMs(builder:flatbuffers.Builder, expiresAtMs:number) {
   builder.addFieldFloat64(15, expiresAtMs, 0.0);
 }
 
+static addEmbedding(builder:flatbuffers.Builder, embeddingOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(16, embeddingOffset, 0);
+}
+
+static createEmbeddingVector(builder:flatbuffers.Builder, data:number[]|Float32Array):flatbuffers.Offset;
+/**
+ * @deprecated This Uint8Array overload will be removed in the future.
+ */
+static createEmbeddingVector(builder:flatbuffers.Builder, data:number[]|Uint8Array):flatbuffers.Offset;
+static createEmbeddingVector(builder:flatbuffers.Builder, data:number[]|Float32Array|Uint8Array):flatbuffers.Offset {
+  builder.startVector(4, data.length, 4);
+  for (let i = data.length - 1; i >= 0; i--) {
+    builder.addFloat32(data[i]!);
+  }
+  return builder.endVector();
+}
+
+static startEmbeddingVector(builder:flatbuffers.Builder, numElems:number) {
+  builder.startVector(4, numElems, 4);
+}
+
+static addEmbeddingModel(builder:flatbuffers.Builder, embeddingModelOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(17, embeddingModelOffset, 0);
+}
+
 static endChunkRecord(builder:flatbuffers.Builder):flatbuffers.Offset {
   const offset = builder.endObject();
   return offset;
 }
 
-static createChunkRecord(builder:flatbuffers.Builder, formatVersion:number, userIdOffset:flatbuffers.Offset, sessionIdOffset:flatbuffers.Offset, chunkIdOffset:flatbuffers.Offset, version:number, createdAtMs:number, updatedAtMs:number, tokenCount:number, kind:ChunkKind, textOffset:flatbuffers.Offset, keywordsOffset:flatbuffers.Offset, attributesOffset:flatbuffers.Offset, payloadOffset:flatbuffers.Offset, supersedesOffset:flatbuffers.Offset, provenanceOffset:flatbuffers.Offset, expiresAtMs:number):flatbuffers.Offset {
+static createChunkRecord(builder:flatbuffers.Builder, formatVersion:number, userIdOffset:flatbuffers.Offset, sessionIdOffset:flatbuffers.Offset, chunkIdOffset:flatbuffers.Offset, version:number, createdAtMs:number, updatedAtMs:number, tokenCount:number, kind:ChunkKind, textOffset:flatbuffers.Offset, keywordsOffset:flatbuffers.Offset, attributesOffset:flatbuffers.Offset, payloadOffset:flatbuffers.Offset, supersedesOffset:flatbuffers.Offset, provenanceOffset:flatbuffers.Offset, expiresAtMs:number, embeddingOffset:flatbuffers.Offset, embeddingModelOffset:flatbuffers.Offset):flatbuffers.Offset {
   ChunkRecord.startChunkRecord(builder);
   ChunkRecord.addFormatVersion(builder, formatVersion);
   ChunkRecord.addUserId(builder, userIdOffset);
@@ -303,6 +350,8 @@ static createChunkRecord(builder:flatbuffers.Builder, formatVersion:number, user
   ChunkRecord.addSupersedes(builder, supersedesOffset);
   ChunkRecord.addProvenance(builder, provenanceOffset);
   ChunkRecord.addExpiresAtMs(builder, expiresAtMs);
+  ChunkRecord.addEmbedding(builder, embeddingOffset);
+  ChunkRecord.addEmbeddingModel(builder, embeddingModelOffset);
   return ChunkRecord.endChunkRecord(builder);
 }
 }

@@ -123,8 +123,30 @@ attributesLength():number {
   return offset ? this.bb!.__vector_len(this.bb_pos + offset) : 0;
 }
 
+embedding(index: number):number|null {
+  const offset = this.bb!.__offset(this.bb_pos, 36);
+  return offset ? this.bb!.readFloat32(this.bb!.__vector(this.bb_pos + offset) + index * 4) : 0;
+}
+
+embeddingLength():number {
+  const offset = this.bb!.__offset(this.bb_pos, 36);
+  return offset ? this.bb!.__vector_len(this.bb_pos + offset) : 0;
+}
+
+embeddingArray():Float32Array|null {
+  const offset = this.bb!.__offset(this.bb_pos, 36);
+  return offset ? new Float32Array(this.bb!.bytes().buffer, this.bb!.bytes().byteOffset + this.bb!.__vector(this.bb_pos + offset), this.bb!.__vector_len(this.bb_pos + offset)) : null;
+}
+
+embeddingModel():string|null
+embeddingModel(optionalEncoding:flatbuffers.Encoding):string|Uint8Array|null
+embeddingModel(optionalEncoding?:any):string|Uint8Array|null {
+  const offset = this.bb!.__offset(this.bb_pos, 38);
+  return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
+}
+
 static startDirEntry(builder:flatbuffers.Builder) {
-  builder.startObject(16);
+  builder.startObject(18);
 }
 
 static addFormatVersion(builder:flatbuffers.Builder, formatVersion:number) {
@@ -215,12 +237,37 @@ static startAttributesVector(builder:flatbuffers.Builder, numElems:number) {
   builder.startVector(4, numElems, 4);
 }
 
+static addEmbedding(builder:flatbuffers.Builder, embeddingOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(16, embeddingOffset, 0);
+}
+
+static createEmbeddingVector(builder:flatbuffers.Builder, data:number[]|Float32Array):flatbuffers.Offset;
+/**
+ * @deprecated This Uint8Array overload will be removed in the future.
+ */
+static createEmbeddingVector(builder:flatbuffers.Builder, data:number[]|Uint8Array):flatbuffers.Offset;
+static createEmbeddingVector(builder:flatbuffers.Builder, data:number[]|Float32Array|Uint8Array):flatbuffers.Offset {
+  builder.startVector(4, data.length, 4);
+  for (let i = data.length - 1; i >= 0; i--) {
+    builder.addFloat32(data[i]!);
+  }
+  return builder.endVector();
+}
+
+static startEmbeddingVector(builder:flatbuffers.Builder, numElems:number) {
+  builder.startVector(4, numElems, 4);
+}
+
+static addEmbeddingModel(builder:flatbuffers.Builder, embeddingModelOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(17, embeddingModelOffset, 0);
+}
+
 static endDirEntry(builder:flatbuffers.Builder):flatbuffers.Offset {
   const offset = builder.endObject();
   return offset;
 }
 
-static createDirEntry(builder:flatbuffers.Builder, formatVersion:number, state:EntryState, version:number, blockId:bigint, frame:number, slot:number, recordBytes:number, tokenCount:number, createdAtMs:number, updatedAtMs:number, kind:ChunkKind, keywordsOffset:flatbuffers.Offset, supersededByOffset:flatbuffers.Offset, deletedAtMs:number, expiresAtMs:number, attributesOffset:flatbuffers.Offset):flatbuffers.Offset {
+static createDirEntry(builder:flatbuffers.Builder, formatVersion:number, state:EntryState, version:number, blockId:bigint, frame:number, slot:number, recordBytes:number, tokenCount:number, createdAtMs:number, updatedAtMs:number, kind:ChunkKind, keywordsOffset:flatbuffers.Offset, supersededByOffset:flatbuffers.Offset, deletedAtMs:number, expiresAtMs:number, attributesOffset:flatbuffers.Offset, embeddingOffset:flatbuffers.Offset, embeddingModelOffset:flatbuffers.Offset):flatbuffers.Offset {
   DirEntry.startDirEntry(builder);
   DirEntry.addFormatVersion(builder, formatVersion);
   DirEntry.addState(builder, state);
@@ -238,6 +285,8 @@ static createDirEntry(builder:flatbuffers.Builder, formatVersion:number, state:E
   DirEntry.addDeletedAtMs(builder, deletedAtMs);
   DirEntry.addExpiresAtMs(builder, expiresAtMs);
   DirEntry.addAttributes(builder, attributesOffset);
+  DirEntry.addEmbedding(builder, embeddingOffset);
+  DirEntry.addEmbeddingModel(builder, embeddingModelOffset);
   return DirEntry.endDirEntry(builder);
 }
 }
