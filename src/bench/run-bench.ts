@@ -45,6 +45,11 @@ export interface BenchOptions {
   readonly turnsPerSession?: number;
   readonly questionsPerUser?: number;
   readonly seed?: number;
+  /** Synthetic topic realism (see SyntheticOptions.topicSkew and followUpChance); default 0 = the original generator. */
+  readonly topicSkew?: number;
+  readonly followUpChance?: number;
+  /** Worker threads recording the trace, one conversation each at a time. Default 1 (in this thread). */
+  readonly recordWorkers?: number;
   /** Requests measured cold. Default 300 (fast: 6). */
   readonly coldSamples?: number;
   /** Drop the page cache before each cold read. Default true (fast: false). */
@@ -100,10 +105,14 @@ export async function loadConversations(opts: BenchOptions): Promise<{ conversat
     turnsPerSession: opts.turnsPerSession ?? base.turnsPerSession,
     questionsPerUser: opts.questionsPerUser ?? base.questionsPerUser,
     seed: opts.seed ?? base.seed,
+    topicSkew: opts.topicSkew ?? 0,
+    followUpChance: opts.followUpChance ?? 0,
   };
+  // The realism knobs join the source only when set, so traces recorded before them still match.
+  const realism = `${shape.topicSkew > 0 ? `,skew=${shape.topicSkew}` : ''}${shape.followUpChance > 0 ? `,followUp=${shape.followUpChance}` : ''}`;
   return {
     conversations: generateSynthetic(shape),
-    source: `synthetic:users=${shape.users},sessions=${shape.sessionsPerUser},turns=${shape.turnsPerSession},questions=${shape.questionsPerUser},seed=${shape.seed}`,
+    source: `synthetic:users=${shape.users},sessions=${shape.sessionsPerUser},turns=${shape.turnsPerSession},questions=${shape.questionsPerUser},seed=${shape.seed}${realism}`,
   };
 }
 
@@ -164,7 +173,7 @@ export async function runBench(opts: BenchOptions = {}): Promise<BenchResult> {
   const kind = opts.trace ?? 'questions';
   if (!TRACE_KINDS.includes(kind)) throw invalidArgument(`bench option trace must be one of ${TRACE_KINDS.join(', ')}, got ${String(kind)}`);
   for (const p of opts.policies ?? []) if (!POLICY_NAMES.includes(p)) throw invalidArgument(`unknown policy ${JSON.stringify(p)} (policies: ${POLICY_NAMES.join(', ')})`);
-  const trace = await cachedTrace(opts.traceFile, source, kind, () => recordTrace(conversations, source, { kind, topP: DEFAULT_TOP_P, onConversation: (d, n) => progress('record trace', d, n) }));
+  const trace = await cachedTrace(opts.traceFile, source, kind, () => recordTrace(conversations, source, { kind, topP: DEFAULT_TOP_P, ...(opts.recordWorkers === undefined ? {} : { workers: opts.recordWorkers }), onConversation: (d, n) => progress('record trace', d, n) }));
   timings['recordTrace'] = Date.now() - t;
 
   const wantDrop = opts.dropCaches ?? !fast;

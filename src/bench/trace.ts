@@ -18,6 +18,7 @@ import { EmbeddedModel } from '../model/embedded-model.js';
 import type { ChunkMetaView } from '../model/memory-model.js';
 import type { ChunkRef } from '../store/chunk-input.js';
 import type { Conversation } from '../workload/conversation.js';
+import { recordInWorkers } from './trace-workers.js';
 
 /** A chunk's content as it was written; `chunkId` and `createdAt` are replayed as given. */
 export interface TraceChunk {
@@ -94,6 +95,8 @@ export type RequestSet = 'recall' | 'oracle';
 export interface RecordOptions {
   readonly kind?: TraceKind;
   readonly topP?: number;
+  /** Worker threads, each recording one conversation at a time (default 1: in this thread). */
+  readonly workers?: number;
   /** Called after each conversation is recorded. */
   readonly onConversation?: (done: number, total: number) => void;
 }
@@ -117,128 +120,26 @@ export async function recordTrace(conversations: readonly Conversation[], source
   const started = Date.now();
   const topP = opts.topP ?? 5;
   const kind = opts.kind ?? 'questions';
-  const perUser: TraceEvent[][][] = [];
+  const workers = Math.max(1, Math.min(opts.workers ?? 1, conversations.length));
   let chunksWritten = 0;
-  const model = new EmbeddedModel();
-  for (const [ci, conv] of conversations.entries()) {
-    const store = await AkashicStore.open({ db: new MemoryLevel({ keyEncoding: 'utf8', valueEncoding: 'buffer' }), gc: { intervalMs: 0 }, durability: 'relaxed', cacheBytes: 0 });
-    const memory = new AkashicMemory(store, { relocateEveryRecalls: 0, topP });
-    const user = conv.id;
-    const versions = new Map<string, number>();
-    const provenance = new Map<string, { ref: ChunkRef; turns: ReadonlySet<string> }>();
-    const metas: ChunkMetaView[] = [];
-    const sessions: TraceEvent[][] = [];
-    let current: TraceEvent[] = [];
-    let pending = false;
-    const flushWrites = async (): Promise<void> => {
-      const puts: ChunkRef[] = [];
-      const updates: ChunkRef[] = [];
-      const deletes: ChunkRef[] = [];
-      for await (const e of store.list(user, { includeDeleted: true })) {
-        const k = key(e.sessionId, e.chunkId);
-        const before = versions.get(k);
-        if (e.entry.state === 'live') {
-          if (before === undefined) puts.push(e);
-          else if (e.entry.version > before) updates.push(e);
-          versions.set(k, e.entry.version);
-        } else if (before !== undefined && before > 0) {
-          deletes.push(e);
-          versions.set(k, 0);
-        }
+  let done = 0;
+  const perUser: TraceEvent[][][] = new Array<TraceEvent[][]>(conversations.length);
+  const record = workers > 1 ? await recordInWorkers(workers) : null;
+  try {
+    let next = 0;
+    const lane = async (): Promise<void> => {
+      while (next < conversations.length) {
+        const ci = next++;
+        const conv = conversations[ci]!;
+        const got = record === null ? await recordConversation(conv, kind, topP) : await record.run(conv, kind, topP);
+        perUser[ci] = got.sessions;
+        chunksWritten += got.chunksWritten;
+        opts.onConversation?.(++done, conversations.length);
       }
-      if (puts.length + updates.length + deletes.length === 0) return;
-      const refs = [...puts, ...updates].map((r) => ({ sessionId: r.sessionId, chunkId: r.chunkId }));
-      const read = refs.length === 0 ? { chunks: [] } : await store.getMany(user, refs);
-      const chunks = read.chunks.map((c) => {
-        if (c === null) throw new Error('trace: a listed chunk vanished');
-        return { sessionId: c.sessionId, chunkId: c.chunkId, createdAt: c.createdAt, text: c.text, tokenCount: c.tokenCount, keywords: c.keywords, provenance: c.provenance };
-      });
-      // One batch per new chunk, in id (= time) order, then the rewrites and deletions.
-      for (const c of chunks.slice(0, puts.length)) {
-        const prior = metas.length <= NEIGHBOUR_WINDOW ? metas : metas.slice(metas.length - NEIGHBOUR_WINDOW);
-        const ids = await model.select({ text: c.text, keywords: c.keywords }, prior, topP);
-        const neighbours = ids.map((id) => {
-          const i = id.indexOf('\u0000');
-          return { sessionId: id.slice(0, i), chunkId: id.slice(i + 1) };
-        });
-        current.push({ kind: 'write', user, ops: [{ op: 'put', ...c }], neighbours: [neighbours] });
-        metas.push({ id: key(c.sessionId, c.chunkId), sessionId: c.sessionId, createdAt: c.createdAt, tokenCount: c.tokenCount, keywords: c.keywords });
-        provenance.set(key(c.sessionId, c.chunkId), { ref: { sessionId: c.sessionId, chunkId: c.chunkId }, turns: new Set(c.provenance) });
-        chunksWritten++;
-      }
-      const rest: TraceOp[] = [];
-      for (const c of chunks.slice(puts.length)) {
-        rest.push({ op: 'update', ...c });
-        provenance.set(key(c.sessionId, c.chunkId), { ref: { sessionId: c.sessionId, chunkId: c.chunkId }, turns: new Set(c.provenance) });
-        const m = metas.findIndex((x) => x.id === key(c.sessionId, c.chunkId));
-        if (m >= 0) metas[m] = { ...metas[m]!, keywords: c.keywords, tokenCount: c.tokenCount };
-      }
-      for (const d of deletes) {
-        rest.push({ op: 'delete', sessionId: d.sessionId, chunkId: d.chunkId });
-        provenance.delete(key(d.sessionId, d.chunkId));
-        const m = metas.findIndex((x) => x.id === key(d.sessionId, d.chunkId));
-        if (m >= 0) metas.splice(m, 1);
-      }
-      if (rest.length > 0) current.push({ kind: 'write', user, ops: rest, neighbours: [] });
     };
-    const onRecall = (sessionId: string, query: string, recall: RecallResult): void => {
-      const refs = recall.chunks.map((c) => ({ sessionId: c.sessionId, chunkId: c.chunkId }));
-      current.push({ kind: 'request', user, index: -1, category: 0, oracle: [], recall: refs, evidenceFound: false, query, sessionId });
-    };
-    try {
-      if (kind === 'admission') {
-        for (const s of conv.sessions) {
-          for (const t of s.turns) {
-            if (t.speaker === conv.speakers[0]) {
-              // Chunks compacted earlier in this session must be in the trace before a request can name them.
-              if (pending) await flushWrites();
-              pending = false;
-              onRecall(s.id, t.text, await memory.recall({ user, session: s.id, query: t.text, scope: 'user', topP, memoryBudgetTokens: 10_000_000 }));
-            }
-            const r = await memory.appendTurn({ user, session: s.id, role: t.speaker, text: t.text, at: t.at, turnId: t.turnId });
-            if (r.compacted !== undefined) pending = true;
-          }
-          await memory.endSession({ user, session: s.id });
-          await flushWrites();
-          pending = false;
-          sessions.push(current);
-          current = [];
-        }
-      } else await replayConversation(memory, conv, {
-        scope: 'user',
-        topP,
-        // The request's set is SELECT's top-p; the prompt budget is a separate concern.
-        memoryBudgetTokens: 10_000_000,
-        onSessionEnd: async () => {
-          await flushWrites();
-          sessions.push(current);
-          current = [];
-        },
-        onQuestion: (a) => {
-          const evidence = new Set(a.question.evidence);
-          const oracle: ChunkRef[] = [];
-          if (evidence.size > 0) {
-            for (const { ref, turns } of provenance.values()) {
-              for (const t of turns) {
-                if (evidence.has(t)) {
-                  oracle.push(ref);
-                  break;
-                }
-              }
-            }
-          }
-          const recall = a.recall.chunks.map((c) => ({ sessionId: c.sessionId, chunkId: c.chunkId }));
-          const found = a.question.evidence.length > 0 && a.evidenceFound.length === a.question.evidence.length;
-          const sessionId = conv.sessions[sessions.length - 1]?.id ?? '';
-          sessions[sessions.length - 1]!.push({ kind: 'request', user, index: -1, category: a.question.category, oracle, recall, evidenceFound: found, query: a.question.question, sessionId });
-        },
-      });
-    } finally {
-      await memory.close();
-      await store.close();
-    }
-    perUser.push(sessions);
-    opts.onConversation?.(ci + 1, conversations.length);
+    await Promise.all(Array.from({ length: workers }, lane));
+  } finally {
+    await record?.close();
   }
   // Interleave: round r holds every user's r-th session (and the questions asked after it).
   const events: TraceEvent[] = [];
@@ -252,4 +153,139 @@ export async function recordTrace(conversations: readonly Conversation[], source
     }
   }
   return { kind, source, users: conversations.length, events, chunksWritten, requests, recordMs: Date.now() - started };
+}
+
+/** One conversation's recorded events, session by session (the unit a recording worker returns). */
+export interface RecordedConversation {
+  readonly sessions: TraceEvent[][];
+  readonly chunksWritten: number;
+}
+
+/**
+ * Records one conversation: replayed through a fresh AkashicMemory (default model and options, online relocation
+ * off, recall scope 'user') over an in-memory store. Conversations are independent, so they may be recorded in
+ * parallel (`recordInWorkers`).
+ */
+export async function recordConversation(conv: Conversation, kind: TraceKind, topP: number): Promise<RecordedConversation> {
+  let chunksWritten = 0;
+  const model = new EmbeddedModel();
+  // The recording store keeps the default frame cache: its reads are not measured, and decompressing every
+  // recalled frame again was a tenth of the recording time.
+  const store = await AkashicStore.open({ db: new MemoryLevel({ keyEncoding: 'utf8', valueEncoding: 'buffer' }), gc: { intervalMs: 0 }, durability: 'relaxed' });
+  const memory = new AkashicMemory(store, { relocateEveryRecalls: 0, topP });
+  const user = conv.id;
+  const versions = new Map<string, number>();
+  const provenance = new Map<string, { ref: ChunkRef; turns: ReadonlySet<string> }>();
+  const metas: ChunkMetaView[] = [];
+  const sessions: TraceEvent[][] = [];
+  let current: TraceEvent[] = [];
+  let pending = false;
+  const flushWrites = async (): Promise<void> => {
+    const puts: ChunkRef[] = [];
+    const updates: ChunkRef[] = [];
+    const deletes: ChunkRef[] = [];
+    for await (const e of store.list(user, { includeDeleted: true })) {
+      const k = key(e.sessionId, e.chunkId);
+      const before = versions.get(k);
+      if (e.entry.state === 'live') {
+        if (before === undefined) puts.push(e);
+        else if (e.entry.version > before) updates.push(e);
+        versions.set(k, e.entry.version);
+      } else if (before !== undefined && before > 0) {
+        deletes.push(e);
+        versions.set(k, 0);
+      }
+    }
+    if (puts.length + updates.length + deletes.length === 0) return;
+    const refs = [...puts, ...updates].map((r) => ({ sessionId: r.sessionId, chunkId: r.chunkId }));
+    const read = refs.length === 0 ? { chunks: [] } : await store.getMany(user, refs);
+    const chunks = read.chunks.map((c) => {
+      if (c === null) throw new Error('trace: a listed chunk vanished');
+      return { sessionId: c.sessionId, chunkId: c.chunkId, createdAt: c.createdAt, text: c.text, tokenCount: c.tokenCount, keywords: c.keywords, provenance: c.provenance };
+    });
+    // One batch per new chunk, in id (= time) order, then the rewrites and deletions.
+    for (const c of chunks.slice(0, puts.length)) {
+      const prior = metas.length <= NEIGHBOUR_WINDOW ? metas : metas.slice(metas.length - NEIGHBOUR_WINDOW);
+      const ids = await model.select({ text: c.text, keywords: c.keywords }, prior, topP);
+      const neighbours = ids.map((id) => {
+        const i = id.indexOf('\u0000');
+        return { sessionId: id.slice(0, i), chunkId: id.slice(i + 1) };
+      });
+      current.push({ kind: 'write', user, ops: [{ op: 'put', ...c }], neighbours: [neighbours] });
+      metas.push({ id: key(c.sessionId, c.chunkId), sessionId: c.sessionId, createdAt: c.createdAt, tokenCount: c.tokenCount, keywords: c.keywords });
+      provenance.set(key(c.sessionId, c.chunkId), { ref: { sessionId: c.sessionId, chunkId: c.chunkId }, turns: new Set(c.provenance) });
+      chunksWritten++;
+    }
+    const rest: TraceOp[] = [];
+    for (const c of chunks.slice(puts.length)) {
+      rest.push({ op: 'update', ...c });
+      provenance.set(key(c.sessionId, c.chunkId), { ref: { sessionId: c.sessionId, chunkId: c.chunkId }, turns: new Set(c.provenance) });
+      const m = metas.findIndex((x) => x.id === key(c.sessionId, c.chunkId));
+      if (m >= 0) metas[m] = { ...metas[m]!, keywords: c.keywords, tokenCount: c.tokenCount };
+    }
+    for (const d of deletes) {
+      rest.push({ op: 'delete', sessionId: d.sessionId, chunkId: d.chunkId });
+      provenance.delete(key(d.sessionId, d.chunkId));
+      const m = metas.findIndex((x) => x.id === key(d.sessionId, d.chunkId));
+      if (m >= 0) metas.splice(m, 1);
+    }
+    if (rest.length > 0) current.push({ kind: 'write', user, ops: rest, neighbours: [] });
+  };
+  const onRecall = (sessionId: string, query: string, recall: RecallResult): void => {
+    const refs = recall.chunks.map((c) => ({ sessionId: c.sessionId, chunkId: c.chunkId }));
+    current.push({ kind: 'request', user, index: -1, category: 0, oracle: [], recall: refs, evidenceFound: false, query, sessionId });
+  };
+  try {
+    if (kind === 'admission') {
+      for (const s of conv.sessions) {
+        for (const t of s.turns) {
+          if (t.speaker === conv.speakers[0]) {
+            // Chunks compacted earlier in this session must be in the trace before a request can name them.
+            if (pending) await flushWrites();
+            pending = false;
+            onRecall(s.id, t.text, await memory.recall({ user, session: s.id, query: t.text, scope: 'user', topP, memoryBudgetTokens: 10_000_000 }));
+          }
+          const r = await memory.appendTurn({ user, session: s.id, role: t.speaker, text: t.text, at: t.at, turnId: t.turnId });
+          if (r.compacted !== undefined) pending = true;
+        }
+        await memory.endSession({ user, session: s.id });
+        await flushWrites();
+        pending = false;
+        sessions.push(current);
+        current = [];
+      }
+    } else await replayConversation(memory, conv, {
+      scope: 'user',
+      topP,
+      // The request's set is SELECT's top-p; the prompt budget is a separate concern.
+      memoryBudgetTokens: 10_000_000,
+      onSessionEnd: async () => {
+        await flushWrites();
+        sessions.push(current);
+        current = [];
+      },
+      onQuestion: (a) => {
+        const evidence = new Set(a.question.evidence);
+        const oracle: ChunkRef[] = [];
+        if (evidence.size > 0) {
+          for (const { ref, turns } of provenance.values()) {
+            for (const t of turns) {
+              if (evidence.has(t)) {
+                oracle.push(ref);
+                break;
+              }
+            }
+          }
+        }
+        const recall = a.recall.chunks.map((c) => ({ sessionId: c.sessionId, chunkId: c.chunkId }));
+        const found = a.question.evidence.length > 0 && a.evidenceFound.length === a.question.evidence.length;
+        const sessionId = conv.sessions[sessions.length - 1]?.id ?? '';
+        sessions[sessions.length - 1]!.push({ kind: 'request', user, index: -1, category: a.question.category, oracle, recall, evidenceFound: found, query: a.question.question, sessionId });
+      },
+    });
+  } finally {
+    await memory.close();
+    await store.close();
+  }
+  return { sessions, chunksWritten };
 }

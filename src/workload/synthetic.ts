@@ -43,6 +43,18 @@ export interface SyntheticOptions {
   questionsPerUser?: number;
   /** Any safe integer; the same seed and options give the same conversations on every machine. Default 1. */
   seed?: number;
+  /**
+   * How unevenly a user's topics come up: topic `i` of the user (in a random order) is chosen with weight
+   * `1 / (i + 1) ** topicSkew`. 0 (default) = every topic equally often; 1 = a Zipf law, where a person's two or three
+   * main threads (a job, a child, a project) fill most sessions and the rest come up now and then. A number >= 0.
+   */
+  topicSkew?: number;
+  /**
+   * Chance that a session opens on the topic the previous session ended with (a follow-up: "how did the interview
+   * go?"), as consecutive sessions of real long-term chats pick up where they left off. 0 (default) = sessions choose
+   * their topics independently. A number in [0, 1].
+   */
+  followUpChance?: number;
 }
 
 /** {@link SyntheticOptions} with the defaults filled in. */
@@ -55,6 +67,8 @@ export const SYNTHETIC_DEFAULTS: ResolvedSyntheticOptions = Object.freeze({
   turnsPerSession: 24,
   questionsPerUser: 40,
   seed: 1,
+  topicSkew: 0,
+  followUpChance: 0,
 });
 
 /** Turns are 10–40 words, LoCoMo's 5th to 95th percentile band (7 and 47) narrowed a little. */
@@ -77,18 +91,28 @@ export function resolveSyntheticOptions(options: SyntheticOptions = {}): Resolve
     throw new TypeError('synthetic options must be an object');
   }
   const resolved = { ...SYNTHETIC_DEFAULTS };
-  const bounds: Readonly<Record<keyof SyntheticOptions, number>> = {
+  const bounds = {
     users: 1,
     sessionsPerUser: 1,
     turnsPerSession: 4,
     questionsPerUser: 0,
     seed: Number.MIN_SAFE_INTEGER,
-  };
-  for (const key of Object.keys(bounds) as (keyof SyntheticOptions)[]) {
+  } as const;
+  for (const key of Object.keys(bounds) as (keyof typeof bounds)[]) {
     const value = options[key];
     if (value === undefined) continue;
     if (!Number.isSafeInteger(value) || value < bounds[key]) {
       throw invalidArgument(`synthetic option ${key} must be an integer >= ${bounds[key]}, got ${String(value)}`);
+    }
+    resolved[key] = value;
+  }
+  const ranges = { topicSkew: [0, 8], followUpChance: [0, 1] } as const;
+  for (const key of Object.keys(ranges) as (keyof typeof ranges)[]) {
+    const value = options[key];
+    if (value === undefined) continue;
+    const [lo, hi] = ranges[key];
+    if (typeof value !== 'number' || !(value >= lo && value <= hi)) {
+      throw invalidArgument(`synthetic option ${key} must be a number in [${lo}, ${hi}], got ${String(value)}`);
     }
     resolved[key] = value;
   }
@@ -179,9 +203,14 @@ function buildConversation(options: ResolvedSyntheticOptions, user: number): Con
   const sessions: Session[] = [];
   let day = EPOCH + rng.int(0, 364) * DAY_MS;
   let lastAt = 0;
+  const weights = topics.map((_, i) => 1 / (i + 1) ** options.topicSkew);
+  let previous: TopicState | undefined;
   for (let index = 1; index <= options.sessionsPerUser; index++) {
     const startedAt = Math.max(day + rng.int(8 * 60, 21 * 60) * 60_000, lastAt + 3_600_000);
-    const session = buildSession(rng, forge, speakers, topics, index, startedAt, options.turnsPerSession);
+    const count = sessionTopicCount(rng, options.turnsPerSession);
+    const chosen = chooseTopics(rng, topics, weights, count, options, previous);
+    previous = chosen[chosen.length - 1];
+    const session = buildSession(rng, forge, speakers, chosen, index, startedAt, options.turnsPerSession);
     sessions.push(session);
     lastAt = session.turns[session.turns.length - 1]?.at ?? startedAt;
     day += rng.int(2, 21) * DAY_MS;
@@ -192,18 +221,55 @@ function buildConversation(options: ResolvedSyntheticOptions, user: number): Con
   return { id: `synthetic-${options.seed}-${user}`, speakers, sessions, questions };
 }
 
+/** Topics of one session: two or three in a long session, two in a medium one, one in a short one. */
+function sessionTopicCount(rng: Prng, turnCount: number): number {
+  return turnCount >= 14 ? rng.int(2, 3) : turnCount >= 8 ? 2 : 1;
+}
+
+/**
+ * The topics a session covers, in order. With the default options every topic is equally likely and sessions are
+ * independent (the generator's original behaviour, draw for draw); with `followUpChance` the session may open on
+ * the topic the previous one ended with, and with `topicSkew` the rest are drawn by the user's topic weights.
+ */
+function chooseTopics(
+  rng: Prng,
+  topics: readonly TopicState[],
+  weights: readonly number[],
+  count: number,
+  options: ResolvedSyntheticOptions,
+  previous: TopicState | undefined,
+): TopicState[] {
+  if (options.topicSkew === 0 && options.followUpChance === 0) return rng.shuffle(topics).slice(0, count);
+  const chosen: TopicState[] = [];
+  if (previous !== undefined && options.followUpChance > 0 && rng.chance(options.followUpChance)) chosen.push(previous);
+  while (chosen.length < Math.min(count, topics.length)) {
+    let total = 0;
+    for (let i = 0; i < topics.length; i++) if (!chosen.includes(topics[i]!)) total += weights[i]!;
+    let x = rng.next() * total;
+    let pick = topics.find((t) => !chosen.includes(t))!;
+    for (let i = 0; i < topics.length; i++) {
+      if (chosen.includes(topics[i]!)) continue;
+      x -= weights[i]!;
+      if (x < 0) {
+        pick = topics[i]!;
+        break;
+      }
+    }
+    chosen.push(pick);
+  }
+  return chosen;
+}
+
 function buildSession(
   rng: Prng,
   forge: NameForge,
   speakers: [string, string],
-  topics: readonly TopicState[],
+  chosen: readonly TopicState[],
   index: number,
   startedAt: number,
   turnCount: number,
 ): Session {
   const ctx: SessionContext = { rng, forge, speakers, index, startedAt, turns: [], at: startedAt, used: new Set() };
-  const topicCount = turnCount >= 14 ? rng.int(2, 3) : turnCount >= 8 ? 2 : 1;
-  const chosen = rng.shuffle(topics).slice(0, topicCount);
   const lengths = splitEvenly(rng, turnCount - 2, chosen.length);
   const starter: 0 | 1 = rng.chance(0.5) ? 0 : 1;
   const speakerOf = (i: number): 0 | 1 => ((starter + i) % 2 === 0 ? 0 : 1);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { isAkashicError } from '../../src/errors.js';
 import { QUESTION_CATEGORY } from '../../src/workload/conversation.js';
@@ -50,6 +51,8 @@ describe('generateSynthetic: shape', () => {
       turnsPerSession: 24,
       questionsPerUser: 40,
       seed: 1,
+      topicSkew: 0,
+      followUpChance: 0,
     });
     expect(defaults).toHaveLength(4);
     for (const c of defaults) {
@@ -237,5 +240,55 @@ describe('synthetic options', () => {
   it('fills defaults and accepts any safe-integer seed', () => {
     expect(resolveSyntheticOptions({ seed: -5, users: 2 })).toEqual({ ...SYNTHETIC_DEFAULTS, seed: -5, users: 2 });
     expect(() => syntheticConversation(-1)).toThrow(/user index/);
+  });
+});
+
+describe('synthetic topic realism', () => {
+  /** Mean Jaccard similarity of the word sets of consecutive sessions. */
+  const consecutiveOverlap = (c: Conversation): number => {
+    const sets = c.sessions.map((s) => new Set(s.turns.flatMap((t) => t.text.toLowerCase().split(/\W+/)).filter((w) => w.length > 3)));
+    let sum = 0;
+    for (let i = 1; i < sets.length; i++) {
+      const a = sets[i - 1]!;
+      const b = sets[i]!;
+      const inter = [...b].filter((w) => a.has(w)).length;
+      sum += inter / (a.size + b.size - inter);
+    }
+    return sum / (sets.length - 1);
+  };
+  const shape = { seed: 5, users: 3, sessionsPerUser: 60, turnsPerSession: 12, questionsPerUser: 0 };
+
+  it('leaves the original generator unchanged, draw for draw, when the knobs are 0', () => {
+    const digest = createHash('sha256').update(JSON.stringify(generateSynthetic({ seed: 11, users: 2, sessionsPerUser: 30 }))).digest('hex');
+    // The digest of the generator before the knobs existed.
+    expect(digest).toBe('f57bbe4ed1e0a7389f4444815e893a0087c7a9207d0b6afb2c693e6a4bf3d063');
+    expect(generateSynthetic({ ...shape, topicSkew: 0, followUpChance: 0 })).toEqual(generateSynthetic(shape));
+  });
+
+  it('follow-ups make consecutive sessions share more of their words', () => {
+    const independent = generateSynthetic(shape).map(consecutiveOverlap);
+    const followed = generateSynthetic({ ...shape, followUpChance: 1 }).map(consecutiveOverlap);
+    for (let u = 0; u < independent.length; u++) expect(followed[u]!).toBeGreaterThan(independent[u]! * 1.1);
+  });
+
+  it('topic skew makes a few topics fill most sessions', () => {
+    // A session's most distinctive words are its topics' prompts; count the distinct opening owner sentences of
+    // topic blocks through the vocabulary they share across the conversation: with skew, fewer distinct words.
+    const vocabulary = (c: Conversation) => new Set(turnsOf(c).flatMap((t) => t.text.toLowerCase().split(/\W+/))).size;
+    const even = generateSynthetic(shape).map(vocabulary);
+    const skewed = generateSynthetic({ ...shape, topicSkew: 2 }).map(vocabulary);
+    for (let u = 0; u < even.length; u++) expect(skewed[u]!).toBeLessThan(even[u]!);
+  });
+
+  it('rejects knobs out of range with AKASHIC_INVALID_ARGUMENT', () => {
+    for (const bad of [{ topicSkew: -1 }, { topicSkew: Number.NaN }, { followUpChance: 1.5 }, { followUpChance: -0.1 }] as SyntheticOptions[]) {
+      let caught: unknown;
+      try {
+        resolveSyntheticOptions(bad);
+      } catch (err) {
+        caught = err;
+      }
+      expect(isAkashicError(caught) && caught.code === 'AKASHIC_INVALID_ARGUMENT').toBe(true);
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { benchMarkdown, benchSvg, runBench, type BenchOptions } from '../../bench/index.js';
 import { runScale, scaleMarkdown } from '../../bench/scale-run.js';
 import { historySweepMarkdown, runHistorySweep } from '../../bench/history-sweep.js';
@@ -25,6 +25,9 @@ interface BenchCliOptions {
   turns?: number;
   questions?: number;
   seed?: number;
+  topicSkew?: number;
+  followUp?: number;
+  recordWorkers?: number;
   coldSamples?: number;
   dropCaches: boolean;
   sweeps: boolean;
@@ -38,6 +41,12 @@ interface BenchCliOptions {
   scaleBaseline?: true;
   historySweep?: true;
   sizes?: string;
+}
+
+function parseNonNegative(value: string): number {
+  const x = Number(value);
+  if (value.trim() === '' || !Number.isFinite(x) || x < 0) throw new InvalidArgumentError(`expected a number >= 0, got ${value}`);
+  return x;
 }
 
 function parseCount(value: string): number {
@@ -63,6 +72,9 @@ export function register(program: Command): void {
     .option('--turns <n>', 'synthetic turns per session', parsePositiveInt)
     .option('--questions <n>', 'synthetic questions per user', parsePositiveInt)
     .option('--seed <n>', 'synthetic seed', parsePositiveInt)
+    .option('--topic-skew <x>', 'synthetic: Zipf exponent of how often a user\'s topics come up (default 0: all alike)', parseNonNegative)
+    .option('--follow-up <x>', 'synthetic: chance a session opens on the topic the previous one ended with (default 0)', parseFraction)
+    .option('--record-workers <n>', 'record the trace with N worker threads, one conversation each at a time (default 1)', parsePositiveInt)
     .option('--cold-samples <n>', 'requests measured cold (default 300; fast 6)', parseCount)
     .option('--no-drop-caches', 'do not drop the OS page cache before cold reads')
     .option('--no-sweeps', 'skip the θ, τ_assoc and block-capacity sweeps')
@@ -144,6 +156,9 @@ export function register(program: Command): void {
         ...(opts.turns === undefined ? {} : { turnsPerSession: opts.turns }),
         ...(opts.questions === undefined ? {} : { questionsPerUser: opts.questions }),
         ...(opts.seed === undefined ? {} : { seed: opts.seed }),
+        ...(opts.topicSkew === undefined ? {} : { topicSkew: opts.topicSkew }),
+        ...(opts.followUp === undefined ? {} : { followUpChance: opts.followUp }),
+        ...(opts.recordWorkers === undefined ? {} : { recordWorkers: opts.recordWorkers }),
         ...(opts.coldSamples === undefined ? {} : { coldSamples: opts.coldSamples }),
         ...(opts.workDir === undefined ? {} : { workDir: opts.workDir }),
         onProgress: (_stage, d, n) => bar.update(d, n),
