@@ -23,7 +23,9 @@ import { relocate, type RelocationResult } from '../store/relocation.js';
 import { findLogDamage } from '../store/leveldb/log-check.js';
 import { makeWorkingCopy, type WorkingCopy } from '../store/leveldb/read-only-copy.js';
 import { computeStats, type StoreStats } from '../store/stats.js';
-import { StoreCore, type Expiry, type ListedEntry, type Mutation, type MutationResult, type ReadResult } from '../store/store-core.js';
+import { StoreCore } from '../store/store-core.js';
+import type { Expiry, Mutation, MutationResult } from '../store/mutations.js';
+import type { ListedEntry, ReadResult } from '../store/read-path.js';
 import { verifyStore, type VerifyReport } from '../store/verify.js';
 import { activeTurnLog, coldReopen, readOnlyScans, type ActiveTurnLog, type ReadOnlyScans, type SnapshotView } from './internal-seams.js';
 

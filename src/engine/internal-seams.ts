@@ -16,10 +16,12 @@ import type { BlockInfo } from '../record/block-info.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
 import type { ActiveTurnValue, EngineMeta } from '../record/engine-records.js';
 import type { NamespacedTurn, StoredTurn } from '../store/active-turns.js';
-import type { ListedEntry, Mutation, MutationResult } from '../store/store-core.js';
+import type { Mutation, MutationResult } from '../store/mutations.js';
+import type { ListedEntry } from '../store/read-path.js';
 
 export type { NamespacedTurn, StoredTurn } from '../store/active-turns.js';
-export type { ListedEntry, Mutation, MutationResult } from '../store/store-core.js';
+export type { Mutation, MutationResult } from '../store/mutations.js';
+export type { ListedEntry } from '../store/read-path.js';
 
 /** `store[activeTurnLog]`: the active-turn log of MemAttention. @internal */
 export const activeTurnLog = Symbol('akashic.activeTurnLog');

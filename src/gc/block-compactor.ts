@@ -3,7 +3,7 @@ import { decodeBlockInfo, invalidRatio, totalSlots, type BlockInfo } from '../re
 import { decodeDirEntry, sameLocation } from '../record/dir-entry.js';
 import { dirKey, frameKey, parseBlockKey, refString } from '../store/keys.js';
 import type { StoreCore } from '../store/store-core.js';
-import type { PendingRecord, Txn } from '../store/txn.js';
+import type { PendingRecord, Txn } from '../store/txn/txn.js';
 import type { AffinityChunk, AffinityModel } from './affinity-model.js';
 import type { ExtractedRecord } from './gc-protocol.js';
 import type { GcPool } from './gc-pool.js';

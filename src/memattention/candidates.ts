@@ -21,7 +21,7 @@ import type { AkashicStore } from '../engine/akashic-store.js';
 import type { ChunkMetaView } from '../model/memory-model.js';
 import type { ChunkRef } from '../store/chunk-input.js';
 import { refString } from '../store/keys.js';
-import type { ListedEntry } from '../store/store-core.js';
+import type { ListedEntry } from '../store/read-path.js';
 import type { ChunkKind } from '../record/chunk-record.js';
 import type { KeywordStats } from '../store/candidate-index.js';
 

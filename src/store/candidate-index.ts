@@ -5,7 +5,7 @@ import { decodeIndexStats, encodeIndexStats, INDEX_PRESENT, type IndexStats } fr
 import type { Family } from './column-families.js';
 import { SEP, afterPrefix } from './keys.js';
 import type { PurgeHook, PurgeScope } from './purge.js';
-import type { Txn } from './txn.js';
+import type { Txn } from './txn/txn.js';
 
 /**
  * The candidate index (column family `cidx`, docs/format.md "Candidate index"): what recall and reconciliation

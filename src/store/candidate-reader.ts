@@ -5,7 +5,7 @@ import { indexKeywords, keywordMatches, keywordStats, newestChunks, type IndexHi
 import type { ColumnFamilies } from './column-families.js';
 import { SEP, dirKey } from './keys.js';
 import type { AnyLevel } from './options.js';
-import type { ListedEntry } from './store-core.js';
+import type { ListedEntry } from './read-path.js';
 
 /** What to gather (see `readCandidates`). */
 export interface CandidateQuery {

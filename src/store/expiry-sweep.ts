@@ -1,5 +1,6 @@
 import { afterPrefix, dirKey, expiryTime, parseExpiryKey } from './keys.js';
-import { withoutAttributes, type StoreCore } from './store-core.js';
+import { withoutAttributes } from './mutations.js';
+import type { StoreCore } from './store-core.js';
 
 export interface SweepReport {
   /** Expired chunks deleted (each leaves a tombstone, as a delete does). */

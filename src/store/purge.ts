@@ -6,7 +6,7 @@ import { decodeOpenBlockRef } from '../record/engine-records.js';
 import type { Family } from './column-families.js';
 import { SEP, afterPrefix, blockKey, dirKey, frameKey, expiryKey, parseBlockKey, parseDirKey, prefixRange } from './keys.js';
 import type { StoreCore } from './store-core.js';
-import type { Txn } from './txn.js';
+import type { Txn } from './txn/txn.js';
 
 /** What `purge` erases: every trace of one user, or of one session of a user. */
 export interface PurgeScope {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AkashicStore, ChunkRef } from '../../src/index.js';
-import type { ListedEntry } from '../../src/store/store-core.js';
+import type { ListedEntry } from '../../src/store/read-path.js';
 import { gatherCandidates } from '../../src/memattention/candidates.js';
 import { META_INDEX_KEY } from '../../src/store/keys.js';
 import type { ChunkKind } from '../../src/record/chunk-record.js';

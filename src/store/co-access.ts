@@ -1,0 +1,69 @@
+import { decodeCoAccess, encodeCoAccess } from '../record/engine-records.js';
+import type { BatchWriter } from './batch-writer.js';
+import type { ChunkRef } from './chunk-input.js';
+import type { ColumnFamilies } from './column-families.js';
+import { SEP, accessKey, afterPrefix, orderedPair, pairKey, prefixRange, refString } from './keys.js';
+
+/**
+ * Adds one co-access observation: each chunk's access count, and each pair's, stamped with `now()` (read
+ * after the current counts). One batch, with no accounting (co-access changes no accounted figure). REQUIRES: the write lock.
+ */
+export async function recordCoAccess(cf: ColumnFamilies, writer: BatchWriter, userId: string, refs: readonly ChunkRef[], now: () => number): Promise<void> {
+  const ids = [...new Set(refs.map((r) => refString(r.sessionId, r.chunkId)))].sort();
+  if (ids.length === 0) return;
+  const keys: string[] = ids.map((id) => accessKey(userId, id));
+  for (let a = 0; a < ids.length; a++) for (let b = a + 1; b < ids.length; b++) keys.push(pairKey(userId, ids[a]!, ids[b]!));
+  const values = await cf.coaccess.getMany(keys);
+  const at = now();
+  await writer.write(
+    keys.map((key, i) => {
+      const v = values[i];
+      const count = v === undefined ? 1 : decodeCoAccess(v, `co-access ${JSON.stringify(key)}`).count + 1;
+      return { type: 'put' as const, sublevel: cf.coaccess, key, value: encodeCoAccess({ count, lastAt: at }) };
+    }),
+  );
+}
+
+/**
+ * Co-access statistics among the given chunk refs (`session\0chunk`), or all of a user's when omitted; pairs keyed
+ * by `orderedPair`. The one co-access reader (public `coAccess()`, GC's grouping). With ids, work and memory are
+ * proportional to the ids plus the pairs actually recorded among them: each accessed id's pair range
+ * (`p\0user\0id\0…`, id the smaller ref of the pair) is scanned, rather than looking up all n(n−1)/2 possible
+ * pair keys (half a million for the ~1000 live chunks of one GC batch, almost none of which exist).
+ */
+export async function readCoAccess(
+  cf: ColumnFamilies,
+  userId: string,
+  ids?: readonly string[],
+): Promise<{ accesses: Map<string, number>; pairs: Map<string, number> }> {
+  const accesses = new Map<string, number>();
+  const pairs = new Map<string, number>();
+  if (ids !== undefined) {
+    if (ids.length === 0) return { accesses, pairs };
+    const wanted = new Set(ids);
+    const sorted = [...wanted].sort();
+    const values = await cf.coaccess.getMany(sorted.map((id) => accessKey(userId, id)));
+    sorted.forEach((id, i) => {
+      const v = values[i];
+      if (v !== undefined) accesses.set(id, decodeCoAccess(v, 'co-access').count);
+    });
+    const base = 'p' + SEP + userId + SEP;
+    for (const a of sorted) {
+      if (!accesses.has(a)) continue; // only ids that were accessed at all can be in a pair
+      for await (const [k, v] of cf.coaccess.iterator(prefixRange('p', userId, a))) {
+        const b = k.slice(base.length + a.length + 1);
+        if (wanted.has(b)) pairs.set(orderedPair(a, b), decodeCoAccess(v, 'co-access').count);
+      }
+    }
+    return { accesses, pairs };
+  }
+  const aPrefix = 'a' + SEP + userId + SEP;
+  for await (const [k, v] of cf.coaccess.iterator({ gte: aPrefix, lt: afterPrefix('a', userId) })) {
+    accesses.set(k.slice(aPrefix.length), decodeCoAccess(v, 'co-access').count);
+  }
+  const pPrefix = 'p' + SEP + userId + SEP;
+  for await (const [k, v] of cf.coaccess.iterator({ gte: pPrefix, lt: afterPrefix('p', userId) })) {
+    pairs.set(k.slice(pPrefix.length), decodeCoAccess(v, 'co-access').count);
+  }
+  return { accesses, pairs };
+}

@@ -1,0 +1,212 @@
+import { encodeFrame, type EncodedFrame } from '../../block/frame-codec.js';
+import { layoutGroups } from '../../block/pack-layout.js';
+import { totalSlots, type BlockInfo, type BlockOrigin } from '../../record/block-info.js';
+import { decodeOpenBlockRef, encodeOpenBlockRef } from '../../record/engine-records.js';
+import { frameKey, openBlockKey } from '../keys.js';
+import { setBlockInfo, stagedBlockInfo, type PendingRecord, type TxnState } from './txn-state.js';
+
+/** Where a staged append goes: the user's (or session's) open block, or its open relocation block. */
+export type AppendLane = 'append' | 'relocation';
+
+/** How many records each append group and how many sealed groups a savepoint saw (BlockPlacement.mark). */
+export interface PlacementMark {
+  readonly appends: ReadonlyMap<string, number>;
+  readonly sealed: number;
+}
+
+/**
+ * Block placement: which block, frame and slot each staged record lands in. Records are staged by the
+ * transaction (`append`, `packSealed`) and placed at commit (`place`): appends fill the open block of their user
+ * (or session) and lane, sealing it at `blockCapacity` slots or `blockMaxBytes`; packed groups go whole into
+ * fresh sealed blocks. REQUIRES: the transaction's write lock.
+ */
+export class BlockPlacement {
+  readonly #appends = new Map<string, { userId: string; sessionId: string | null; lane: AppendLane; records: PendingRecord[] }>();
+  readonly #sealedGroups: { userId: string; origin: BlockOrigin; records: PendingRecord[]; split: number[] }[] = [];
+  /** Open-block refs the commit wrote (for the context's cache). */
+  readonly openRefs = new Map<string, number | null>();
+
+  /** Stages a record for the open block of `userId` (or of `sessionId`, without cross-session blocks) in `lane`. */
+  append(s: TxnState, userId: string, sessionId: string, record: PendingRecord, lane: AppendLane): void {
+    const scope = s.ctx.options.crossSessionBlocks ? null : sessionId;
+    const k = openBlockKey(userId, scope, lane);
+    let g = this.#appends.get(k);
+    if (g === undefined) {
+      g = { userId, sessionId: scope, lane, records: [] };
+      this.#appends.set(k, g);
+    }
+    g.records.push(record);
+  }
+
+  /** Stages groups of records to be laid out whole, in order, into fresh sealed blocks. */
+  packSealed(userId: string, origin: BlockOrigin, groups: readonly PendingRecord[][]): void {
+    const records: PendingRecord[] = [];
+    const split: number[] = [];
+    for (const g of groups) {
+      split.push(g.length);
+      records.push(...g);
+    }
+    this.#sealedGroups.push({ userId, origin, records, split });
+  }
+
+  mark(): PlacementMark {
+    return { appends: new Map([...this.#appends].map(([k, g]) => [k, g.records.length])), sealed: this.#sealedGroups.length };
+  }
+
+  /** Drops everything staged after `m`. */
+  rollback(m: PlacementMark): void {
+    for (const [k, g] of this.#appends) {
+      const n = m.appends.get(k);
+      if (n === undefined) this.#appends.delete(k);
+      else g.records.length = n;
+    }
+    this.#sealedGroups.length = m.sealed;
+  }
+
+  /** Places every staged record (packed groups first, then appends), staging frames, block infos and entries. */
+  async place(s: TxnState): Promise<void> {
+    await this.#placeSealed(s);
+    await this.#placeAppends(s);
+  }
+
+  async #placeAppends(s: TxnState): Promise<void> {
+    const cf = s.ctx.cf;
+    for (const [openKey, g] of this.#appends) {
+      let id = s.ctx.openRefs.get(openKey);
+      if (id === undefined) {
+        const refValue = await cf.alloc.get(openKey);
+        id = refValue === undefined ? null : decodeOpenBlockRef(refValue, `open block ref ${JSON.stringify(openKey)}`);
+      }
+      let info: BlockInfo | null = null;
+      if (id !== null) {
+        info = await stagedBlockInfo(s, id);
+        if (info.state !== 'open') info = null; // stale ref: a fresh block is started
+      }
+      // A relocated group is kept whole: when it does not fit beside what the open relocation block holds, that
+      // block is sealed and the group starts a fresh one (a group larger than a block spills over).
+      if (g.lane === 'relocation' && info !== null) {
+        let add = 0;
+        for (const r of g.records) add += r.bytes.length;
+        const o = s.ctx.options;
+        if (totalSlots(info) + g.records.length > o.blockCapacity || info.rawBytes + add > o.blockMaxBytes) {
+          setBlockInfo(s, info, { ...info, state: 'sealed', sealedAt: s.now });
+          info = null;
+        }
+      }
+      let i = 0;
+      while (i < g.records.length) {
+        let blockId: number;
+        if (info === null) blockId = s.nextBlockId++;
+        else blockId = info.blockId;
+        let slots = info === null ? 0 : totalSlots(info);
+        let bytes = info === null ? 0 : info.rawBytes;
+        const batch: PendingRecord[] = [];
+        while (i < g.records.length) {
+          const r = g.records[i]!;
+          if (!fits(s, slots + batch.length, bytes, r.bytes.length)) break;
+          batch.push(r);
+          bytes += r.bytes.length;
+          i++;
+        }
+        if (batch.length === 0) {
+          // The open block is full (capacity reached by earlier writes): seal it as is and start another.
+          if (info !== null) setBlockInfo(s, info, { ...info, state: 'sealed', sealedAt: s.now });
+          info = null;
+          continue;
+        }
+        slots += batch.length;
+        const seal = !fits(s, slots, bytes, 1);
+        await writeFrame(s, info, blockId, g.userId, g.lane, batch, seal);
+        info = seal ? null : (s.infos.get(blockId) ?? null);
+      }
+      if (info === null) s.ops.push({ type: 'del', sublevel: cf.alloc, key: openKey });
+      else s.ops.push({ type: 'put', sublevel: cf.alloc, key: openKey, value: encodeOpenBlockRef(info.blockId) });
+      this.openRefs.set(openKey, info === null ? null : info.blockId);
+    }
+  }
+
+  async #placeSealed(s: TxnState): Promise<void> {
+    const o = s.ctx.options;
+    for (const { userId, origin, records, split } of this.#sealedGroups) {
+      const sizes: number[][] = [];
+      let at = 0;
+      for (const n of split) {
+        sizes.push(records.slice(at, at + n).map((r) => r.bytes.length));
+        at += n;
+      }
+      for (const block of layoutGroups(sizes, o.blockCapacity, o.blockMaxBytes)) {
+        await writeFrame(s, null, s.nextBlockId++, userId, origin, block.map((i) => records[i]!), true);
+      }
+    }
+  }
+}
+
+function fits(s: TxnState, slots: number, bytes: number, addBytes: number): boolean {
+  const o = s.ctx.options;
+  return slots < o.blockCapacity && (slots === 0 || bytes + addBytes <= o.blockMaxBytes);
+}
+
+/**
+ * Stages one frame of `recs` as the next frame of block `blockId` (`info` null: a new block), sealing the block when
+ * `seal`; directory entries of the records get their slots. `prebuilt` is a frame a GC worker already encoded.
+ */
+export async function writeFrame(
+  s: TxnState,
+  info: BlockInfo | null,
+  blockId: number,
+  userId: string,
+  origin: BlockOrigin,
+  recs: PendingRecord[],
+  seal: boolean,
+  prebuilt?: EncodedFrame,
+): Promise<void> {
+  const frameNo = info === null ? 0 : info.frameSlots.length;
+  const frame = prebuilt ?? (await encodeFrame(blockId, frameNo, userId, recs.map((r) => r.bytes), s.ctx.options.zstdLevel));
+  s.ops.push({ type: 'put', sublevel: s.ctx.cf.blocks, key: frameKey(blockId, frameNo), value: frame.value });
+  const sessions = new Set(recs.map((r) => r.sessionId));
+  let sessionId: string;
+  if (info === null) sessionId = sessions.size === 1 ? (recs[0]?.sessionId ?? '') : '';
+  else sessionId = info.sessionId !== '' && sessions.size === 1 && sessions.has(info.sessionId) ? info.sessionId : '';
+  const liveRecs = recs.filter((r) => r.entry !== null);
+  let liveBytes = 0;
+  for (const r of liveRecs) liveBytes += r.bytes.length;
+  const base: BlockInfo = info ?? {
+    blockId,
+    userId,
+    sessionId,
+    state: 'open',
+    origin,
+    frameSlots: [],
+    frameBytes: [],
+    liveSlots: 0,
+    liveBytes: 0,
+    rawBytes: 0,
+    storedBytes: 0,
+    createdAt: s.now,
+    lastWriteAt: s.now,
+    sealedAt: null,
+    releasedAt: null,
+  };
+  const next: BlockInfo = {
+    ...base,
+    sessionId,
+    state: seal ? 'sealed' : 'open',
+    frameSlots: [...base.frameSlots, recs.length],
+    frameBytes: [...base.frameBytes, frame.value.length],
+    liveSlots: base.liveSlots + liveRecs.length,
+    liveBytes: base.liveBytes + liveBytes,
+    rawBytes: base.rawBytes + frame.rawBytes,
+    storedBytes: base.storedBytes + frame.value.length,
+    lastWriteAt: s.now,
+    sealedAt: seal ? s.now : null,
+  };
+  if (info === null) s.acct.blocksCreated++;
+  setBlockInfo(s, info, next);
+  s.acct.engineBytesWritten += frame.rawBytes;
+  recs.forEach((r, slot) => {
+    if (r.dirKey !== null && r.entry !== null) {
+      s.dirs.set(r.dirKey, { ...r.entry, location: { blockId, frame: frameNo, slot } });
+    }
+  });
+}
+

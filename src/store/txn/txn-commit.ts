@@ -1,0 +1,97 @@
+import { encodeAccounting } from '../../record/accounting.js';
+import { encodeBlockInfo } from '../../record/block-info.js';
+import { decodeDirEntry, encodeDirEntry } from '../../record/dir-entry.js';
+import { encodeAllocator } from '../../record/engine-records.js';
+import { IndexDelta, indexOps, indexedChunk } from '../candidate-index.js';
+import { ALLOC_NEXT_KEY, META_ACCOUNTING_KEY, blockKey, frameKey, parseDirKey } from '../keys.js';
+import type { BlockPlacement } from './block-placement.js';
+import { setBlockInfo, type TxnState } from './txn-state.js';
+
+/**
+ * The commit half of a transaction: places the staged records (`placement`), releases emptied sealed blocks and
+ * retired ones, and writes everything — frames, block infos, directory entries, the candidate-index delta,
+ * allocator state and accounting — in a single LevelDB batch; then publishes what the batch changed to the
+ * context. Resolves once the batch is durable per the durability option. REQUIRES: the write lock.
+ * `onBatch` is called just before the batch is handed to LevelDB.
+ */
+export async function commitTxn(s: TxnState, placement: BlockPlacement, onBatch: () => void): Promise<void> {
+  const cf = s.ctx.cf;
+  await placement.place(s);
+  for (const info of [...s.infos.values()]) {
+    const retired = s.retired.has(info.blockId);
+    if (retired && info.state === 'released') continue;
+    if ((info.state === 'sealed' && info.liveSlots === 0) || retired) {
+      for (let f = 0; f < info.frameSlots.length; f++) s.ops.push({ type: 'del', sublevel: cf.blocks, key: frameKey(info.blockId, f) });
+      setBlockInfo(s, info, { ...info, state: 'released', liveSlots: 0, liveBytes: 0, releasedAt: s.now });
+      s.acct.blocksReleased++;
+      s.released.push(info.blockId);
+    }
+  }
+  for (const [key, entry] of s.dirs) {
+    if (entry === null) s.ops.push({ type: 'del', sublevel: cf.dir, key });
+    else s.ops.push({ type: 'put', sublevel: cf.dir, key, value: encodeDirEntry(entry) });
+  }
+  await stageIndex(s);
+  for (const info of s.infos.values()) {
+    if (s.retired.get(info.blockId)?.forget === true) s.ops.push({ type: 'del', sublevel: cf.blockInfo, key: blockKey(info.blockId) });
+    else s.ops.push({ type: 'put', sublevel: cf.blockInfo, key: blockKey(info.blockId), value: encodeBlockInfo(info) });
+  }
+  if (s.nextBlockId !== s.ctx.nextBlockId || s.reservedUpTo > 0) {
+    s.ops.push({ type: 'put', sublevel: cf.alloc, key: ALLOC_NEXT_KEY, value: encodeAllocator(Math.max(s.nextBlockId, s.reservedUpTo)) });
+  }
+  // Reads bump the retrieval counters on the live object without the write lock: take the newest values.
+  s.acct.retrievals = s.ctx.accounting.retrievals;
+  s.acct.retrievalBlocks = s.ctx.accounting.retrievalBlocks;
+  s.ops.push({ type: 'put', sublevel: cf.meta, key: META_ACCOUNTING_KEY, value: encodeAccounting(s.acct) });
+  onBatch();
+  await s.ctx.writer.write(s.ops);
+  s.acct.retrievals = s.ctx.accounting.retrievals;
+  s.acct.retrievalBlocks = s.ctx.accounting.retrievalBlocks;
+  s.ctx.accounting = s.acct;
+  s.ctx.nextBlockId = s.nextBlockId;
+  publishOpenBlocks(s, placement);
+  if (s.released.length > 0) s.ctx.onReleased(s.released);
+}
+
+/** After a committed batch: the context's open-block cache learns what this batch wrote. */
+function publishOpenBlocks(s: TxnState, placement: BlockPlacement): void {
+  const { openRefs, openInfos } = s.ctx;
+  if (s.rawAlloc || s.retired.size > 0) {
+    openRefs.clear();
+    openInfos.clear();
+    return;
+  }
+  for (const info of s.infos.values()) {
+    if (info.state === 'open') openInfos.set(info.blockId, info);
+    else openInfos.delete(info.blockId);
+  }
+  for (const [k, id] of placement.openRefs) openRefs.set(k, id);
+  // Bounded: one entry per open block; a store with very many users forgets them all at once and rereads.
+  if (openRefs.size > 100_000 || openInfos.size > 100_000) {
+    openRefs.clear();
+    openInfos.clear();
+  }
+}
+
+/**
+ * The candidate index follows the directory: every entry this commit writes is compared with the committed one,
+ * and the difference (entry keys, counters) joins the batch. Entries that only moved (relocation, GC) differ in
+ * nothing the index holds, so they add nothing.
+ */
+async function stageIndex(s: TxnState): Promise<void> {
+  if (s.dirs.size === 0) return;
+  const unread = [...s.dirs.keys()].filter((k) => !s.original.has(k));
+  const values = unread.length === 0 ? [] : await s.ctx.cf.dir.getMany(unread);
+  unread.forEach((k, i) => {
+    const v = values[i];
+    s.original.set(k, v === undefined ? null : decodeDirEntry(v, `directory entry ${JSON.stringify(k)}`));
+  });
+  const delta = new IndexDelta();
+  for (const [key, entry] of s.dirs) {
+    const p = parseDirKey(key);
+    if (p === null) continue;
+    delta.change(indexedChunk(p.userId, p.sessionId, p.chunkId, s.original.get(key) ?? null), indexedChunk(p.userId, p.sessionId, p.chunkId, entry));
+  }
+  if (delta.empty && delta.stats.size === 0) return;
+  for (const op of await indexOps(s.ctx.cf.candidates, delta)) s.ops.push(op);
+}

@@ -1,0 +1,108 @@
+import { corruption } from '../../errors.js';
+import type { Accounting } from '../../record/accounting.js';
+import { decodeBlockInfo, type BlockInfo } from '../../record/block-info.js';
+import type { DirEntry } from '../../record/dir-entry.js';
+import type { BatchOp, BatchWriter } from '../batch-writer.js';
+import type { ColumnFamilies } from '../column-families.js';
+import { blockKey } from '../keys.js';
+import type { ResolvedStoreOptions } from '../options.js';
+
+/** State a transaction reads and advances; owned by the store and only touched under the write lock. */
+export interface TxnContext {
+  readonly cf: ColumnFamilies;
+  readonly options: ResolvedStoreOptions;
+  /** Where the commit's batch goes (and the write-error latch). */
+  readonly writer: BatchWriter;
+  /** Live accounting; the transaction works on a copy and publishes it only on commit. */
+  accounting: Accounting;
+  nextBlockId: number;
+  /**
+   * Open blocks as last committed, so a write does not read its open-block ref and block info back from LevelDB:
+   * open-block key → block id (null: no open block), and those blocks' infos. Updated after every committed batch
+   * from what it wrote; cleared by a batch that wrote the allocator family directly (purge).
+   */
+  readonly openRefs: Map<string, number | null>;
+  readonly openInfos: Map<number, BlockInfo>;
+  /** Called after commit with the ids of released blocks (cache eviction). */
+  onReleased(blockIds: readonly number[]): void;
+}
+
+/** A record waiting to be placed in a block; its directory entry (if any) gets the slot it lands in. */
+export interface PendingRecord {
+  readonly bytes: Uint8Array;
+  readonly dirKey: string | null;
+  readonly entry: Omit<DirEntry, 'location'> | null;
+  readonly sessionId: string;
+}
+
+/**
+ * Everything one transaction has staged, shared by its staging API (`txn.ts`), block placement
+ * (`block-placement.ts`) and its commit (`txn-commit.ts`). Owned by one Txn. REQUIRES: the store's write lock.
+ */
+export interface TxnState {
+  readonly ctx: TxnContext;
+  readonly now: number;
+  /** The batch being built. */
+  readonly ops: BatchOp[];
+  /** Block infos as this transaction will leave them. */
+  readonly infos: Map<number, BlockInfo>;
+  /** Directory entries this transaction writes (null: deleted outright). */
+  readonly dirs: Map<string, DirEntry | null>;
+  /** Committed directory entries as first read by this transaction (the "before" side of the index delta). */
+  readonly original: Map<string, DirEntry | null>;
+  /** Blocks released at commit whatever their counters (purge); `forget` deletes their info too. */
+  readonly retired: Map<number, { forget: boolean }>;
+  readonly acct: Accounting;
+  nextBlockId: number;
+  /** Ids below this were reserved for prebuilt blocks; the allocator state persists past them. */
+  reservedUpTo: number;
+  /** True when raw operations touched the allocator family: the open-block cache can no longer be trusted. */
+  rawAlloc: boolean;
+  /** Ids of blocks this commit releases (set by commit). */
+  readonly released: number[];
+}
+
+export function newTxnState(ctx: TxnContext): TxnState {
+  return {
+    ctx,
+    now: ctx.options.now(),
+    ops: [],
+    infos: new Map(),
+    dirs: new Map(),
+    original: new Map(),
+    retired: new Map(),
+    acct: { ...ctx.accounting },
+    nextBlockId: ctx.nextBlockId,
+    reservedUpTo: 0,
+    rawAlloc: false,
+    released: [],
+  };
+}
+
+/** A block's info as this transaction sees it: staged, else the open-block cache, else read from LevelDB. */
+export async function stagedBlockInfo(s: TxnState, blockId: number): Promise<BlockInfo> {
+  const staged = s.infos.get(blockId);
+  if (staged !== undefined) return staged;
+  const known = s.ctx.openInfos.get(blockId);
+  if (known !== undefined) {
+    s.infos.set(blockId, known);
+    return known;
+  }
+  const v = await s.ctx.cf.blockInfo.get(blockKey(blockId));
+  if (v === undefined) throw corruption(`block ${blockKey(blockId)} has no block info`);
+  const info = decodeBlockInfo(v, `block info ${blockKey(blockId)}`);
+  s.infos.set(blockId, info);
+  return info;
+}
+
+/** Replaces a block's info and moves the accounting totals by the difference. */
+export function setBlockInfo(s: TxnState, prev: BlockInfo | null, next: BlockInfo): void {
+  const counted = (i: BlockInfo | null): [number, number, number] =>
+    i === null || i.state === 'released' ? [0, 0, 0] : [i.liveBytes, i.rawBytes, i.storedBytes];
+  const [l0, r0, s0] = counted(prev);
+  const [l1, r1, s1] = counted(next);
+  s.acct.liveBytes += l1 - l0;
+  s.acct.storedRawBytes += r1 - r0;
+  s.acct.storedBytes += s1 - s0;
+  s.infos.set(next.blockId, next);
+}
