@@ -3,6 +3,8 @@
  * into groups likely to be consumed together. The MemAttention MemoryModel satisfies this interface, so an
  * LLM-backed model can drive GC too.
  */
+import type { ChunkEmbedding } from '../record/chunk-embedding.js';
+
 export interface AffinityChunk {
   /** `session\0ulid`, unique within the call. */
   readonly id: string;
@@ -10,6 +12,8 @@ export interface AffinityChunk {
   readonly createdAt: number;
   readonly tokenCount: number;
   readonly keywords: readonly string[];
+  /** The chunk's stored vector, when it has one (association by cosine among vectors of one model and length). */
+  readonly embedding?: ChunkEmbedding;
 }
 
 export interface CoAccessStats {

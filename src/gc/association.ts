@@ -4,7 +4,8 @@
  * Two chunks belong together when requests keep materializing them together, or when they talk about the same
  * things:
  *
- *   association(a, b) = max( pairs(a,b) / min(accesses(a), accesses(b)),  jaccard(terms(a), terms(b)) )
+ *   association(a, b) = max( pairs(a,b) / min(accesses(a), accesses(b)),  jaccard(terms(a), terms(b)),
+ *                            cosine(vector(a), vector(b)) when both have a vector of the same model and length )
  *
  * The co-access ratio is the share of the rarer chunk's recalls that also brought the other one; it is capped at 1
  * because statistics gathered concurrently may briefly disagree. Keyword overlap lets never-recalled chunks group.
@@ -14,6 +15,8 @@
  */
 import { orderedPair as pairKey } from '../store/keys.js';
 import type { CoAccessStats } from './affinity-model.js';
+import type { ChunkEmbedding } from '../record/chunk-embedding.js';
+import { cosine } from '../util/cosine.js';
 
 /** What association needs of a chunk. */
 export interface AssociatedChunk {
@@ -21,7 +24,15 @@ export interface AssociatedChunk {
   readonly id: string;
   readonly createdAt: number;
   readonly keywords: readonly string[];
+  /** The chunk's vector, when it has one: chunks whose vectors share a model id and length also associate by cosine. */
+  readonly embedding?: ChunkEmbedding;
 }
+
+/**
+ * The cosine pass is quadratic in the chunks that carry vectors, so it is bounded: a larger set groups by co-access
+ * and keywords only.
+ */
+export const MAX_DENSE_ASSOCIATION_CHUNKS = 512;
 
 /** A chunk's matching terms from its keywords. */
 export type TermsOf = (keywords: readonly string[]) => Iterable<string>;
@@ -69,6 +80,9 @@ export function associationComponents<C extends AssociatedChunk>(chunks: readonl
     for (let i = 1; i < chunks.length; i += 1) union(0, i);
   } else {
     forEachAssociatedPair(chunks, coAccess, termsOf, (i, j, score) => {
+      if (score >= threshold) union(i, j);
+    });
+    forEachDensePair(chunks, (i, j, score) => {
       if (score >= threshold) union(i, j);
     });
   }
@@ -133,6 +147,28 @@ function forEachAssociatedPair(
     }
     for (const j of touched) shared[j] = 0;
   });
+}
+
+/**
+ * Calls `visit(i, j, cosine)` for every index pair i < j whose chunks both carry a vector of the same model id and
+ * length (at most {@link MAX_DENSE_ASSOCIATION_CHUNKS} chunks with vectors; none when there are more).
+ */
+function forEachDensePair(chunks: readonly AssociatedChunk[], visit: (i: number, j: number, association: number) => void): void {
+  const embedded: number[] = [];
+  chunks.forEach((c, i) => {
+    if (c.embedding !== undefined && c.embedding.vector.length > 0) embedded.push(i);
+  });
+  if (embedded.length < 2 || embedded.length > MAX_DENSE_ASSOCIATION_CHUNKS) return;
+  for (let x = 0; x < embedded.length; x++) {
+    const i = embedded[x]!;
+    const a = chunks[i]!.embedding!;
+    for (let y = x + 1; y < embedded.length; y++) {
+      const j = embedded[y]!;
+      const b = chunks[j]!.embedding!;
+      if (a.model !== b.model || a.vector.length !== b.vector.length) continue;
+      visit(i, j, cosine(a.vector, b.vector));
+    }
+  }
 }
 
 /** For each index `i`, the indexes `j > i` it has a co-access pair count with. */

@@ -181,7 +181,7 @@ async function compactUser(
     live.push({
       rec,
       key: dkeys[i]!,
-      meta: { id: refString(rec.sessionId, rec.chunkId), sessionId: rec.sessionId, createdAt: e.createdAt, tokenCount: e.tokenCount, keywords: e.keywords },
+      meta: { id: refString(rec.sessionId, rec.chunkId), sessionId: rec.sessionId, createdAt: e.createdAt, tokenCount: e.tokenCount, keywords: e.keywords, ...(e.embedding === undefined ? {} : { embedding: e.embedding }) },
     });
   });
   const blockIdsBefore = blocks.map((b) => b.blockId);

@@ -134,6 +134,7 @@ function toCandidate(e: ListedEntry, bounds: CandidateBounds): Candidate {
       createdAt: e.entry.createdAt,
       tokenCount: e.entry.tokenCount,
       keywords: e.entry.keywords.slice(0, bounds.keywords),
+      ...(e.entry.embedding === undefined ? {} : { embedding: e.entry.embedding }),
     },
   };
 }

@@ -125,6 +125,7 @@ export class OnlineRelocation {
       createdAt: c.createdAt,
       tokenCount: c.tokenCount,
       keywords: c.keywords,
+      ...(c.embedding === undefined || c.embedding === null ? {} : { embedding: c.embedding }),
     }));
     const groups = await model.colocate(metas, { accesses: stats.accesses, pairs }, this.params.tauAssoc);
     let moved = 0;

@@ -18,6 +18,7 @@ import { activeTurnLog, type Mutation, type StoredTurn } from '../engine/interna
 import type { ChunkKind, ChunkRecord } from '../record/chunk-record.js';
 import { checkContent, LIMITS, type ChunkRef } from '../store/chunk-input.js';
 import { gatherCandidates } from './candidates.js';
+import { denseRanking, fuseRankings } from './hybrid-select.js';
 import { storage } from './layer-errors.js';
 import type { CheckedModel } from './model-calls.js';
 import type { ResolvedMemoryOptions } from './options.js';
@@ -81,12 +82,16 @@ export async function compactTurns(ctx: CompactorContext, userId: string, sessio
 
   const m = await model.compress(turns.map((t) => ({ turnId: t.turnId, role: t.role, text: t.text, at: t.at })));
   const km = await model.buildMeta(m);
+  // With an embedder, m's vector joins SELECT (fused with the model's ranking) and is stored with the chunk.
+  const mVector = options.embedder === null ? undefined : (await options.embedder.embed([m]))[0];
 
   const scope = options.reconcileScope === 'session' ? sessionId : null;
   const bounds = { window: options.candidateWindow, prefilter: options.candidatePrefilter, keywords: options.candidateKeywords };
   // Only chunks this layer writes are reconciled: notes or summaries put by the application are never rewritten.
   const { candidates, scanned } = await gatherCandidates(store, userId, scope, km, bounds, { kinds: MEMORY_ONLY });
-  const selected = await model.select({ text: m, keywords: km }, candidates.map((c) => c.meta), options.topP);
+  const metas = candidates.map((c) => c.meta);
+  const lexical = await model.select({ text: m, keywords: km }, metas, options.topP);
+  const selected = mVector === undefined ? lexical : fuseRankings(lexical, denseRanking(mVector, metas, options.topP), options.topP);
   const byId = new Map(candidates.map((c) => [c.meta.id, c]));
   const chosen = selected.map((id) => byId.get(id)!);
 
@@ -126,6 +131,12 @@ export async function compactTurns(ctx: CompactorContext, userId: string, sessio
     updates.push({ r, text: u.text, keywords: await model.buildMeta(u.text) });
   }
 
+  // With an embedder, a rewritten new chunk and every updated one get a vector of their text (one call, before the batch).
+  const fresh = hasChunk && joint.text !== m;
+  const vectors = options.embedder === null ? [] : await options.embedder.embed([...(fresh ? [joint.text] : []), ...updates.map((u) => u.text)]);
+  const chunkVector = !hasChunk ? undefined : fresh ? vectors[0] : mVector;
+  const updateVectors = fresh ? vectors.slice(1) : vectors;
+
   const now = store.options.now();
   const chunkId = hasChunk ? ctx.ulid(now) : null;
   const attributes = { tokenizer: tok.name };
@@ -135,14 +146,23 @@ export async function compactTurns(ctx: CompactorContext, userId: string, sessio
     // Dated by its newest turn, so replayed conversations keep their own timeline.
     const createdAt = Math.max(...turns.map((t) => t.at));
     const content = checkContent(
-      { kind: 'memory', text: joint.text, tokenCount, keywords, attributes, provenance: unionProvenance([], turnIds), supersedes: joint.deletions.map((id) => relatedById.get(id)!.ref.chunkId) },
+      { kind: 'memory', text: joint.text, tokenCount, keywords, attributes, provenance: unionProvenance([], turnIds), supersedes: joint.deletions.map((id) => relatedById.get(id)!.ref.chunkId), ...(chunkVector === undefined ? {} : { embedding: chunkVector }) },
       'compacted chunk',
     );
     mutations.push({ op: 'put', sessionId, chunkId, createdAt, content });
   }
-  for (const u of updates) {
+  for (const [k, u] of updates.entries()) {
+    const vector = updateVectors[k];
     const content = checkContent(
-      { kind: 'memory', text: u.text, tokenCount: await countTokensYielding(tok, u.text), keywords: u.keywords, provenance: unionProvenance(u.r.record.provenance, turnIds) },
+      {
+        kind: 'memory',
+        text: u.text,
+        tokenCount: await countTokensYielding(tok, u.text),
+        keywords: u.keywords,
+        provenance: unionProvenance(u.r.record.provenance, turnIds),
+        // A rewritten text without a vector of its own loses the old one (it described the old text).
+        embedding: vector ?? null,
+      },
       'updated chunk',
     );
     mutations.push({ op: 'update', sessionId: u.r.ref.sessionId, chunkId: u.r.ref.chunkId, expectVersion: u.r.record.version, content });

@@ -6,6 +6,8 @@ import { invalidArgument } from '../errors.js';
 import { CHUNK_KINDS, type ChunkKind } from '../record/chunk-record.js';
 import { EmbeddedModel } from '../model/embedded-model.js';
 import type { MemoryModel } from '../model/memory-model.js';
+import type { Embedder } from '../model/embedder.js';
+import { CheckedEmbedder } from './embedding-calls.js';
 import { createTokenizer, type Tokenizer } from '../model/tokenizer.js';
 
 /** Which chunks a compaction or a recall may look at: the current session's (the paper's T[u][s]) or all of the user's. */
@@ -38,6 +40,12 @@ export const DEFAULT_RELOCATE_MIN_RECURRENCE = 3;
 export interface MemoryOptions {
   /** The model behind COMPRESS, BUILDMETA, SELECT, JOINT-COMPACT and COLOCATE. Default: `new EmbeddedModel()`. */
   readonly model?: MemoryModel;
+  /**
+   * Dense vectors for chunks and queries (e.g. `OpenAIEmbedder` over any `/v1/embeddings` server). With one, each
+   * compacted chunk is stored with its vector, and SELECT fuses the cosine ranking with the model's by reciprocal
+   * rank; COLOCATE and GC grouping associate chunks by cosine too. Default: none.
+   */
+  readonly embedder?: Embedder;
   /** Counts tokens for the gate, chunk token counts and the recall budget. Default: `createTokenizer()` (o200k_base). */
   readonly tokenizer?: Tokenizer;
   /** τ_c: an active chunk is compacted once its turns hold at least this many tokens. Default 1024. */
@@ -98,6 +106,7 @@ export interface MemoryOptions {
 /** Options with every default filled in. @internal */
 export interface ResolvedMemoryOptions {
   readonly model: MemoryModel;
+  readonly embedder: CheckedEmbedder | null;
   readonly tokenizer: Tokenizer;
   readonly chunkGateTokens: number;
   readonly topP: number;
@@ -153,6 +162,7 @@ export function resolveMemoryOptions(o: MemoryOptions = {}): ResolvedMemoryOptio
   if (o.onBackgroundError !== undefined && typeof o.onBackgroundError !== 'function') throw invalidArgument('option onBackgroundError must be a function');
   return {
     model: o.model ?? new EmbeddedModel(),
+    embedder: o.embedder === undefined ? null : new CheckedEmbedder(o.embedder),
     tokenizer: o.tokenizer ?? createTokenizer(),
     chunkGateTokens: intOption('chunkGateTokens', o.chunkGateTokens, 1, 1_000_000, DEFAULT_CHUNK_GATE_TOKENS),
     topP: intOption('topP', o.topP, 1, 64, DEFAULT_TOP_P),

@@ -9,6 +9,7 @@ import type { AkashicStore } from '../engine/akashic-store.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
 import { termsOf } from '../model/keywords.js';
 import { gatherCandidates } from './candidates.js';
+import { denseRanking, fuseRankings } from './hybrid-select.js';
 import { CHUNK_SEPARATOR, lexicalPassageScores, selectPassages, type RecalledPassage } from './passages.js';
 import type { CheckedModel } from './model-calls.js';
 import type { MemoryScope, ResolvedMemoryOptions } from './options.js';
@@ -48,13 +49,18 @@ export function chronological(a: ChunkRecord, b: ChunkRecord): number {
 }
 
 export async function retrieve(store: AkashicStore, model: CheckedModel, options: ResolvedMemoryOptions, req: RetrievalRequest): Promise<Retrieval> {
-  const keywords = await model.buildMeta(req.query);
+  const [keywords, queryVector] = await Promise.all([
+    model.buildMeta(req.query),
+    options.embedder === null ? Promise.resolve(undefined) : options.embedder.embed([req.query]).then((v) => v[0]),
+  ]);
   const bounds = { window: options.candidateWindow, prefilter: options.candidatePrefilter, keywords: options.candidateKeywords };
   const { candidates } = await gatherCandidates(store, req.userId, req.scope === 'session' ? req.sessionId : null, keywords, bounds, {
     kinds: options.recallKinds,
     ...(req.filter === undefined ? {} : { filter: req.filter }),
   });
-  const selected = await model.select({ text: req.query, keywords }, candidates.map((c) => c.meta), req.topP);
+  const metas = candidates.map((c) => c.meta);
+  const lexical = await model.select({ text: req.query, keywords }, metas, req.topP);
+  const selected = queryVector === undefined ? lexical : fuseRankings(lexical, denseRanking(queryVector, metas, req.topP), req.topP);
   const empty: Retrieval = { chunks: [], passages: [], text: '', tokenCount: 0, blocksTouched: 0, candidates: candidates.length, dropped: 0 };
   if (selected.length === 0) return empty;
   const byId = new Map(candidates.map((c) => [c.meta.id, c.ref]));

@@ -8,6 +8,8 @@
  * `AKASHIC_MODEL` (after the implementation's own bounded retries). Callers apply nothing when a call rejects.
  */
 
+import type { ChunkEmbedding } from '../record/chunk-embedding.js';
+
 /** One raw conversation turn as it sits in the active chunk. */
 export interface ModelTurn {
   /** Stable id of the turn (caller-supplied `turnId`, or generated). */
@@ -26,6 +28,11 @@ export interface ChunkMetaView {
   readonly createdAt: number;
   readonly tokenCount: number;
   readonly keywords: readonly string[];
+  /**
+   * The chunk's stored vector and the embedder id that produced it, when it has one (see `Embedder`). Compare it
+   * only with vectors of the same `model` and length.
+   */
+  readonly embedding?: ChunkEmbedding;
 }
 
 /** A stored chunk with its body, as handed to joint compaction. */

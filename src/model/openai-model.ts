@@ -17,7 +17,17 @@ import type {
   ModelTurn,
 } from './memory-model.js';
 import { AkashicError, invalidArgument } from '../errors.js';
-import { loadOpenAI, type OpenAIPackage } from './openai-package.js';
+import type { OpenAIPackage } from './openai-package.js';
+import {
+  backOffMs,
+  connect,
+  describeError,
+  isTransient,
+  nonEmptyEnv,
+  resolveConnection,
+  type OpenAIConnectionOptions,
+  type ResolvedConnection,
+} from './openai-connection.js';
 import { checkThreshold, checkTopP, checkUniqueIds } from './model-arguments.js';
 import type { Prompt } from './llm-prompts.js';
 import {
@@ -44,22 +54,9 @@ import {
 } from './llm-replies.js';
 
 /** Options of {@link OpenAIChatModel}; every one is optional. */
-export interface OpenAIChatModelOptions {
-  /** Endpoint root, e.g. `http://127.0.0.1:8000/v1`. Default: env `OPENAI_BASE_URL`, else OpenAI's. */
-  readonly baseURL?: string;
-  /**
-   * Default: env `OPENAI_API_KEY`. Required for OpenAI itself; when a custom `baseURL` is set and no key is known,
-   * a placeholder is sent, since local servers usually ignore it.
-   */
-  readonly apiKey?: string;
+export interface OpenAIChatModelOptions extends OpenAIConnectionOptions {
   /** Model name sent with every request. Default: env `AKASHIC_MODEL`, else `gpt-4o-mini`. */
   readonly model?: string;
-  /** Per-request timeout in milliseconds. Default 30000. */
-  readonly timeoutMs?: number;
-  /** Retries after the first request of a call (so at most `maxRetries + 1` requests). Default 2. */
-  readonly maxRetries?: number;
-  /** Base of the exponential back-off between retries, in milliseconds. Default 500; 0 retries at once. */
-  readonly retryDelayMs?: number;
   /** Sampling temperature. Default 0, so repeated calls agree as far as the server allows. */
   readonly temperature?: number;
 }
@@ -81,44 +78,13 @@ export interface OpenAIChatModelStats {
 }
 
 const DEFAULT_MODEL = 'gpt-4o-mini';
-const DEFAULT_TIMEOUT_MS = 30_000;
-const DEFAULT_MAX_RETRIES = 2;
-const DEFAULT_RETRY_DELAY_MS = 500;
-/** No single back-off, including a server's `retry-after`, waits longer than this. */
-const MAX_RETRY_DELAY_MS = 10_000;
-const PLACEHOLDER_API_KEY = 'akashic-no-key';
-
-function nonEmptyEnv(name: string): string | undefined {
-  const value = process.env[name];
-  return value === undefined || value.trim() === '' ? undefined : value;
-}
 
 /**
- * Failures worth another attempt: the model's own sloppiness (malformed JSON, wrong shape, unknown ids), timeouts,
- * lost connections, rate limits and server errors. Other 4xx (bad key, unknown model) will not heal by retrying.
+ * Failures worth another attempt: the model's own sloppiness (malformed JSON, wrong shape, unknown ids), and the
+ * transient transport failures of `isTransient` (timeouts, lost connections, rate limits, server errors).
  */
 function isRetryable(err: unknown, sdk: OpenAIPackage): boolean {
-  if (err instanceof MalformedReplyError) return true;
-  if (err instanceof sdk.APIUserAbortError) return false;
-  if (err instanceof sdk.APIConnectionError) return true;
-  if (err instanceof sdk.APIError) {
-    const status = err.status ?? 0;
-    return status === 408 || status === 409 || status === 429 || status >= 500;
-  }
-  return false;
-}
-
-/** A server's `retry-after-ms` / `retry-after` (seconds) hint, if any. */
-function retryAfterMs(err: unknown, sdk: OpenAIPackage): number | undefined {
-  if (!(err instanceof sdk.APIError) || !(err.headers instanceof Headers)) return undefined;
-  const ms = Number.parseFloat(err.headers.get('retry-after-ms') ?? '');
-  if (Number.isFinite(ms) && ms >= 0) return ms;
-  const seconds = Number.parseFloat(err.headers.get('retry-after') ?? '');
-  return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined;
-}
-
-function describe(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  return err instanceof MalformedReplyError || isTransient(err, sdk);
 }
 
 /**
@@ -141,10 +107,8 @@ export class OpenAIChatModel implements MemoryModel {
   readonly name: string;
   /** The model name sent with every request. */
   readonly model: string;
-  readonly #clientOptions: { apiKey: string; baseURL: string | undefined; timeout: number; maxRetries: 0 };
+  readonly #connection: ResolvedConnection;
   #client: { sdk: OpenAIPackage; client: OpenAI } | null = null;
-  readonly #maxRetries: number;
-  readonly #retryDelayMs: number;
   readonly #temperature: number;
   readonly #stats = { calls: 0, requests: 0, retries: 0, failures: 0, promptTokens: 0, completionTokens: 0 };
 
@@ -152,43 +116,21 @@ export class OpenAIChatModel implements MemoryModel {
   constructor(options: OpenAIChatModelOptions = {}) {
     const model = options.model ?? nonEmptyEnv('AKASHIC_MODEL') ?? DEFAULT_MODEL;
     if (typeof model !== 'string' || model.trim() === '') throw invalidArgument('model must be a non-empty string');
-    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-      throw invalidArgument(`timeoutMs must be a positive number, got ${String(timeoutMs)}`);
-    }
-    const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-    if (!Number.isSafeInteger(maxRetries) || maxRetries < 0) {
-      throw invalidArgument(`maxRetries must be a non-negative integer, got ${String(maxRetries)}`);
-    }
-    const retryDelayMs = options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS;
-    if (!Number.isFinite(retryDelayMs) || retryDelayMs < 0) {
-      throw invalidArgument(`retryDelayMs must be a non-negative number, got ${String(retryDelayMs)}`);
-    }
     const temperature = options.temperature ?? 0;
     if (!Number.isFinite(temperature) || temperature < 0 || temperature > 2) {
       throw invalidArgument(`temperature must be a number in [0, 2], got ${String(temperature)}`);
     }
-    const baseURL = options.baseURL ?? nonEmptyEnv('OPENAI_BASE_URL');
-    let apiKey = options.apiKey ?? nonEmptyEnv('OPENAI_API_KEY');
-    if (apiKey === undefined) {
-      if (baseURL === undefined) throw invalidArgument('apiKey is required (pass apiKey or set OPENAI_API_KEY)');
-      apiKey = PLACEHOLDER_API_KEY;
-    }
+    const connection = resolveConnection(options);
 
     this.model = model;
     this.name = `openai:${model}`;
-    this.#maxRetries = maxRetries;
-    this.#retryDelayMs = retryDelayMs;
     this.#temperature = temperature;
-    this.#clientOptions = { apiKey, baseURL, timeout: timeoutMs, maxRetries: 0 };
+    this.#connection = connection;
   }
 
   /** The `openai` client, made on the first call (the package is optional; see openai-package.ts). */
   async #connect(): Promise<{ sdk: OpenAIPackage; client: OpenAI }> {
-    if (this.#client === null) {
-      const sdk = await loadOpenAI();
-      this.#client = { sdk, client: new sdk.default(this.#clientOptions) };
-    }
+    this.#client ??= await connect(this.#connection);
     return this.#client;
   }
 
@@ -260,10 +202,11 @@ export class OpenAIChatModel implements MemoryModel {
     const { sdk, client } = await this.#connect();
     let lastError: unknown;
     let attempts = 0;
-    while (attempts <= this.#maxRetries) {
+    while (attempts <= this.#connection.maxRetries) {
       if (attempts > 0) {
         this.#stats.retries += 1;
-        await this.#backOff(attempts, lastError, sdk);
+        const delay = backOffMs(attempts, this.#connection.retryDelayMs, lastError, sdk);
+        if (delay > 0) await sleep(delay);
       }
       attempts += 1;
       try {
@@ -290,14 +233,8 @@ export class OpenAIChatModel implements MemoryModel {
     this.#stats.failures += 1;
     throw new AkashicError(
       'AKASHIC_MODEL',
-      `${this.name} ${method} failed after ${attempts} request(s): ${describe(lastError)}`,
+      `${this.name} ${method} failed after ${attempts} request(s): ${describeError(lastError)}`,
       { cause: lastError },
     );
-  }
-
-  async #backOff(retry: number, lastError: unknown, sdk: OpenAIPackage): Promise<void> {
-    const exponential = this.#retryDelayMs * 2 ** (retry - 1);
-    const delay = Math.min(MAX_RETRY_DELAY_MS, Math.max(exponential, retryAfterMs(lastError, sdk) ?? 0));
-    if (delay > 0) await sleep(delay);
   }
 }

@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedChatServer, type ScriptedChatServer } from '../model/scripted-chat-server.js';
+import { conceptVector, startScriptedEmbeddingsServer } from '../model/scripted-embeddings-server.js';
 import { ROOT, codeBlocks, runSnippet, type CodeBlock, type SnippetRun } from './code-blocks.js';
 
 type Check = (run: SnippetRun) => void | Promise<void>;
@@ -50,6 +51,26 @@ describe('README.md', () => {
       expect(m![1]).toContain('Lisbon');
       expect(Number(m![2])).toBeGreaterThanOrEqual(1);
     });
+  });
+});
+
+describe('README.md with a model server', () => {
+  it('the embedder snippet stores vectors and recalls the pet', async () => {
+    // nomic-embed-text's 768 dimensions, from a scripted /v1/embeddings server on 127.0.0.1.
+    const server = await startScriptedEmbeddingsServer((t) => [...conceptVector(t), ...new Array<number>(768 - conceptVector(t).length).fill(0)]);
+    try {
+      await runAndCheck(
+        block('README.md', 'With a model server: embeddings and chat'),
+        (r) => {
+          expect(r.stdout).toContain('user: I adopted a puppy from the shelter.');
+        },
+        { OPENAI_BASE_URL: server.baseURL },
+      );
+      expect(server.requests.length).toBeGreaterThanOrEqual(2); // the chunk at compaction, the query at recall
+      expect(server.requests.every((q) => q.model === 'nomic-embed-text')).toBe(true);
+    } finally {
+      await server.close();
+    }
   });
 });
 
