@@ -27,7 +27,17 @@ import { StoreCore } from '../store/store-core.js';
 import type { Expiry, Mutation, MutationResult } from '../store/mutations.js';
 import type { ListedEntry, ReadResult } from '../store/read-path.js';
 import { verifyStore, type VerifyReport } from '../store/verify.js';
-import { activeTurnLog, coldReopen, readOnlyScans, type ActiveTurnLog, type ReadOnlyScans, type SnapshotView } from './internal-seams.js';
+import {
+  activeTurnLog,
+  backgroundGcPasses,
+  coldReopen,
+  readOnlyScans,
+  type ActiveTurnLog,
+  type BackgroundGcPasses,
+  type ReadOnlyScans,
+  type SnapshotView,
+} from './internal-seams.js';
+import { NextEvent } from '../util/next-event.js';
 
 export interface AkashicStoreOptions extends StoreOptions {
   /** Groups live chunks during GC. Default: DefaultAffinityModel (keyword overlap + co-access). */
@@ -189,6 +199,14 @@ export class AkashicStore {
       },
     };
   }
+
+  /** The background GC loop's "pass finished" event (internal-seams.ts). @internal */
+  get [backgroundGcPasses](): BackgroundGcPasses {
+    return { next: () => this.#gcPassEvents.next() };
+  }
+
+  /** Background GC passes finishing (`backgroundGcPasses`); a failed pass has no other caller to throw to. */
+  readonly #gcPassEvents = new NextEvent<GcReport>();
 
   /**
    * Drops what the process caches of the database (frame cache, LevelDB's memory maps) by reopening the key-value
@@ -413,7 +431,10 @@ export class AkashicStore {
   #startBackgroundGc(o: ResolvedStoreOptions): void {
     this.#timer = setInterval(() => {
       if (this.#status !== 'open' || this.#gcRunning !== null || this.#exclusiveRun !== null) return;
-      this.gc({ maxBlocks: o.gcMaxBlocksPerPass }).catch(() => undefined);
+      this.gc({ maxBlocks: o.gcMaxBlocksPerPass }).then(
+        (report) => this.#gcPassEvents.emit(report),
+        (err: unknown) => this.#gcPassEvents.fail(err),
+      );
     }, o.gcIntervalMs);
     this.#timer.unref();
   }

@@ -7,11 +7,13 @@
  * - `readOnlyScans`: the engine meta and consistent snapshot scans of the directory, block infos, records and
  *   active turns, for tools (dump, inspect, blocks, report) and test oracles.
  * - `coldReopen`: cycles the LevelDB handle so benchmarks read cold.
+ * - `backgroundGcPasses`: the event of a background GC pass finishing, so callers wait for it instead of polling.
  *
  * The symbols are not exported from the package barrel. Every seam checks the store's state as the public
  * methods do (AKASHIC_NOT_OPEN, read-only) and maps storage errors to AkashicError.
  * @internal
  */
+import type { GcReport } from '../gc/block-compactor.js';
 import type { BlockInfo } from '../record/block-info.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
 import type { ActiveTurnValue, EngineMeta } from '../record/engine-records.js';
@@ -29,6 +31,14 @@ export const activeTurnLog = Symbol('akashic.activeTurnLog');
 export const readOnlyScans = Symbol('akashic.readOnlyScans');
 /** `store[coldReopen]()`: closes and reopens the LevelDB handle. @internal */
 export const coldReopen = Symbol('akashic.coldReopen');
+/** `store[backgroundGcPasses]`: the background GC loop's "pass finished" event. @internal */
+export const backgroundGcPasses = Symbol('akashic.backgroundGcPasses');
+
+/** The background GC loop (`gc.intervalMs` > 0) as events. */
+export interface BackgroundGcPasses {
+  /** Settles with the next background GC pass to finish after this call: its report, or its error. */
+  next(): Promise<GcReport>;
+}
 
 /**
  * The active chunks of every (user, session) namespace. Callers serialize the work on one namespace (the engine

@@ -6,6 +6,8 @@
 import { monotonicFactory } from 'ulid';
 import type { AkashicStore } from '../engine/akashic-store.js';
 import { activeTurnLog } from '../engine/internal-seams.js';
+import { NextEvent } from '../util/next-event.js';
+import { idleCompactions, type IdleCompactions } from './internal-seams.js';
 import { AkashicError, invalidArgument } from '../errors.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
 import type { PurgeReport } from '../store/purge.js';
@@ -270,11 +272,23 @@ export class AkashicMemory {
     const timer = setTimeout(() => {
       this.#idle.delete(ns.key);
       if (this.#status !== 'open' || this.#store.status !== 'open') return;
-      this.#track(this.#queues.run(ns.key, () => this.#drain(ns)));
+      const run = this.#queues.run(ns.key, () => this.#drain(ns));
+      run.then(
+        (compacted) => this.#idleEvents.emit(compacted),
+        (err: unknown) => this.#idleEvents.fail(err),
+      );
+      this.#track(run);
     }, this.#options.idleCompactMs);
     timer.unref();
     this.#idle.set(ns.key, timer);
   }
+
+  /** The idle timer's compactions as events (`memattention/internal-seams.ts`). @internal */
+  get [idleCompactions](): IdleCompactions {
+    return { next: () => this.#idleEvents.next() };
+  }
+
+  readonly #idleEvents = new NextEvent<CompactionResult[]>();
 
   /** Keeps background work for `close()` and routes its failure to onBackgroundError. */
   #track(p: Promise<unknown>): void {

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AkashicStore } from '../../src/engine/akashic-store.js';
 import { AkashicMemory } from '../../src/memattention/memory.js';
+import { idleCompactions } from '../../src/memattention/internal-seams.js';
 import { isAkashicError } from '../../src/errors.js';
 import { listAll, memoryStore, ScriptedModel, sentence, tokenizer } from './fixtures.js';
 
@@ -133,11 +134,13 @@ describe('the chunk gate', () => {
 describe('idle compaction', () => {
   it('compacts a partial chunk after idleCompactMs without a turn', async () => {
     const { store } = await memoryStore();
-    const memory = new AkashicMemory(store, { model: new ScriptedModel(), idleCompactMs: 20 });
+    const memory = new AkashicMemory(store, { model: new ScriptedModel(), idleCompactMs: 200 });
+    const idle = memory[idleCompactions].next();
     await memory.appendTurn({ user: U, session: S, role: 'user', text: 'remember the milk' });
     expect(await memory.activeTurns({ user: U, session: S })).toHaveLength(1);
-    const deadline = Date.now() + 2000;
-    while ((await listAll(store, U)).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    // The idle timer's compaction is an event to wait for, not a state to poll for.
+    const compacted = await idle;
+    expect(compacted).toHaveLength(1);
     expect(await listAll(store, U)).toHaveLength(1);
     expect(await memory.activeTurns({ user: U, session: S })).toEqual([]);
     await memory.close();

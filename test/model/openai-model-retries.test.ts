@@ -120,13 +120,13 @@ describe('OpenAIChatModel HTTP and timeout failures', () => {
   });
 
   it('fails after every attempt times out, with the timeout as cause', async () => {
-    const started = Date.now();
     server.enqueue({ kind: 'delay', ms: 2_000 }, { kind: 'delay', ms: 2_000 });
     const err = await rejection(newModel({ timeoutMs: 200, maxRetries: 1 }).buildMeta('text'));
     expect(err.code).toBe('AKASHIC_MODEL');
     expect(err.cause).toBeInstanceOf(APIConnectionTimeoutError);
     expect(server.requests).toHaveLength(2);
-    // Two bounded attempts, not the server's full delay: the timeout really cut the requests short.
-    expect(Date.now() - started).toBeLessThan(2_000);
+    // Two bounded attempts, not the server's full delay: the client itself cut both requests short (the server saw
+    // each connection close before its delay ended; the test's own timeout bounds the wait).
+    await server.abandoned(2);
   });
 });

@@ -41,6 +41,11 @@ export interface ScriptedChatServer {
   readonly requests: RecordedRequest[];
   /** Appends steps to the script. */
   enqueue(...steps: ScriptStep[]): void;
+  /**
+   * Resolves once `n` delayed requests (since the last reset) were abandoned: the client closed the connection
+   * before the scripted delay ended (its timeout cut the request short). An event, so no test times the client.
+   */
+  abandoned(n: number): Promise<void>;
   /** Steps not consumed yet. */
   remaining(): number;
   /** Clears the script and the recorded requests. */
@@ -78,7 +83,7 @@ function completion(model: string, content: string): object {
   };
 }
 
-function perform(res: ServerResponse, step: ScriptStep, model: string): void {
+function perform(res: ServerResponse, step: ScriptStep, model: string, onAbandoned: () => void): void {
   switch (step.kind) {
     case 'json':
       sendJson(res, 200, completion(model, JSON.stringify(step.value)));
@@ -95,9 +100,12 @@ function perform(res: ServerResponse, step: ScriptStep, model: string): void {
       );
       return;
     case 'delay': {
-      const timer = setTimeout(() => perform(res, step.then ?? { kind: 'json', value: {} }, model), step.ms);
+      const timer = setTimeout(() => perform(res, step.then ?? { kind: 'json', value: {} }, model, onAbandoned), step.ms);
       // The client aborting (timeout) closes the response early; do not keep the timer alive for nothing.
-      res.on('close', () => clearTimeout(timer));
+      res.on('close', () => {
+        clearTimeout(timer);
+        if (!res.writableEnded) onAbandoned();
+      });
       return;
     }
   }
@@ -107,6 +115,14 @@ function perform(res: ServerResponse, step: ScriptStep, model: string): void {
 export async function startScriptedChatServer(): Promise<ScriptedChatServer> {
   const script: ScriptStep[] = [];
   const requests: RecordedRequest[] = [];
+  let abandoned = 0;
+  let abandonWaiters: { n: number; resolve: () => void }[] = [];
+  const onAbandoned = (): void => {
+    abandoned++;
+    const due = abandonWaiters.filter((w) => w.n <= abandoned);
+    abandonWaiters = abandonWaiters.filter((w) => w.n > abandoned);
+    for (const w of due) w.resolve();
+  };
 
   const server = createServer((req, res) => {
     void readBody(req).then((raw) => {
@@ -132,7 +148,7 @@ export async function startScriptedChatServer(): Promise<ScriptedChatServer> {
         sendJson(res, 400, { error: { message: 'script exhausted', type: 'scripted_error' } });
         return;
       }
-      perform(res, step, body.model ?? 'unknown');
+      perform(res, step, body.model ?? 'unknown', onAbandoned);
     });
   });
 
@@ -148,10 +164,18 @@ export async function startScriptedChatServer(): Promise<ScriptedChatServer> {
     enqueue: (...steps) => {
       script.push(...steps);
     },
+    abandoned: (n) =>
+      n <= abandoned
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            abandonWaiters.push({ n, resolve });
+          }),
     remaining: () => script.length,
     reset: () => {
       script.length = 0;
       requests.length = 0;
+      abandoned = 0;
+      abandonWaiters = [];
     },
     close: () =>
       new Promise<void>((resolve, reject) => {

@@ -6,7 +6,6 @@
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AkashicStore } from '../../src/index.js';
 import { AkashicMemory } from '../../src/memattention/index.js';
@@ -60,8 +59,17 @@ describe.each(BACKENDS)('concurrency on $name', ({ make }) => {
         lanes.set(lane, [...(lanes.get(lane) ?? []), i]);
       }
     });
+    // verify() is paced by progress, not by the clock: it runs again once some op has been acknowledged since.
+    let acked: () => void = () => undefined;
+    const nextAck = (): Promise<void> =>
+      new Promise<void>((resolve) => {
+        acked = resolve;
+      });
     const runLane = async (ops: number[]): Promise<void> => {
-      for (const i of ops) acks.set(i, await exec.run(plan.ops[i]!));
+      for (const i of ops) {
+        acks.set(i, await exec.run(plan.ops[i]!));
+        acked();
+      }
     };
     const runDisruptor = async (op: PlanOp): Promise<void> => {
       // A relocation may name chunks whose put has not been acknowledged yet: it relocates the ones it can.
@@ -80,7 +88,7 @@ describe.each(BACKENDS)('concurrency on $name', ({ make }) => {
         const v = await store.verify();
         expect(v.problems).toEqual([]);
         verifies++;
-        await sleep(5);
+        if (working) await nextAck();
       }
     };
     const disruptorLanes = [0, 1, 2, 3].map(async (k) => {
@@ -89,6 +97,7 @@ describe.each(BACKENDS)('concurrency on $name', ({ make }) => {
     const verifying = verifyLoop();
     await bounded(Promise.all([...[...lanes.values()].map(runLane), ...disruptorLanes]), DEADLINE_MS, 'the concurrent workload');
     working = false;
+    acked();
     await bounded(verifying, DEADLINE_MS, 'verify');
     expect(verifies).toBeGreaterThan(0);
 
