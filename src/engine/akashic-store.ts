@@ -21,7 +21,8 @@ import { sweepExpired, type SweepReport } from '../store/expiry-sweep.js';
 import { purgeScope, type PurgeReport } from '../store/purge.js';
 import { relocate, type RelocationResult } from '../store/relocation.js';
 import { findLogDamage } from '../store/leveldb/log-check.js';
-import { makeWorkingCopy, type WorkingCopy } from '../store/leveldb/read-only-copy.js';
+import { isLocked, makeWorkingCopy, refuseIfLocked, type WorkingCopy } from '../store/leveldb/read-only-copy.js';
+import { checkTables } from '../store/leveldb/table-check.js';
 import { computeStats, type StoreStats } from '../store/stats.js';
 import { StoreCore } from '../store/store-core.js';
 import type { Expiry, Mutation, MutationResult } from '../store/mutations.js';
@@ -605,21 +606,35 @@ function checkPartial(o: Record<string, unknown> | object, what: string): Partia
 
 /**
  * Before LevelDB opens a directory: refuses a damaged write-ahead log (LevelDB would drop acknowledged writes
- * silently and delete the evidence), and for a read-only open returns the working copy to open instead, so the
- * source stays byte-identical.
+ * silently and delete the evidence) or a damaged table block (a damaged key reads as "missing" and aborts the
+ * process at the next compaction), and for a read-only open returns the working copy to open instead, so the
+ * source stays byte-identical. A directory another process holds is refused first (its files are in motion).
  */
 async function prepareDirectory(path: string, readOnly: boolean): Promise<WorkingCopy | null> {
+  if (readOnly) await refuseIfLocked(path);
+  else if (await isLocked(path)) return null; // LevelDB refuses it (AKASHIC_LOCKED, with LevelDB's error as cause)
+  const salvageHint = `Nothing was changed; copy what is readable with \`akashic salvage --from ${path} --to NEW_DIR\``;
   const damage = await findLogDamage(path);
   if (damage.length > 0) {
     const first = damage[0]!;
     throw new AkashicError(
       'AKASHIC_CORRUPTION',
       `write-ahead log ${first.file} is damaged at byte ${first.offset} (${first.reason}${damage.length > 1 ? `; ${damage.length - 1} more` : ''}): ` +
-        `opening would silently drop acknowledged writes. Nothing was changed; copy what is readable with ` +
-        `\`akashic salvage --from ${path} --to NEW_DIR\``,
+        `opening would silently drop acknowledged writes. ${salvageHint}`,
     );
   }
-  if (!readOnly) return null;
+  const tables = await checkTables(path, { trustVerified: true });
+  if (tables.damage.length > 0) {
+    const first = tables.damage[0]!;
+    throw new AkashicError(
+      'AKASHIC_CORRUPTION',
+      `table file ${first.file} is damaged at byte ${first.offset} (${first.reason}${tables.damage.length > 1 ? `; ${tables.damage.length - 1} more` : ''}). ${salvageHint}`,
+    );
+  }
+  if (!readOnly) {
+    await tables.record();
+    return null;
+  }
   const found = await stat(path).catch(() => null);
   if (found === null) throw new AkashicError('AKASHIC_NOT_FOUND', `cannot open database at ${path}: it does not exist (opened read-only, so none was created)`);
   return makeWorkingCopy(path);

@@ -14,6 +14,7 @@ import { META_ENGINE_KEY, dirKey, frameKey, parseActiveKey, parseDirKey } from '
 import { levelCodes } from '../store/level-errors.js';
 import { findLogDamage } from '../store/leveldb/log-check.js';
 import { makeWorkingCopy } from '../store/leveldb/read-only-copy.js';
+import { rebuildDamagedTables } from '../store/leveldb/table-rebuild.js';
 import { resilientEntries } from '../store/resilient-scan.js';
 
 export interface SalvageOptions {
@@ -55,7 +56,7 @@ export interface SalvageReport {
   readonly orphanKeys: string[];
   /** LevelDB read failures: regions of a table that could not be read at all (their entries are unknown). */
   readonly storageErrors: string[];
-  /** LevelDB refused to open the source; a repaired copy was salvaged instead. */
+  /** A table of the source was damaged, or LevelDB refused to open it: a repaired copy was salvaged instead. */
   readonly repairedLevelDb: boolean;
   /** True when everything was copied: nothing skipped, no orphan, no storage error. */
   readonly complete: boolean;
@@ -93,7 +94,7 @@ export async function salvage(fromPath: string, toPath: string, opts: SalvageOpt
   const src = await openSource(fromPath, opts.repairLevelDb ?? true);
   try {
     const cf = openFamilies(src.db);
-    const storageErrors: string[] = [...src.logDamage];
+    const storageErrors: string[] = [...src.damage];
     const onError = (what: string) => (err: unknown, after: string | null) => {
       storageErrors.push(`${what}: unreadable region${after === null ? '' : ` after ${JSON.stringify(after)}`}: ${err instanceof Error ? err.message : String(err)}`);
     };
@@ -316,18 +317,27 @@ async function restoreAll(target: AkashicStore, records: readonly ChunkRecord[],
 interface Source {
   readonly db: ClassicLevel<string, Buffer>;
   readonly repaired: boolean;
-  /** Damage found in the source's write-ahead logs (LevelDB drops the damaged records when it replays them). */
-  readonly logDamage: string[];
+  /** Damage found in the source's write-ahead logs (LevelDB drops the damaged records when it replays them) and tables. */
+  readonly damage: string[];
   close(): Promise<void>;
 }
 
 /**
- * Opens a working copy of the source below the engine (the source itself is never opened, so never written); on
- * LevelDB corruption, runs LevelDB's repair on that copy.
+ * Opens a working copy of the source below the engine (the source itself is never opened, so never written).
+ * Every table of the copy is checked first: a damaged table is rebuilt in the copy from its readable blocks (a
+ * damaged key would otherwise abort the process in LevelDB's compaction), and LevelDB's repair then rebuilds the
+ * copy's MANIFEST. On LevelDB corruption at open, the same repair runs on the copy.
  */
 async function openSource(path: string, repair: boolean): Promise<Source> {
   const logDamage = (await findLogDamage(path)).map((d) => `write-ahead log ${d.file} at byte ${d.offset}: ${d.reason} (the rest of that log block is lost)`);
   const copy = await makeWorkingCopy(path);
+  let tableLoss: string[];
+  try {
+    tableLoss = (await rebuildDamagedTables(copy.path)).map((d) => `table ${d.file} at byte ${d.offset}: ${d.reason} (${d.whatIsLost})`);
+  } catch (err) {
+    await copy.remove();
+    throw new AkashicError('AKASHIC_IO', `cannot check the tables of salvage source ${path}: ${(err as Error).message}`, { cause: err });
+  }
   const open = async (): Promise<ClassicLevel<string, Buffer>> => {
     const db = new ClassicLevel<string, Buffer>(copy.path, { keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing: false });
     await db.open();
@@ -336,26 +346,32 @@ async function openSource(path: string, repair: boolean): Promise<Source> {
   const opened = (db: ClassicLevel<string, Buffer>, repaired: boolean): Source => ({
     db,
     repaired,
-    logDamage,
+    damage: [...logDamage, ...tableLoss],
     close: async () => {
       await db.close();
       await copy.remove();
     },
   });
-  try {
-    return opened(await open(), false);
-  } catch (err) {
-    const codes = levelCodes(err);
-    if (!repair || !codes.includes('LEVEL_CORRUPTION')) {
-      await copy.remove();
-      const detail = String((err as Error & { cause?: Error }).cause?.message ?? (err as Error).message);
-      const code = codes.includes('LEVEL_CORRUPTION') ? 'AKASHIC_CORRUPTION' : /does not exist/.test(detail) ? 'AKASHIC_NOT_FOUND' : 'AKASHIC_IO';
-      throw new AkashicError(code, `cannot open salvage source ${path}: ${detail}`, { cause: err });
+  if (tableLoss.length === 0) {
+    try {
+      return opened(await open(), false);
+    } catch (err) {
+      const codes = levelCodes(err);
+      if (!repair || !codes.includes('LEVEL_CORRUPTION')) {
+        await copy.remove();
+        const detail = String((err as Error & { cause?: Error }).cause?.message ?? (err as Error).message);
+        const code = codes.includes('LEVEL_CORRUPTION') ? 'AKASHIC_CORRUPTION' : /does not exist/.test(detail) ? 'AKASHIC_NOT_FOUND' : 'AKASHIC_IO';
+        throw new AkashicError(code, `cannot open salvage source ${path}: ${detail}`, { cause: err });
+      }
     }
   }
   try {
     await ClassicLevel.repair(copy.path);
-    return opened(await open(), true);
+    const db = await open();
+    // Repair puts every table in level 0, where a point lookup trusts the newest file number rather than the
+    // newest write: one full compaction merges them by sequence number, as LevelDB's reads expect.
+    await db.compactRange(Buffer.alloc(0), Buffer.alloc(8, 0xff), { keyEncoding: 'buffer' });
+    return opened(db, true);
   } catch (err) {
     await copy.remove();
     throw new AkashicError('AKASHIC_CORRUPTION', `cannot open salvage source ${path}, even after LevelDB repair of a copy: ${(err as Error).message}`, { cause: err });

@@ -76,26 +76,33 @@ async function copyFiles(source: string, copy: string): Promise<void> {
   }
 }
 
-async function refuseIfLocked(source: string): Promise<void> {
+/** Fails with AKASHIC_LOCKED when a process (this one included) holds the LevelDB directory's lock. */
+export async function refuseIfLocked(source: string): Promise<void> {
+  if (await isLocked(source)) {
+    // Same wording as an in-place open that LevelDB refuses (store/level-errors.ts): the holder may be this process.
+    throw new AkashicError('AKASHIC_LOCKED', `database is locked by another process or already open in this one (lock file ${join(source, 'LOCK')})`);
+  }
+}
+
+/** Whether a process (this one included) holds the LevelDB directory's lock; false where /proc/locks is missing. */
+export async function isLocked(source: string): Promise<boolean> {
   let ino: number;
   try {
     ino = (await stat(join(source, 'LOCK'))).ino;
   } catch {
-    return; // no LOCK file: nobody has it open
+    return false; // no LOCK file: nobody has it open
   }
   let locks: string;
   try {
     locks = await readFile('/proc/locks', 'utf8');
   } catch {
-    return;
+    return false;
   }
   // Lines look like `1: POSIX  ADVISORY  WRITE 4242 08:01:1234567 0 EOF`; the sixth field ends with the inode.
   for (const line of locks.split('\n')) {
     const fields = line.trim().split(/\s+/);
     const id = fields[5]?.split(':');
-    if (fields[1] === 'POSIX' && id !== undefined && Number(id[2]) === ino) {
-      // Same wording as an in-place open that LevelDB refuses (store/level-errors.ts): the holder may be this process.
-      throw new AkashicError('AKASHIC_LOCKED', `database is locked by another process or already open in this one (lock file ${join(source, 'LOCK')})`);
-    }
+    if (fields[1] === 'POSIX' && id !== undefined && Number(id[2]) === ino) return true;
   }
+  return false;
 }
