@@ -13,9 +13,16 @@ import type { Txn } from './txn/txn.js';
  *
  *   r␀user␀kind␀ts␀session␀chunk           recency, user scope    (empty value)
  *   s␀user␀session␀kind␀ts␀chunk           recency, session scope (empty value)
+ *   q␀user␀kind␀ts␀session␀chunk           pending: the chunk's postings are not written yet (empty value)
  *   k␀user␀kind␀keyword␀ts␀session␀chunk   keyword posting        (empty value)
- *   f␀user␀kind␀keyword                    document frequency of the keyword among the user's live chunks of kind
- *   n␀user␀kind                            live chunks of kind and their total keyword count
+ *   f␀user␀kind␀keyword                    document frequency of the keyword among the user's posted chunks of kind
+ *   n␀user␀kind                            posted chunks of kind and their total keyword count
+ *
+ * A commit writes a new or changed chunk's recency keys and a pending key only (three keys, whatever its keyword
+ * count): a chunk's postings and counters are written later, for many chunks of a user at once, by the posting
+ * merge (posting-merge.ts), which replaces pending keys by postings in one batch. A live chunk is therefore either
+ * pending or posted, never both; the counters cover the posted ones, and readers add the pending ones, which are
+ * few (the merge runs once a user has `postingMergeAt` of them, default 128, below the recall window of 256) and almost always among the newest.
  *
  * `ts` is the chunk's creation time as 14 hex digits (ms, clamped to [0, 2^53)), so key order is time order and a
  * bounded reverse scan returns the newest first. Keywords are indexed normalized (`normalizeKeyword`), each once
@@ -81,16 +88,32 @@ export function dfKey(userId: string, kind: ChunkKind, keyword: string): string 
   return 'f' + SEP + userId + SEP + kind + SEP + keyword;
 }
 
-/** Every key with an empty value that the chunk has in the index (recency, session recency, postings). */
-export function entryKeys(c: IndexedChunk): string[] {
+/** The chunk's two recency keys (user and session lists). */
+export function recencyKeys(c: IndexedChunk): string[] {
+  return ['r' + SEP + c.userId + SEP + c.kind + SEP + tailOf(c), 's' + SEP + c.userId + SEP + c.sessionId + SEP + c.kind + SEP + tsKey(c.createdAt) + SEP + c.chunkId];
+}
+
+/** The key that marks the chunk's postings as not yet written. */
+export function pendingKey(c: IndexedChunk): string {
+  return 'q' + SEP + c.userId + SEP + c.kind + SEP + tailOf(c);
+}
+
+/** The chunk's keyword postings (one per distinct normalized keyword). */
+export function postingKeys(c: IndexedChunk): string[] {
   const tail = tailOf(c);
-  const ts = tsKey(c.createdAt);
-  const keys = [
-    'r' + SEP + c.userId + SEP + c.kind + SEP + tail,
-    's' + SEP + c.userId + SEP + c.sessionId + SEP + c.kind + SEP + ts + SEP + c.chunkId,
-  ];
-  for (const k of indexKeywords(c.keywords)) keys.push('k' + SEP + c.userId + SEP + c.kind + SEP + k + SEP + tail);
-  return keys;
+  return indexKeywords(c.keywords).map((k) => 'k' + SEP + c.userId + SEP + c.kind + SEP + k + SEP + tail);
+}
+
+/** Every key with an empty value the chunk has in the index: recency keys, then its pending key or its postings. */
+export function entryKeys(c: IndexedChunk, posted: boolean): string[] {
+  return posted ? [...recencyKeys(c), ...postingKeys(c)] : [...recencyKeys(c), pendingKey(c)];
+}
+
+/** Parses a pending key's `user, kind, tail` (null: not a pending key). */
+export function parsePendingKey(key: string): { userId: string; kind: string; tail: string; sessionId: string; chunkId: string } | null {
+  const parts = key.split(SEP);
+  if (parts.length !== 6 || parts[0] !== 'q') return null;
+  return { userId: parts[1]!, kind: parts[2]!, tail: parts.slice(3).join(SEP), sessionId: parts[4]!, chunkId: parts[5]! };
 }
 
 export function indexedChunk(userId: string, sessionId: string, chunkId: string, e: DirEntry | null): IndexedChunk | null {
@@ -98,7 +121,7 @@ export function indexedChunk(userId: string, sessionId: string, chunkId: string,
   return { userId, sessionId, chunkId, kind: e.kind, createdAt: e.createdAt, keywords: e.keywords };
 }
 
-function sameIndexed(a: IndexedChunk | null, b: IndexedChunk | null): boolean {
+export function sameIndexed(a: IndexedChunk | null, b: IndexedChunk | null): boolean {
   if (a === null || b === null) return a === b;
   if (a.kind !== b.kind || tsKey(a.createdAt) !== tsKey(b.createdAt)) return false;
   const ka = indexKeywords(a.keywords);
@@ -113,24 +136,29 @@ export class IndexDelta {
   /** statsKey → [Δdocs, Δkeywords]; dfKey → Δdf. */
   readonly stats = new Map<string, [number, number]>();
   readonly df = new Map<string, number>();
+  /** user → change in its number of pending chunks. */
+  readonly pending = new Map<string, number>();
 
-  /** Records the change of one chunk from `before` to `after` (null: not indexed, i.e. absent or deleted). */
-  change(before: IndexedChunk | null, after: IndexedChunk | null): void {
+  /**
+   * Records the change of one chunk from `before` to `after` (null: not indexed, i.e. absent or deleted).
+   * `beforePosted` says whether `before` had its postings written (else it had a pending key). A chunk that
+   * changes is indexed anew as pending.
+   */
+  change(before: IndexedChunk | null, beforePosted: boolean, after: IndexedChunk | null): void {
     if (sameIndexed(before, after)) return;
-    if (before !== null) this.#apply(before, -1);
-    if (after !== null) this.#apply(after, +1);
+    if (before !== null) {
+      for (const k of entryKeys(before, beforePosted)) this.#del(k);
+      if (beforePosted) this.posted(before, -1);
+      else this.#bumpPending(before.userId, -1);
+    }
+    if (after !== null) {
+      for (const k of entryKeys(after, false)) this.#put(k);
+      this.#bumpPending(after.userId, +1);
+    }
   }
 
-  #apply(c: IndexedChunk, sign: 1 | -1): void {
-    for (const k of entryKeys(c)) {
-      if (sign > 0) {
-        this.dels.delete(k);
-        this.puts.add(k);
-      } else {
-        this.puts.delete(k);
-        this.dels.add(k);
-      }
-    }
+  /** Counts a chunk's postings into (+1) or out of (−1) the counters (the postings keys are the caller's). */
+  posted(c: IndexedChunk, sign: 1 | -1): void {
     const kws = indexKeywords(c.keywords);
     const sk = statsKey(c.userId, c.kind);
     const s = this.stats.get(sk) ?? [0, 0];
@@ -139,6 +167,28 @@ export class IndexDelta {
       const dk = dfKey(c.userId, c.kind, k);
       this.df.set(dk, (this.df.get(dk) ?? 0) + sign);
     }
+  }
+
+  /** The posting merge: pending chunk `c` gets its postings and joins the counters; its pending key goes. */
+  post(c: IndexedChunk): void {
+    this.#del(pendingKey(c));
+    for (const k of postingKeys(c)) this.#put(k);
+    this.posted(c, +1);
+    this.#bumpPending(c.userId, -1);
+  }
+
+  #put(k: string): void {
+    this.dels.delete(k);
+    this.puts.add(k);
+  }
+
+  #del(k: string): void {
+    this.puts.delete(k);
+    this.dels.add(k);
+  }
+
+  #bumpPending(userId: string, by: number): void {
+    this.pending.set(userId, (this.pending.get(userId) ?? 0) + by);
   }
 
   get empty(): boolean {
@@ -214,6 +264,19 @@ export async function newestChunks(
   }
   hits.sort(newerTail);
   hits.length = Math.min(hits.length, n);
+  return hits;
+}
+
+/** A user's pending chunks among `kinds` (in key order), at most `limit`. */
+export async function pendingChunks(family: Family, userId: string, kinds: readonly ChunkKind[], snapshot: AbstractSnapshot, limit = 4096): Promise<IndexHit[]> {
+  const hits: IndexHit[] = [];
+  for (const kind of kinds) {
+    const head = 'q' + SEP + userId + SEP + kind + SEP;
+    for await (const key of family.keys({ gte: head, lt: afterPrefix('q', userId, kind), limit, snapshot })) {
+      const tail = key.slice(head.length);
+      hits.push({ ...parseTail(tail), tail });
+    }
+  }
   return hits;
 }
 
@@ -297,7 +360,7 @@ export async function keywordStats(
 
 /** Key ranges of everything the index holds for one user (purge). */
 export function userIndexRanges(userId: string): { gte: string; lt: string }[] {
-  return ['r', 's', 'k', 'f', 'n'].map((t) => ({ gte: t + SEP + userId + SEP, lt: afterPrefix(t, userId) }));
+  return ['r', 's', 'q', 'k', 'f', 'n'].map((t) => ({ gte: t + SEP + userId + SEP, lt: afterPrefix(t, userId) }));
 }
 
 /**

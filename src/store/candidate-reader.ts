@@ -1,7 +1,7 @@
 import type { ChunkKind } from '../record/chunk-record.js';
-import { decodeDirEntry } from '../record/dir-entry.js';
+import { decodeDirEntry, type DirEntry } from '../record/dir-entry.js';
 import { corruption } from '../errors.js';
-import { indexKeywords, keywordMatches, keywordStats, newestChunks, type IndexHit, type KeywordStats } from './candidate-index.js';
+import { indexKeywords, keywordMatches, keywordStats, newestChunks, pendingChunks, type IndexHit, type KeywordStats } from './candidate-index.js';
 import type { ColumnFamilies } from './column-families.js';
 import { SEP, dirKey } from './keys.js';
 import type { AnyLevel } from './options.js';
@@ -49,6 +49,13 @@ export async function readCandidates(db: AnyLevel, cf: ColumnFamilies, q: Candid
     const window = await newestChunks(cf.candidates, q.userId, q.sessionId, q.kinds, q.window, snapshot);
     let read = window.length;
     const keywords = indexKeywords(q.keywords);
+    // Chunks whose postings the posting merge has not written yet: few, and usually among the window.
+    const pending = await pendingChunks(cf.candidates, q.userId, q.kinds, snapshot);
+    read += pending.length;
+    const inWindow = new Set(window.map((h) => h.tail));
+    const pendingOutside = pending.filter((h) => !inWindow.has(h.tail));
+    const outsideValues = pendingOutside.length === 0 ? [] : await cf.dir.getMany(pendingOutside.map((h) => dirKey(q.userId, h.sessionId, h.chunkId)), { snapshot });
+    const outside = pendingOutside.map((h, i) => ({ hit: h, entry: liveEntryOf(q.userId, h, outsideValues[i]) }));
     let older: IndexHit[] = [];
     // Fewer chunks than the window: the window is the whole scope, nothing older exists.
     if (window.length >= q.window && q.prefilter > 0 && keywords.length > 0) {
@@ -56,6 +63,15 @@ export async function readCandidates(db: AnyLevel, cf: ColumnFamilies, q: Candid
       const oldest = window[window.length - 1]!.tail;
       const { found, scanned } = await keywordMatches(cf.candidates, q.userId, q.sessionId, q.kinds, keywords, perKeyword, oldest, snapshot);
       read += scanned;
+      // Pending chunks older than the window (written with an old creation time) have no postings yet: match them
+      // on their directory entry's keywords.
+      const wanted = new Set(keywords);
+      for (const { hit, entry } of outside) {
+        if (hit.tail >= oldest || (q.sessionId !== null && hit.sessionId !== q.sessionId)) continue;
+        let score = 0;
+        for (const k of indexKeywords(entry.keywords)) if (wanted.has(k)) score++;
+        if (score > 0) found.set(hit.sessionId + SEP + hit.chunkId, { hit, score });
+      }
       older = [...found.values()]
         .sort((a, b) => b.score - a.score || (a.hit.tail < b.hit.tail ? 1 : a.hit.tail > b.hit.tail ? -1 : 0))
         .slice(0, q.prefilter)
@@ -64,18 +80,39 @@ export async function readCandidates(db: AnyLevel, cf: ColumnFamilies, q: Candid
     const hits = [...window, ...older];
     const keys = hits.map((h) => dirKey(q.userId, h.sessionId, h.chunkId));
     const values = keys.length === 0 ? [] : await cf.dir.getMany(keys, { snapshot });
-    const entries: ListedEntry[] = [];
-    values.forEach((v, i) => {
-      const h = hits[i]!;
-      // Index and directory change in one batch and are read from one snapshot: a hit without a live entry is damage.
-      if (v === undefined) throw corruption(`candidate index names ${JSON.stringify(h.sessionId + SEP + h.chunkId)} of user ${JSON.stringify(q.userId)}, which has no directory entry`);
-      const entry = decodeDirEntry(v, `directory entry ${JSON.stringify(keys[i])}`);
-      if (entry.state !== 'live') throw corruption(`candidate index names deleted chunk ${JSON.stringify(keys[i])}`);
-      entries.push({ userId: q.userId, sessionId: h.sessionId, chunkId: h.chunkId, entry });
-    });
-    const stats = await keywordStats(cf.candidates, q.userId, q.kinds, keywords, snapshot);
+    const entries: ListedEntry[] = values.map((v, i) => ({ userId: q.userId, sessionId: hits[i]!.sessionId, chunkId: hits[i]!.chunkId, entry: liveEntryOf(q.userId, hits[i]!, v) }));
+    // The counters cover posted chunks; the pending ones are added from their entries (window or read above).
+    const byTail = new Map<string, DirEntry>();
+    entries.forEach((e, i) => byTail.set(hits[i]!.tail, e.entry));
+    for (const o of outside) byTail.set(o.hit.tail, o.entry);
+    const posted = await keywordStats(cf.candidates, q.userId, q.kinds, keywords, snapshot);
+    const stats = withPending(posted, pending.map((h) => byTail.get(h.tail)!));
     return { entries, indexKeysRead: read, stats };
   } finally {
     await snapshot.close();
   }
+}
+
+/** The directory entry an index hit names; it must be live (index and directory change in one batch). */
+function liveEntryOf(userId: string, h: IndexHit, v: Buffer | undefined): DirEntry {
+  const key = dirKey(userId, h.sessionId, h.chunkId);
+  if (v === undefined) throw corruption(`candidate index names ${JSON.stringify(h.sessionId + SEP + h.chunkId)} of user ${JSON.stringify(userId)}, which has no directory entry`);
+  const entry = decodeDirEntry(v, `directory entry ${JSON.stringify(key)}`);
+  if (entry.state !== 'live') throw corruption(`candidate index names deleted chunk ${JSON.stringify(key)}`);
+  return entry;
+}
+
+/** Posted statistics plus those of the pending chunks' entries. */
+function withPending(s: KeywordStats, pending: readonly DirEntry[]): KeywordStats {
+  if (pending.length === 0) return s;
+  let docs = s.docs;
+  let totalKeywords = s.totalKeywords;
+  const df = new Map(s.df);
+  for (const e of pending) {
+    const kws = indexKeywords(e.keywords);
+    docs++;
+    totalKeywords += kws.length;
+    for (const k of kws) if (df.has(k)) df.set(k, df.get(k)! + 1);
+  }
+  return { docs, totalKeywords, df };
 }

@@ -1,8 +1,9 @@
 import { decodeDirEntry } from '../record/dir-entry.js';
 import { encodeIndexStats, INDEX_PRESENT } from '../record/index-records.js';
 import { dfKey, entryKeys, indexedChunk, indexKeywords, statsKey } from './candidate-index.js';
+import { countPending } from './posting-merge.js';
 import type { ColumnFamilies } from './column-families.js';
-import { META_INDEX_KEY, parseDirKey } from './keys.js';
+import { META_INDEX_KEY, META_INDEX_V2_KEY, parseDirKey } from './keys.js';
 import type { BatchWriter } from './batch-writer.js';
 
 /** Index operations per batch while rebuilding. */
@@ -54,7 +55,7 @@ export async function rebuildCandidateIndex(cf: ColumnFamilies, writer: BatchWri
       user = p.userId;
     }
     chunks++;
-    for (const key of entryKeys(c)) keys.push(key);
+    for (const key of entryKeys(c, true)) keys.push(key);
     const kws = indexKeywords(c.keywords);
     bump(statsKey(c.userId, c.kind), 1, kws.length);
     for (const w of kws) bump(dfKey(c.userId, c.kind, w), 1, 0);
@@ -62,6 +63,34 @@ export async function rebuildCandidateIndex(cf: ColumnFamilies, writer: BatchWri
   }
   await flushKeys();
   await flushCounters();
-  await writer.write([{ type: 'put', sublevel: cf.meta, key: META_INDEX_KEY, value: INDEX_PRESENT }]);
+  await writer.write([
+    { type: 'put', sublevel: cf.meta, key: META_INDEX_KEY, value: INDEX_PRESENT },
+    { type: 'del', sublevel: cf.meta, key: META_INDEX_V2_KEY },
+  ]);
   return { chunks };
+}
+
+/**
+ * Readies the candidate index at open: a format-3 index is used as is; a format-2 one (every chunk posted, no
+ * pending keys) is valid format 3 and only changes marker; anything else is rebuilt, unless read-only (then
+ * `ready` is false and readers scan the directory). A writable open always drops the format-2 marker (see
+ * `META_INDEX_V2_KEY`). Returns the pending chunks per user.
+ * Requires: no concurrent writer (called from open).
+ */
+export async function openCandidateIndex(cf: ColumnFamilies, writer: BatchWriter, readOnly: boolean): Promise<{ ready: boolean; pending: Map<string, number> }> {
+  const v3 = (await cf.meta.get(META_INDEX_KEY)) !== undefined;
+  const v2 = (await cf.meta.get(META_INDEX_V2_KEY)) !== undefined;
+  if (readOnly) return { ready: v3 || v2, pending: v3 || v2 ? await countPending(cf) : new Map() };
+  if (v3 && !v2) return { ready: true, pending: await countPending(cf) };
+  if (v2 && !v3) {
+    await writer.write([
+      { type: 'put', sublevel: cf.meta, key: META_INDEX_KEY, value: INDEX_PRESENT },
+      { type: 'del', sublevel: cf.meta, key: META_INDEX_V2_KEY },
+    ]);
+    return { ready: true, pending: new Map() };
+  }
+  // Neither (format 1, interrupted rebuild), or both: an older engine rebuilt and then maintained the index
+  // without knowing pending keys, which is a format-2 index, unless it left pending keys it did not maintain.
+  await rebuildCandidateIndex(cf, writer);
+  return { ready: true, pending: new Map() };
 }

@@ -79,10 +79,17 @@ export function openBlockKey(userId: string, sessionId: string | null, lane: 'ap
 export const META_ENGINE_KEY = 'engine';
 export const META_ACCOUNTING_KEY = 'accounting';
 /**
- * Present once the candidate index is complete (database format 2). A database without it (format 1, or a rebuild
- * interrupted by a crash) gets its index rebuilt from the directory at the next writable open.
+ * Present once the candidate index is complete in database format 3 (postings written by the posting merge, pending
+ * keys allowed). A database without it gets its index upgraded (format 2) or rebuilt from the directory (format 1,
+ * or a rebuild interrupted by a crash) at the next writable open.
  */
-export const META_INDEX_KEY = 'cidx';
+export const META_INDEX_KEY = 'cidx3';
+/**
+ * The format-2 marker (every live chunk posted, no pending keys: a valid format-3 index). A writable open of this
+ * engine always removes it, so an older engine, which knows no pending keys, rebuilds the index instead of
+ * maintaining one it would misread.
+ */
+export const META_INDEX_V2_KEY = 'cidx';
 
 /** Per-chunk access count: `a\0user\0session\0chunk`. */
 export function accessKey(userId: string, ref: string): string {

@@ -46,6 +46,12 @@ export interface StoreOptions {
   readonly now?: () => number;
   /** Time to live of a chunk put without its own expiry, in ms; 0 (default): chunks never expire. */
   readonly defaultTtlMs?: number;
+  /**
+   * Chunks of a user whose keyword postings wait for the posting merge before it runs (docs/architecture.md,
+   * "Candidate index"). Smaller: recall reads fewer pending chunks; larger: merges are rarer and cheaper per chunk.
+   * Default 128.
+   */
+  readonly postingMergeAt?: number;
 }
 
 /** Options with every default filled in. @internal */
@@ -64,7 +70,11 @@ export interface ResolvedStoreOptions {
   readonly readOnly: boolean;
   readonly now: () => number;
   readonly defaultTtlMs: number;
+  readonly postingMergeAt: number;
 }
+
+/** See StoreOptions.postingMergeAt. */
+export const DEFAULT_POSTING_MERGE_AT = 128;
 
 export const DEFAULT_BLOCK_CAPACITY = 16;
 /** See GcOptions.mergeBelowFill. */
@@ -125,6 +135,7 @@ export function resolveStoreOptions(o: StoreOptions): ResolvedStoreOptions {
     readOnly: o.readOnly ?? false,
     now: o.now ?? Date.now,
     defaultTtlMs: intIn('defaultTtlMs', o.defaultTtlMs, 0, Number.MAX_SAFE_INTEGER, 0),
+    postingMergeAt: intIn('postingMergeAt', o.postingMergeAt, 1, 65_536, DEFAULT_POSTING_MERGE_AT),
   };
 }
 

@@ -14,8 +14,9 @@ import { readCoAccess, recordCoAccess } from './co-access.js';
 import { openFamilies, type ColumnFamilies } from './column-families.js';
 import { openEngineMeta } from './engine-meta.js';
 import { GroupCommit } from './group-commit.js';
-import { rebuildCandidateIndex } from './index-rebuild.js';
-import { ALLOC_NEXT_KEY, META_ACCOUNTING_KEY, META_INDEX_KEY, blockKey } from './keys.js';
+import { openCandidateIndex } from './index-rebuild.js';
+import { PostingMerger } from './posting-merge.js';
+import { ALLOC_NEXT_KEY, META_ACCOUNTING_KEY, blockKey } from './keys.js';
 import type { Mutation, MutationResult, WriteExtra } from './mutations.js';
 import type { AnyLevel, ResolvedStoreOptions } from './options.js';
 import { checkRecord, listBlockInfos, listEntries, listSessions, listUsers, readChunks, readLiveRecords, type ListedEntry, type ReadResult } from './read-path.js';
@@ -41,6 +42,8 @@ export class StoreCore {
   readonly writer: BatchWriter;
   meta: EngineMeta;
   readonly #groups: GroupCommit;
+  /** Schedules the candidate index's posting merges (posting-merge.ts). */
+  readonly #postings: PostingMerger;
 
   private constructor(
     db: AnyLevel,
@@ -69,7 +72,10 @@ export class StoreCore {
       onReleased(ids) {
         for (const id of ids) cache.evictBlock(blockKey(id) + '.');
       },
+      pendingPostings: new Map(),
+      onPending: (users) => this.#postings.schedule(users),
     };
+    this.#postings = new PostingMerger(this.lock, writer, this.ctx);
     this.#groups = new GroupCommit(this.lock, writer, this.ctx, {
       options,
       ids: new ChunkIdGenerator(cf),
@@ -102,15 +108,12 @@ export class StoreCore {
     const accounting = acctValue === undefined ? emptyAccounting() : decodeAccounting(acctValue, 'accounting');
     const allocValue = await cf.alloc.get(ALLOC_NEXT_KEY);
     const nextBlockId = allocValue === undefined ? 1 : decodeAllocator(allocValue, 'allocator state');
-    // Database format 2 adds the candidate index; a format-1 database (or an interrupted rebuild) gets it built
-    // here. Read-only, an index-less database is read by scanning the directory instead.
-    let indexReady = (await cf.meta.get(META_INDEX_KEY)) !== undefined;
-    if (!indexReady && !options.readOnly) {
-      await rebuildCandidateIndex(cf, writer);
-      indexReady = true;
-    }
+    // The candidate index (database formats 2 and 3): upgraded, or built from the directory, here. Read-only, an
+    // index-less database is read by scanning the directory instead.
+    const index = await openCandidateIndex(cf, writer, options.readOnly);
     const core = new StoreCore(db, cf, options, writer, meta, accounting, nextBlockId);
-    core.indexReady = indexReady;
+    core.indexReady = index.ready;
+    for (const [user, n] of index.pending) core.ctx.pendingPostings.set(user, n);
     return core;
   }
 

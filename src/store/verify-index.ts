@@ -23,8 +23,9 @@ export class KeySetDigest {
     this.#xor = (this.#xor ^ crc32(b, 0x9e3779b9)) >>> 0;
   }
 
-  addChunk(c: IndexedChunk): void {
-    for (const k of entryKeys(c)) this.add(k);
+  /** Adds the keys the chunk has in the index, posted (postings) or pending (a pending key). */
+  addChunk(c: IndexedChunk, posted: boolean): void {
+    for (const k of entryKeys(c, posted)) this.add(k);
   }
 
   equals(o: KeySetDigest): boolean {
@@ -65,11 +66,12 @@ async function* runs(
 
 /**
  * Checks the candidate index against the directory (docs/format.md, "Candidate index"):
- *   - the entry keys (recency, session recency, postings) are exactly those the live directory entries imply —
- *     compared through `expected`, the digest the caller built while walking the directory;
+ *   - the entry keys (recency, session recency, pending keys, postings) are exactly those the live directory
+ *     entries imply — compared through `expected`, the digest the caller built while walking the directory (a chunk
+ *     with a pending key is expected to have no postings, any other live chunk its postings);
  *   - every entry value is an empty index entry;
  *   - each document-frequency counter equals the number of postings of its keyword, and each per-kind counter the
- *     number of recency keys and postings of its user and kind.
+ *     number of posted chunks (recency keys minus pending keys) and postings of its user and kind.
  * Memory: O(users × kinds) for the per-kind totals; postings and counters are compared as two ordered streams.
  * @internal
  */
@@ -112,7 +114,9 @@ export async function verifyCandidateIndex(family: Family, snapshot: AbstractSna
     if (order <= 0) p = await postings.next();
     if (order >= 0) c = await counters.next();
   }
+  // The per-kind counters count posted chunks: recency keys minus pending keys.
   for await (const [g, n] of runs(family, 'r', 2, snapshot, entry, onError)) docTotals.set(g, n);
+  for await (const [g, n] of runs(family, 'q', 2, snapshot, entry, onError)) docTotals.set(g, (docTotals.get(g) ?? 0) - n);
   for await (const _ of runs(family, 's', 1, snapshot, entry, onError)) void _;
 
   for await (const [k, v] of resilientEntries(family, { gte: 'n' + SEP, lt: 'n\u0001', snapshot }, onError)) {
@@ -132,7 +136,7 @@ export async function verifyCandidateIndex(family: Family, snapshot: AbstractSna
       add({ message: `candidate index: counter ${JSON.stringify(k)} says ${s.docs} chunks / ${s.keywords} keywords, the index holds ${docs} / ${kws}`, key: k });
     }
   }
-  for (const [g, n] of docTotals) add({ message: `candidate index: ${n} chunks of ${JSON.stringify(g)} and no counter` });
+  for (const [g, n] of docTotals) if (n !== 0) add({ message: `candidate index: ${n} posted chunks of ${JSON.stringify(g)} and no counter` });
   for (const [g, n] of keywordTotals) if (n > 0) add({ message: `candidate index: ${n} postings of ${JSON.stringify(g)} and no counter` });
 
   if (!actual.equals(expected)) {
@@ -153,4 +157,11 @@ function decodeStats(k: string, v: Buffer, add: (p: IndexProblem) => void): numb
     add({ message: err instanceof Error ? err.message : String(err), key: k });
     return null;
   }
+}
+
+/** The pending keys of the index in `snapshot` (verify's expectation of which chunks are not posted yet). */
+export async function pendingKeySet(family: Family, snapshot: AbstractSnapshot): Promise<Set<string>> {
+  const out = new Set<string>();
+  for await (const k of family.keys({ gte: 'q' + SEP, lt: 'q\u0001', snapshot })) out.add(k);
+  return out;
 }

@@ -8,8 +8,8 @@ import { decodeDirEntry, type DirEntry } from '../record/dir-entry.js';
 import { decodeAllocator, decodeEngineMeta, decodeOpenBlockRef } from '../record/engine-records.js';
 import { ALLOC_NEXT_KEY, META_ACCOUNTING_KEY, META_ENGINE_KEY, SEP, blockKey, dirKey, frameKey, parseBlockKey, parseDirKey } from './keys.js';
 import { resilientEntries } from './resilient-scan.js';
-import { indexedChunk } from './candidate-index.js';
-import { KeySetDigest, verifyCandidateIndex } from './verify-index.js';
+import { indexedChunk, pendingKey } from './candidate-index.js';
+import { KeySetDigest, pendingKeySet, verifyCandidateIndex } from './verify-index.js';
 import type { StoreCore } from './store-core.js';
 
 /** Stable problem kinds reported by verify(). */
@@ -116,12 +116,15 @@ async function verifySnapshot(core: StoreCore, snapshot: AbstractSnapshot, progr
   const perBlock = new Map<number, DirCount>();
   let chunks = 0;
   const indexDigest = new KeySetDigest();
+  // Memory: the pending keys, bounded by users × the posting merge's threshold.
+  const pending = core.indexReady ? await pendingKeySet(cf.candidates, snapshot) : new Set<string>();
   for await (const [k, v] of resilientEntries(cf.dir, at, storageError('directory'))) {
     const entry = liveEntry(k, v, add);
     if (entry === null) continue;
     chunks++;
     const ids = parseDirKey(k)!;
-    indexDigest.addChunk(indexedChunk(ids.userId, ids.sessionId, ids.chunkId, entry)!);
+    const indexed = indexedChunk(ids.userId, ids.sessionId, ids.chunkId, entry)!;
+    indexDigest.addChunk(indexed, !pending.has(pendingKey(indexed)));
     const id = entry.location!.blockId;
     const c = perBlock.get(id);
     if (c === undefined) perBlock.set(id, { n: 1, bytes: entry.recordBytes });

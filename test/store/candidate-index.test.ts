@@ -26,7 +26,14 @@ async function scanOracle(store: AkashicStore, user: string, session: string | n
   return new Set([...recent, ...older].map((e) => e.sessionId + '/' + e.chunkId));
 }
 
-describe.each(BACKENDS)('candidate index on $name', ({ make }) => {
+// Postings merged early (8 pending chunks per user) or never during the test (all chunks pending).
+const MERGES = [
+  { merge: 'merged postings', postingMergeAt: 8 },
+  { merge: 'pending postings', postingMergeAt: 10_000 },
+];
+const CASES = BACKENDS.flatMap((b) => MERGES.map((m) => ({ ...b, ...m })));
+
+describe.each(CASES)('candidate index on $name, $merge', ({ make, postingMergeAt }) => {
   let be: Backend;
   let store: AkashicStore;
   afterEach(async () => {
@@ -57,7 +64,7 @@ describe.each(BACKENDS)('candidate index on $name', ({ make }) => {
 
   it('finds the same candidates as a directory scan, for user and session scope and any kinds', async () => {
     be = await make();
-    store = await be.open({ blockCapacity: 8 });
+    store = await be.open({ blockCapacity: 8, postingMergeAt });
     await seed(120);
     await seed(30, 'other');
     const memory = new Set<ChunkKind>(['memory']);
@@ -74,7 +81,7 @@ describe.each(BACKENDS)('candidate index on $name', ({ make }) => {
 
   it('follows updates, deletes, restores, relocation and GC, and verify() agrees', async () => {
     be = await make();
-    store = await be.open({ blockCapacity: 4 });
+    store = await be.open({ blockCapacity: 4, postingMergeAt });
     const refs = await seed(60);
     await store.write('u', [
       { op: 'update', ...refs[3]!, keywords: ['violin', 'tea'] },
@@ -110,7 +117,7 @@ describe.each(BACKENDS)('candidate index on $name', ({ make }) => {
 
   it('survives a reopen and is rebuilt for a database written without it', async () => {
     be = await make();
-    store = await be.open();
+    store = await be.open({ postingMergeAt });
     await seed(40);
     const [before] = await sets(null, ['jazz'], new Set(['memory']));
     // Simulate a format-1 database: no index, no marker.
@@ -125,7 +132,7 @@ describe.each(BACKENDS)('candidate index on $name', ({ make }) => {
     expect((await store.verify()).ok).toBe(true);
     await store.close();
 
-    store = await be.reopen();
+    store = await be.reopen({ postingMergeAt });
     const [after] = await sets(null, ['jazz'], new Set(['memory']));
     expect(after).toEqual(before);
     expect((await store.verify()).problems).toEqual([]);
@@ -133,11 +140,15 @@ describe.each(BACKENDS)('candidate index on $name', ({ make }) => {
 
   it('verify() reports an index that disagrees with the directory', async () => {
     be = await make();
-    store = await be.open();
+    store = await be.open({ postingMergeAt });
     await seed(20);
+    await store.write('other', [{ op: 'put', sessionId: 's', text: 'after the merges' }]); // queued behind them
     const cf = be.raw().candidates;
     let posting = '';
-    for await (const k of cf.keys({ gte: 'k\u0000', lt: 'k\u0001', limit: 1 })) posting = k;
+    // A posting when the chunks are merged, else a pending key.
+    const tag = postingMergeAt < 20 ? 'k' : 'q';
+    for await (const k of cf.keys({ gte: tag + '\u0000', lt: tag + '\u0001', limit: 1 })) posting = k;
+    expect(posting).not.toBe('');
     await cf.del(posting);
     let v = await store.verify();
     expect(v.ok).toBe(false);
@@ -151,5 +162,31 @@ describe.each(BACKENDS)('candidate index on $name', ({ make }) => {
     store = await be.reopen();
     v = await store.verify();
     expect(v.problems).toEqual([]);
+  });
+});
+
+describe.each(BACKENDS)('posting merge on $name', ({ make }) => {
+  it("replaces a user's pending keys by postings once it has postingMergeAt of them, and verify() agrees", async () => {
+    const be = await make();
+    const store = await be.open({ postingMergeAt: 5 });
+    try {
+      const count = async (tag: string): Promise<number> => {
+        let n = 0;
+        for await (const _ of be.raw().candidates.keys({ gte: tag + '\u0000u\u0000', lt: tag + '\u0000u\u0001' })) n++;
+        return n;
+      };
+      for (let i = 0; i < 4; i++) await store.put('u', { sessionId: 's', text: text(i), keywords: ['tea', `k${i}`] });
+      expect(await count('q')).toBe(4);
+      expect(await count('k')).toBe(0);
+      for (let i = 4; i < 7; i++) await store.put('u', { sessionId: 's', text: text(i), keywords: ['tea', `k${i}`] });
+      await store.write('other', [{ op: 'put', sessionId: 's', text: 'queued behind the merge' }]);
+      // The fifth put triggered a merge of five chunks; the two after it wait for the next one.
+      expect(await count('q')).toBe(2);
+      expect(await count('k')).toBe(10);
+      expect((await store.verify()).problems).toEqual([]);
+    } finally {
+      await store.close();
+      await be.cleanup();
+    }
   });
 });

@@ -32,7 +32,8 @@ export type PlanOp =
   | { readonly t: 'recall'; readonly user: string; readonly session: string; readonly query: string; readonly scope: 'session' | 'user' };
 
 /** Store options shared by the child and the parent's reopen. */
-export const CRASH_STORE_OPTIONS = { blockCapacity: 4, blockMaxBytes: 16 * 1024, durability: 'sync', gc: { intervalMs: 0 } } as const;
+// postingMergeAt 4: crashes also land during the candidate index's posting merges, and verify() checks both states.
+export const CRASH_STORE_OPTIONS = { blockCapacity: 4, blockMaxBytes: 16 * 1024, durability: 'sync', gc: { intervalMs: 0 }, postingMergeAt: 4 } as const;
 
 /** MemAttention options of the child: a small gate, so appends compact often; relocation on the recall's path. */
 export const CRASH_MEMORY_OPTIONS = { chunkGateTokens: 64, topP: 4, relocateSync: true, relocateEveryRecalls: 1, relocateMinRecurrence: 1 } as const;

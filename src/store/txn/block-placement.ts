@@ -77,6 +77,7 @@ export class BlockPlacement {
         const refValue = await cf.alloc.get(openKey);
         id = refValue === undefined ? null : decodeOpenBlockRef(refValue, `open block ref ${JSON.stringify(openKey)}`);
       }
+      const committedRef = id;
       let info: BlockInfo | null = null;
       if (id !== null) {
         info = await stagedBlockInfo(s, id);
@@ -119,8 +120,12 @@ export class BlockPlacement {
         await writeFrame(s, info, blockId, g.userId, g.lane, batch, seal);
         info = seal ? null : (s.infos.get(blockId) ?? null);
       }
-      if (info === null) s.ops.push({ type: 'del', sublevel: cf.alloc, key: openKey });
-      else s.ops.push({ type: 'put', sublevel: cf.alloc, key: openKey, value: encodeOpenBlockRef(info.blockId) });
+      // The ref is written only when it changes (most appends go on filling the same open block).
+      const ref = info === null ? null : info.blockId;
+      if (ref !== committedRef) {
+        if (ref === null) s.ops.push({ type: 'del', sublevel: cf.alloc, key: openKey });
+        else s.ops.push({ type: 'put', sublevel: cf.alloc, key: openKey, value: encodeOpenBlockRef(ref) });
+      }
       this.openRefs.set(openKey, info === null ? null : info.blockId);
     }
   }

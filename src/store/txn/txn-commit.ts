@@ -2,7 +2,7 @@ import { encodeAccounting } from '../../record/accounting.js';
 import { encodeBlockInfo } from '../../record/block-info.js';
 import { decodeDirEntry, encodeDirEntry } from '../../record/dir-entry.js';
 import { encodeAllocator } from '../../record/engine-records.js';
-import { IndexDelta, indexOps, indexedChunk } from '../candidate-index.js';
+import { IndexDelta, indexOps, indexedChunk, pendingKey, sameIndexed, type IndexedChunk } from '../candidate-index.js';
 import { ALLOC_NEXT_KEY, META_ACCOUNTING_KEY, blockKey, frameKey, parseDirKey } from '../keys.js';
 import type { BlockPlacement } from './block-placement.js';
 import { setBlockInfo, type TxnState } from './txn-state.js';
@@ -31,7 +31,7 @@ export async function commitTxn(s: TxnState, placement: BlockPlacement, onBatch:
     if (entry === null) s.ops.push({ type: 'del', sublevel: cf.dir, key });
     else s.ops.push({ type: 'put', sublevel: cf.dir, key, value: encodeDirEntry(entry) });
   }
-  await stageIndex(s);
+  const pending = await stageIndex(s);
   for (const info of s.infos.values()) {
     if (s.retired.get(info.blockId)?.forget === true) s.ops.push({ type: 'del', sublevel: cf.blockInfo, key: blockKey(info.blockId) });
     else s.ops.push({ type: 'put', sublevel: cf.blockInfo, key: blockKey(info.blockId), value: encodeBlockInfo(info) });
@@ -50,6 +50,7 @@ export async function commitTxn(s: TxnState, placement: BlockPlacement, onBatch:
   s.ctx.accounting = s.acct;
   s.ctx.nextBlockId = s.nextBlockId;
   publishOpenBlocks(s, placement);
+  publishPending(s, pending);
   if (s.released.length > 0) s.ctx.onReleased(s.released);
 }
 
@@ -78,20 +79,43 @@ function publishOpenBlocks(s: TxnState, placement: BlockPlacement): void {
  * and the difference (entry keys, counters) joins the batch. Entries that only moved (relocation, GC) differ in
  * nothing the index holds, so they add nothing.
  */
-async function stageIndex(s: TxnState): Promise<void> {
-  if (s.dirs.size === 0) return;
+async function stageIndex(s: TxnState): Promise<ReadonlyMap<string, number>> {
+  if (s.dirs.size === 0) return new Map();
   const unread = [...s.dirs.keys()].filter((k) => !s.original.has(k));
   const values = unread.length === 0 ? [] : await s.ctx.cf.dir.getMany(unread);
   unread.forEach((k, i) => {
     const v = values[i];
     s.original.set(k, v === undefined ? null : decodeDirEntry(v, `directory entry ${JSON.stringify(k)}`));
   });
-  const delta = new IndexDelta();
+  const changes: { before: IndexedChunk | null; after: IndexedChunk | null }[] = [];
   for (const [key, entry] of s.dirs) {
     const p = parseDirKey(key);
     if (p === null) continue;
-    delta.change(indexedChunk(p.userId, p.sessionId, p.chunkId, s.original.get(key) ?? null), indexedChunk(p.userId, p.sessionId, p.chunkId, entry));
+    const before = indexedChunk(p.userId, p.sessionId, p.chunkId, s.original.get(key) ?? null);
+    const after = indexedChunk(p.userId, p.sessionId, p.chunkId, entry);
+    if (!sameIndexed(before, after)) changes.push({ before, after });
   }
-  if (delta.empty && delta.stats.size === 0) return;
+  // Whether each chunk that changes or goes had its postings written (no pending key) or not: one getMany, and
+  // none at all for fresh chunks (the common put).
+  const olds = changes.filter((c) => c.before !== null);
+  const pendingValues = olds.length === 0 ? [] : await s.ctx.cf.candidates.getMany(olds.map((c) => pendingKey(c.before!)));
+  const posted = new Map(olds.map((c, i) => [c, pendingValues[i] === undefined]));
+  const delta = new IndexDelta();
+  for (const c of changes) delta.change(c.before, posted.get(c) ?? false, c.after);
+  if (delta.empty && delta.stats.size === 0) return new Map();
   for (const op of await indexOps(s.ctx.cf.candidates, delta)) s.ops.push(op);
+  return delta.pending;
+}
+
+/** After a committed batch: the context's pending counts learn what this batch changed. */
+function publishPending(s: TxnState, pending: ReadonlyMap<string, number>): void {
+  const grew: string[] = [];
+  for (const [user, by] of pending) {
+    if (by === 0) continue;
+    const n = (s.ctx.pendingPostings.get(user) ?? 0) + by;
+    if (n > 0) s.ctx.pendingPostings.set(user, n);
+    else s.ctx.pendingPostings.delete(user);
+    if (by > 0) grew.push(user);
+  }
+  if (grew.length > 0) s.ctx.onPending(grew);
 }

@@ -25,6 +25,12 @@ export interface TxnContext {
   readonly openInfos: Map<number, BlockInfo>;
   /** Called after commit with the ids of released blocks (cache eviction). */
   onReleased(blockIds: readonly number[]): void;
+  /**
+   * Chunks whose postings are pending, per user, as committed (candidate-index.ts). Updated after every committed
+   * batch; `onPending` then hears which users gained pending chunks (to schedule the posting merge).
+   */
+  readonly pendingPostings: Map<string, number>;
+  onPending(users: readonly string[]): void;
 }
 
 /** A record waiting to be placed in a block; its directory entry (if any) gets the slot it lands in. */
