@@ -12,13 +12,16 @@ import type { CandidateRead } from '../store/candidate-reader.js';
 import { candidateIndexPurgeHook } from '../store/candidate-index.js';
 import { isExpired } from '../record/dir-entry.js';
 import { compileFilter, type ChunkFilter } from '../store/chunk-filter.js';
-import { LIMITS, checkContent, checkRef, checkRefs, type ChunkContent, type ChunkRef } from '../store/chunk-input.js';
+import { LIMITS, checkContent, checkRef, checkRefs, type ChunkContent, type ChunkRef, type SupersedesRef } from '../store/chunk-input.js';
 import { checkChunkId, checkId } from '../store/ids.js';
 import { openError, storageError } from '../store/level-errors.js';
 import { refString } from '../store/keys.js';
 import { resolveStoreOptions, type AnyLevel, type ResolvedStoreOptions, type StoreOptions } from '../store/options.js';
-import { sweepExpired, type SweepReport } from '../store/expiry-sweep.js';
+import { sweepExpired, sweepHistory, type SweepReport } from '../store/expiry-sweep.js';
 import { purgeScope, type PurgeReport } from '../store/purge.js';
+import { historyPurgeHook, type ChunkVersion } from '../store/history.js';
+import { compileScope, type ScopeSelector } from '../store/scope-filter.js';
+import { chunkHistory, listedAsOf, listedSuperseded, readAsOf, readKept, type SupersededMark } from '../store/versioned-read.js';
 import { relocate, type RelocationResult } from '../store/relocation.js';
 import { findLogDamage } from '../store/leveldb/log-check.js';
 import { isLocked, makeWorkingCopy, refuseIfLocked, type WorkingCopy } from '../store/leveldb/read-only-copy.js';
@@ -66,10 +69,42 @@ export interface ExpiryUpdate {
 /** One change of an atomic `write`. */
 export type WriteOp =
   | ({ readonly op: 'put' } & PutInput)
-  | ({ readonly op: 'update'; readonly sessionId: string; readonly chunkId: string; readonly expectVersion?: number } & Partial<ChunkContent> & ExpiryUpdate)
-  | { readonly op: 'delete'; readonly sessionId: string; readonly chunkId: string; readonly expectVersion?: number; readonly supersededBy?: string };
+  | ({
+      readonly op: 'update';
+      readonly sessionId: string;
+      readonly chunkId: string;
+      readonly expectVersion?: number;
+      /** The chunk that caused this update (a bare id names one of the same session); kept in the history entry. */
+      readonly supersededBy?: string | SupersedesRef;
+    } & Partial<ChunkContent> &
+      ExpiryUpdate)
+  | {
+      readonly op: 'delete';
+      readonly sessionId: string;
+      readonly chunkId: string;
+      readonly expectVersion?: number;
+      /** The chunk that replaced this one (a bare id names one of the same session). */
+      readonly supersededBy?: string | SupersedesRef;
+    };
 
 export type StoreStatus = 'opening' | 'open' | 'closing' | 'closed';
+
+/** Options of `list`. */
+export interface ListOptions extends ScopeSelector {
+  readonly sessionId?: string;
+  readonly includeDeleted?: boolean;
+  readonly includeExpired?: boolean;
+  readonly filter?: ChunkFilter;
+  /** List the chunks as they were at this time (ms since the epoch). */
+  readonly asOf?: number;
+  /** Also list every kept superseded version, marked `superseded`. */
+  readonly includeSuperseded?: boolean;
+}
+
+/** A listed entry; superseded versions (`includeSuperseded`) carry `superseded`. */
+export interface ListedChunk extends ListedEntry {
+  readonly superseded?: SupersededMark;
+}
 
 /** One block as `blocks()` lists it. */
 export interface BlockListing extends BlockInfo {
@@ -282,54 +317,99 @@ export class AkashicStore {
       if (!Number.isFinite(r.createdAt) || !Number.isFinite(r.updatedAt)) throw invalidArgument(`records[${i}] needs finite createdAt and updatedAt`);
       const exp = (r as { expiresAt?: unknown }).expiresAt;
       if (exp !== undefined && (typeof exp !== 'number' || !Number.isSafeInteger(exp) || exp < 1)) throw invalidArgument(`records[${i}].expiresAt must be a positive integer of ms`);
-      return { op: 'restore', record: { ...r, ...c, userId } };
+      return { op: 'restore', record: { ...r, ...c, userId, supersedes: c.supersedes.map((x) => ({ userId, sessionId: x.sessionId, chunkId: x.chunkId })) } };
     });
     return this.#track(this.#core.write(userId, mutations));
   }
 
-  /** One chunk, or null when it does not exist or was deleted. */
-  async get(userId: string, sessionId: string, chunkId: string): Promise<ChunkRecord | null> {
-    const r = await this.getMany(userId, [{ sessionId, chunkId }]);
+  /**
+   * One chunk, or null when it does not exist or was deleted. With `asOf`, the version that was current at that
+   * time (null when the chunk did not exist then, was deleted then, or that version is no longer kept).
+   */
+  async get(userId: string, sessionId: string, chunkId: string, opts: { asOf?: number } = {}): Promise<ChunkRecord | null> {
+    const r = await this.getMany(userId, [{ sessionId, chunkId }], opts);
     return r.chunks[0] ?? null;
   }
 
   /**
    * Materializes chunks from one snapshot, touching each of their blocks once (one getMany, one decompression
-   * per frame not in cache). `blocksTouched` counts distinct blocks.
+   * per frame not in cache). `blocksTouched` counts distinct blocks. With `asOf`, each chunk as it was at that
+   * time (see `get`); versions read from history cost one range read and one decompression each.
    */
-  async getMany(userId: string, refs: readonly ChunkRef[]): Promise<ReadResult> {
+  async getMany(userId: string, refs: readonly ChunkRef[], opts: { asOf?: number } = {}): Promise<ReadResult> {
     this.#checkOpen();
     checkId(userId, 'userId');
-    return this.#track(this.#core.read(userId, checkRefs(refs, 'refs')));
+    checkOptions(opts);
+    const checked = checkRefs(refs, 'refs');
+    if (opts.asOf !== undefined) return this.#track(readAsOf(this.#core, userId, checked, checkTime(opts.asOf, 'asOf')));
+    return this.#track(this.#core.read(userId, checked));
+  }
+
+  /**
+   * Every readable version of a chunk, newest first: the current one (`validUntil` null), then the superseded
+   * versions history keeps, each with when and why it ended (`cause` 'update' or 'delete') and the chunk that
+   * superseded it when reconciliation named one (`supersededBy`, a full ref). Empty for a chunk that never
+   * existed, was purged or has expired. Cost: one directory read, one block read, one range read of the
+   * chunk's history (at most `history.versions` entries) and one decompression per kept version.
+   */
+  async history(userId: string, sessionId: string, chunkId: string): Promise<ChunkVersion[]> {
+    this.#checkOpen();
+    checkId(userId, 'userId');
+    const ref = checkRef({ sessionId, chunkId }, 'chunk');
+    return this.#track(chunkHistory(this.#core, userId, ref.sessionId, ref.chunkId));
+  }
+
+  /** Kept versions by number (recall of superseded facts); null where a version is not kept. @internal */
+  async keptVersions(userId: string, refs: readonly (ChunkRef & { version: number })[]): Promise<(ChunkRecord | null)[]> {
+    this.#checkOpen();
+    checkId(userId, 'userId');
+    return this.#track(readKept(this.#core, userId, refs));
   }
 
   /**
    * Directory entries (metadata, no bodies) of a user or one session, in time order. Expired chunks are left out
    * (`includeExpired` shows them until the sweep turns them into tombstones); tombstones only with `includeDeleted`.
    * `filter` keeps live chunks whose attributes and creation time match (see ChunkFilter); tombstones never match.
+   * `agentId` / `runId` keep chunks of those scopes (one id, or several: a shared scope). `asOf` lists the chunks as
+   * they were at that time (each as its version current then, from history; tombstones are never listed then).
+   * `includeSuperseded` also yields every kept superseded version after its chunk, marked `superseded`.
    * Cost: one scan of the scope's directory; attributes come from the entries (no body reads), except for entries
-   * written before directory entries carried attributes, whose records are read one by one.
+   * written before directory entries carried attributes, whose records are read one by one; `asOf` reads the
+   * history of each chunk changed since then, `includeSuperseded` the history of every chunk listed.
    */
-  async *list(userId: string, opts: { sessionId?: string; includeDeleted?: boolean; includeExpired?: boolean; filter?: ChunkFilter } = {}): AsyncGenerator<ListedEntry> {
+  async *list(userId: string, opts: ListOptions = {}): AsyncGenerator<ListedChunk> {
     this.#checkOpen();
     checkId(userId, 'userId');
     checkOptions(opts);
     const session = opts.sessionId === undefined ? null : checkId(opts.sessionId, 'sessionId');
     const filter = opts.filter === undefined ? null : compileFilter(opts.filter, 'filter');
+    const scope = compileScope(opts, 'options');
+    const asOf = opts.asOf === undefined ? null : checkTime(opts.asOf, 'asOf');
     const now = this.#core.options.now();
-    for await (const e of wrapIoGenerator(this.#core.entries(userId, session))) {
-      if (!(e.entry.state === 'live' ? opts.includeExpired === true || !isExpired(e.entry, now) : opts.includeDeleted === true)) continue;
-      if (filter !== null) {
-        if (e.entry.state !== 'live') continue;
-        let attrs = e.entry.attributes;
-        if (attrs === undefined && filter.needsAttributes) {
-          const r = await this.#track(this.#core.read(userId, [{ sessionId: e.sessionId, chunkId: e.chunkId }]));
-          attrs = r.chunks[0]?.attributes;
-          if (attrs === undefined) continue;
-        }
-        if (!filter.matches(e.entry, attrs)) continue;
+    const matches = async (e: ListedEntry): Promise<boolean> => {
+      if (scope !== null && !scope(e.entry)) return false;
+      if (filter === null) return true;
+      if (e.entry.state !== 'live') return false;
+      let attrs = e.entry.attributes;
+      if (attrs === undefined && filter.needsAttributes) {
+        const r = await this.#track(this.#core.read(userId, [{ sessionId: e.sessionId, chunkId: e.chunkId }]));
+        attrs = r.chunks[0]?.attributes;
+        if (attrs === undefined) return false;
       }
-      yield e;
+      return filter.matches(e.entry, attrs);
+    };
+    for await (const found of wrapIoGenerator(this.#core.entries(userId, session))) {
+      const expired = found.entry.state === 'live' && isExpired(found.entry, now);
+      let e: ListedEntry | null = found;
+      if (asOf !== null) e = expired ? null : await this.#track(listedAsOf(this.#core, found, asOf));
+      else if (!(found.entry.state === 'live' ? opts.includeExpired === true || !expired : opts.includeDeleted === true)) e = null;
+      if (e !== null && (await matches(e))) yield e;
+      if (opts.includeSuperseded === true && !expired) {
+        for (const old of await this.#track(listedSuperseded(this.#core, found))) {
+          if (asOf !== null && old.superseded.at > asOf) continue;
+          if (await matches(old)) yield old;
+        }
+      }
     }
   }
 
@@ -420,7 +500,11 @@ export class AkashicStore {
     const passOpts = opts.userId === undefined ? { threshold, maxBlocks, ...merge } : { threshold, maxBlocks, ...merge, userId: checkId(opts.userId, 'userId') };
     if (this.#gcRunning !== null) return this.#gcRunning.then(() => this.gc(opts));
     if (this.#exclusiveRun !== null) return this.#exclusiveRun.then(() => this.gc(opts), () => this.gc(opts));
-    const run = this.#track(sweepExpired(this.#core, 10_000).then(() => runGcPass(this.#core, this.#pool, this.#affinity, passOpts)));
+    const run = this.#track(
+      sweepExpired(this.#core, 10_000)
+        .then(() => sweepHistory(this.#core, 10_000))
+        .then(() => runGcPass(this.#core, this.#pool, this.#affinity, passOpts)),
+    );
     this.#gcRunning = run;
     const clear = (): void => {
       this.#gcRunning = null;
@@ -462,7 +546,7 @@ export class AkashicStore {
     if (scope === null || typeof scope !== 'object') throw invalidArgument('scope must be { user, session? }');
     const userId = checkId(scope.user, 'scope.user');
     const sessionId = scope.session === undefined ? null : checkId(scope.session, 'scope.session');
-    return this.#exclusive(() => purgeScope(this.#core, { userId, sessionId }, [candidateIndexPurgeHook]));
+    return this.#exclusive(() => purgeScope(this.#core, { userId, sessionId }, [candidateIndexPurgeHook, historyPurgeHook]));
   }
 
   #exclusiveRun: Promise<unknown> | null = null;
@@ -547,21 +631,32 @@ function toMutation(o: WriteOp, what: string): Mutation {
     case 'update': {
       const chunkId = checkChunkId(o.chunkId, `${what}.chunkId`);
       const expiry = checkExpiry(o, what);
-      const hasContent = ['kind', 'text', 'tokenCount', 'keywords', 'attributes', 'payload', 'supersedes', 'provenance', 'embedding'].some((f) => (o as unknown as Record<string, unknown>)[f] !== undefined);
+      const hasContent = CONTENT_FIELDS.some((f) => (o as unknown as Record<string, unknown>)[f] !== undefined);
       const partial = hasContent || expiry === undefined ? checkPartial(o, what) : {};
-      const base = { op: 'update' as const, sessionId, chunkId, content: partial, ...(expiry === undefined ? {} : { expiry }) };
+      const by = o.supersededBy === undefined ? {} : { supersededBy: checkSupersededBy(o.supersededBy, sessionId, `${what}.supersededBy`) };
+      const base = { op: 'update' as const, sessionId, chunkId, content: partial, ...(expiry === undefined ? {} : { expiry }), ...by };
       return o.expectVersion === undefined ? base : { ...base, expectVersion: checkVersion(o.expectVersion, what) };
     }
     case 'delete': {
       const chunkId = checkChunkId(o.chunkId, `${what}.chunkId`);
-      const m: { op: 'delete'; sessionId: string; chunkId: string; expectVersion?: number; supersededBy?: string } = { op: 'delete', sessionId, chunkId };
+      const m: { op: 'delete'; sessionId: string; chunkId: string; expectVersion?: number; supersededBy?: { sessionId: string; chunkId: string } } = {
+        op: 'delete',
+        sessionId,
+        chunkId,
+      };
       if (o.expectVersion !== undefined) m.expectVersion = checkVersion(o.expectVersion, what);
-      if (o.supersededBy !== undefined) m.supersededBy = checkChunkId(o.supersededBy, `${what}.supersededBy`);
+      if (o.supersededBy !== undefined) m.supersededBy = checkSupersededBy(o.supersededBy, sessionId, `${what}.supersededBy`);
       return m;
     }
     default:
       throw invalidArgument(`${what}.op must be 'put', 'update' or 'delete'`);
   }
+}
+
+/** A time argument: a finite number of ms since the epoch. */
+function checkTime(v: unknown, what: string): number {
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw invalidArgument(`${what} must be a finite number of ms since the epoch`);
+  return v;
 }
 
 /** An options argument from a plain-JS caller: an object (absent is fine; the default parameter fills it in). */
@@ -583,6 +678,15 @@ function checkExpiry(o: object, what: string): Expiry | undefined {
   return { at: src.expiresAt };
 }
 
+/** The content fields a chunk write may give (an update changes only those it gives). */
+const CONTENT_FIELDS = ['kind', 'text', 'tokenCount', 'keywords', 'attributes', 'payload', 'supersedes', 'provenance', 'embedding', 'agentId', 'runId'] as const;
+
+/** A superseding chunk: a `{ sessionId, chunkId }` ref, or a bare id of the chunk's own session. */
+function checkSupersededBy(v: unknown, ownSession: string, what: string): { sessionId: string; chunkId: string } {
+  if (typeof v === 'string') return { sessionId: ownSession, chunkId: checkChunkId(v, what) };
+  return checkRef(v, what);
+}
+
 function checkVersion(v: unknown, what: string): number {
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > LIMITS.version) {
     throw invalidArgument(`${what}.expectVersion must be an integer in [1, ${LIMITS.version}]`);
@@ -593,8 +697,7 @@ function checkVersion(v: unknown, what: string): number {
 /** Validates only the fields an update gives; absent ones are kept from the current version. */
 function checkPartial(o: Record<string, unknown> | object, what: string): Partial<ReturnType<typeof checkContent>> {
   const src = o as Record<string, unknown>;
-  const fields = ['kind', 'text', 'tokenCount', 'keywords', 'attributes', 'payload', 'supersedes', 'provenance', 'embedding'] as const;
-  const given = fields.filter((f) => src[f] !== undefined);
+  const given = CONTENT_FIELDS.filter((f) => src[f] !== undefined);
   if (given.length === 0) throw invalidArgument(`${what} changes nothing`);
   const full = checkContent({ text: '', ...src }, what);
   const out: Record<string, unknown> = {};

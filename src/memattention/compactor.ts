@@ -146,7 +146,7 @@ export async function compactTurns(ctx: CompactorContext, userId: string, sessio
     // Dated by its newest turn, so replayed conversations keep their own timeline.
     const createdAt = Math.max(...turns.map((t) => t.at));
     const content = checkContent(
-      { kind: 'memory', text: joint.text, tokenCount, keywords, attributes, provenance: unionProvenance([], turnIds), supersedes: joint.deletions.map((id) => relatedById.get(id)!.ref.chunkId), ...(chunkVector === undefined ? {} : { embedding: chunkVector }) },
+      { kind: 'memory', text: joint.text, tokenCount, keywords, attributes, provenance: unionProvenance([], turnIds), supersedes: joint.deletions.map((id) => relatedById.get(id)!.ref), ...(chunkVector === undefined ? {} : { embedding: chunkVector }) },
       'compacted chunk',
     );
     mutations.push({ op: 'put', sessionId, chunkId, createdAt, content });
@@ -165,14 +165,15 @@ export async function compactTurns(ctx: CompactorContext, userId: string, sessio
       },
       'updated chunk',
     );
-    mutations.push({ op: 'update', sessionId: u.r.ref.sessionId, chunkId: u.r.ref.chunkId, expectVersion: u.r.record.version, content });
+    const by = chunkId === null ? {} : { supersededBy: { sessionId, chunkId } };
+    mutations.push({ op: 'update', sessionId: u.r.ref.sessionId, chunkId: u.r.ref.chunkId, expectVersion: u.r.record.version, content, ...by });
   }
   for (const id of joint.deletions) {
     const r = relatedById.get(id)!;
     mutations.push(
       chunkId === null
         ? { op: 'delete', sessionId: r.ref.sessionId, chunkId: r.ref.chunkId, expectVersion: r.record.version }
-        : { op: 'delete', sessionId: r.ref.sessionId, chunkId: r.ref.chunkId, expectVersion: r.record.version, supersededBy: chunkId },
+        : { op: 'delete', sessionId: r.ref.sessionId, chunkId: r.ref.chunkId, expectVersion: r.record.version, supersededBy: { sessionId, chunkId } },
     );
   }
 

@@ -28,6 +28,9 @@ export interface Accounting {
   blocksReleased: number;
   retrievals: number;
   retrievalBlocks: number;
+  /** Superseded versions kept as history, and their encoded record bytes (uncompressed). */
+  historyVersions: number;
+  historyBytes: number;
 }
 
 export const ACCOUNTING_FIELDS = [
@@ -45,6 +48,8 @@ export const ACCOUNTING_FIELDS = [
   'blocksReleased',
   'retrievals',
   'retrievalBlocks',
+  'historyVersions',
+  'historyBytes',
 ] as const satisfies readonly (keyof Accounting)[];
 
 export function emptyAccounting(): Accounting {
@@ -71,6 +76,8 @@ export function encodeAccounting(a: Accounting): Buffer {
   FbAccounting.addBlocksReleased(b, BigInt(a.blocksReleased));
   FbAccounting.addRetrievals(b, BigInt(a.retrievals));
   FbAccounting.addRetrievalBlocks(b, BigInt(a.retrievalBlocks));
+  FbAccounting.addHistoryVersions(b, BigInt(a.historyVersions));
+  FbAccounting.addHistoryBytes(b, BigInt(a.historyBytes));
   b.finish(FbAccounting.endAccounting(b));
   return seal(ValueType.Accounting, b.asUint8Array());
 }
@@ -94,6 +101,8 @@ export function decodeAccounting(value: Uint8Array, what: string): Accounting {
       blocksReleased: Number(a.blocksReleased()),
       retrievals: Number(a.retrievals()),
       retrievalBlocks: Number(a.retrievalBlocks()),
+      historyVersions: Number(a.historyVersions()),
+      historyBytes: Number(a.historyBytes()),
     };
   } catch (err) {
     throw undecodable(what, 'accounting record', err);

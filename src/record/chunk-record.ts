@@ -6,10 +6,21 @@ import { Attribute } from './generated/akashic/fb/attribute.js';
 import { ChunkRecord as FbChunkRecord } from './generated/akashic/fb/chunk-record.js';
 import { ChunkKind as FbChunkKind } from './generated/akashic/fb/chunk-kind.js';
 import { readEmbedding, type ChunkEmbedding } from './chunk-embedding.js';
+import { ChunkRef as FbChunkRef } from './generated/akashic/fb/chunk-ref.js';
 
 /** What a chunk holds. */
 export type ChunkKind = 'memory' | 'turn' | 'summary' | 'note';
 export const CHUNK_KINDS: readonly ChunkKind[] = ['memory', 'turn', 'summary', 'note'];
+
+/**
+ * The full address of a chunk: (user, session, ULID). References between chunks never cross users (a user is a
+ * tenant), so on disk a record keeps only the session and id of the chunks it names; the user is its own.
+ */
+export interface FullChunkRef {
+  readonly userId: string;
+  readonly sessionId: string;
+  readonly chunkId: string;
+}
 
 /** One immutable chunk record: a version of a logical chunk (user, session, chunkId). */
 export interface ChunkRecord {
@@ -30,14 +41,18 @@ export interface ChunkRecord {
   readonly attributes: Readonly<Record<string, string>>;
   /** Opaque binary payload (embeddings, KV tensors), or null. */
   readonly payload: Uint8Array | null;
-  /** Chunk ids this chunk replaced during reconciliation. */
-  readonly supersedes: readonly string[];
+  /** The chunks this chunk replaced during reconciliation (full refs; always of the record's own user). */
+  readonly supersedes: readonly FullChunkRef[];
   /** Ids of the turns this chunk was built from. */
   readonly provenance: readonly string[];
   /** When the chunk expires (ms since epoch): from then on it is never read or recalled. Absent: never. */
   readonly expiresAt?: number;
   /** The chunk's vector and the embedder that produced it; absent (or null) when none was stored. */
   readonly embedding?: ChunkEmbedding | null;
+  /** The agent that wrote the chunk (a scope beside user and session); absent: none. */
+  readonly agentId?: string;
+  /** The run (one task or episode of an agent) the chunk belongs to; absent: none. */
+  readonly runId?: string;
 }
 
 const KIND_TO_FB: Record<ChunkKind, FbChunkKind> = {
@@ -75,7 +90,20 @@ export function encodeChunkRecord(r: ChunkRecord): Uint8Array {
     attrKeys.map((k) => Attribute.createAttribute(b, b.createString(k), b.createString(r.attributes[k] ?? ''))),
   );
   const payload = r.payload === null ? 0 : FbChunkRecord.createPayloadVector(b, r.payload);
-  const supersedes = FbChunkRecord.createSupersedesVector(b, strings(b, r.supersedes));
+  const supersedes = FbChunkRecord.createSupersedesVector(b, strings(b, r.supersedes.map((x) => x.chunkId)));
+  const supersedesRefs =
+    r.supersedes.length === 0
+      ? 0
+      : FbChunkRecord.createSupersedesRefsVector(
+          b,
+          r.supersedes.map((x) => {
+            const sid = b.createString(x.sessionId);
+            const cid = b.createString(x.chunkId);
+            return FbChunkRef.createChunkRef(b, sid, cid);
+          }),
+        );
+  const agent = r.agentId === undefined ? 0 : b.createString(r.agentId);
+  const run = r.runId === undefined ? 0 : b.createString(r.runId);
   const provenance = FbChunkRecord.createProvenanceVector(b, strings(b, r.provenance));
   const emb = r.embedding ?? null;
   const embVector = emb === null ? 0 : FbChunkRecord.createEmbeddingVector(b, emb.vector);
@@ -101,6 +129,9 @@ export function encodeChunkRecord(r: ChunkRecord): Uint8Array {
     FbChunkRecord.addEmbedding(b, embVector);
     FbChunkRecord.addEmbeddingModel(b, embModel);
   }
+  if (agent !== 0) FbChunkRecord.addAgentId(b, agent);
+  if (run !== 0) FbChunkRecord.addRunId(b, run);
+  if (supersedesRefs !== 0) FbChunkRecord.addSupersedesRefs(b, supersedesRefs);
   b.finish(FbChunkRecord.endChunkRecord(b));
   return b.asUint8Array();
 }
@@ -126,9 +157,23 @@ export function decodeChunkRecord(bytes: Uint8Array, what: string): ChunkRecord 
     const payloadArr = r.payloadArray();
     const expiresAt = r.expiresAtMs();
     const embedding = readEmbedding(r.embeddingLength(), (i) => r.embedding(i), r.embeddingModel());
+    const userId = r.userId() ?? '';
+    const sessionId = r.sessionId() ?? '';
+    const agentId = r.agentId();
+    const runId = r.runId();
+    // Records written before refs were stored name bare ids: those are read as chunks of the record's own session.
+    const supersedes: FullChunkRef[] = [];
+    if (r.supersedesRefsLength() > 0) {
+      for (let i = 0; i < r.supersedesRefsLength(); i++) {
+        const x = r.supersedesRefs(i);
+        supersedes.push({ userId, sessionId: x?.sessionId() ?? '', chunkId: x?.chunkId() ?? '' });
+      }
+    } else {
+      for (let i = 0; i < r.supersedesLength(); i++) supersedes.push({ userId, sessionId, chunkId: r.supersedes(i) ?? '' });
+    }
     return {
-      userId: r.userId() ?? '',
-      sessionId: r.sessionId() ?? '',
+      userId,
+      sessionId,
       chunkId: r.chunkId() ?? '',
       version: r.version(),
       createdAt: r.createdAtMs(),
@@ -139,10 +184,12 @@ export function decodeChunkRecord(bytes: Uint8Array, what: string): ChunkRecord 
       keywords: readStrings(r.keywordsLength(), (i) => r.keywords(i)),
       attributes,
       payload: payloadArr === null ? null : Uint8Array.from(payloadArr),
-      supersedes: readStrings(r.supersedesLength(), (i) => r.supersedes(i)),
+      supersedes,
       provenance: readStrings(r.provenanceLength(), (i) => r.provenance(i)),
       ...(expiresAt > 0 ? { expiresAt } : {}),
       ...(embedding === undefined ? {} : { embedding }),
+      ...(agentId ? { agentId } : {}),
+      ...(runId ? { runId } : {}),
     };
   } catch (err) {
     throw undecodable(what, 'chunk record', err);

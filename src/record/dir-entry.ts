@@ -22,6 +22,12 @@ function readAttributes(d: FbDirEntry): Record<string, string> {
   return Object.fromEntries(pairs); // own properties: `__proto__` stays data
 }
 
+function supersededRef(d: FbDirEntry, ownSession: string): DirEntry['supersededBy'] {
+  const id = d.supersededBy();
+  if (id === null) return null;
+  return { sessionId: d.supersededBySession() ?? ownSession, chunkId: id };
+}
+
 /** Where a chunk version lives: block, frame within the block, record index within the frame. */
 export interface SlotRef {
   readonly blockId: number;
@@ -45,8 +51,8 @@ export interface DirEntry {
   readonly updatedAt: number;
   readonly kind: ChunkKind;
   readonly keywords: readonly string[];
-  /** For entries deleted by reconciliation: the chunk that replaced this one. */
-  readonly supersededBy: string | null;
+  /** For entries deleted by reconciliation: the chunk (of the same user) that replaced this one. */
+  readonly supersededBy: { readonly sessionId: string; readonly chunkId: string } | null;
   readonly deletedAt: number | null;
   /** When the chunk expires (ms since epoch); absent: never. An expired live entry is invisible to reads. */
   readonly expiresAt?: number;
@@ -57,6 +63,9 @@ export interface DirEntry {
   readonly attributes?: Readonly<Record<string, string>>;
   /** The live version's vector (a copy of the record's), for SELECT and grouping without the body. */
   readonly embedding?: ChunkEmbedding;
+  /** The live version's agent and run scopes (absent: none); tombstones keep them so scoped listings see them. */
+  readonly agentId?: string;
+  readonly runId?: string;
 }
 
 /** Whether a live entry has expired at `now` (it is then treated as absent until the sweep deletes it). */
@@ -72,7 +81,10 @@ export function sameLocation(a: SlotRef | null, b: SlotRef | null): boolean {
 export function encodeDirEntry(e: DirEntry): Buffer {
   const b = new flatbuffers.Builder(128);
   const kws = FbDirEntry.createKeywordsVector(b, e.keywords.map((k) => b.createString(k)));
-  const sup = e.supersededBy === null ? 0 : b.createString(e.supersededBy);
+  const sup = e.supersededBy === null ? 0 : b.createString(e.supersededBy.chunkId);
+  const supSession = e.supersededBy === null || e.supersededBy.sessionId === '' ? 0 : b.createString(e.supersededBy.sessionId);
+  const agent = e.agentId === undefined ? 0 : b.createString(e.agentId);
+  const run = e.runId === undefined ? 0 : b.createString(e.runId);
   const attrKeys = e.attributes === undefined ? null : Object.keys(e.attributes).sort();
   const attrs =
     attrKeys === null ? 0 : FbDirEntry.createAttributesVector(b, attrKeys.map((k) => Attribute.createAttribute(b, b.createString(k), b.createString(e.attributes![k]!))));
@@ -101,11 +113,18 @@ export function encodeDirEntry(e: DirEntry): Buffer {
     FbDirEntry.addEmbedding(b, embVector);
     FbDirEntry.addEmbeddingModel(b, embModel);
   }
+  if (agent !== 0) FbDirEntry.addAgentId(b, agent);
+  if (run !== 0) FbDirEntry.addRunId(b, run);
+  if (supSession !== 0) FbDirEntry.addSupersededBySession(b, supSession);
   b.finish(FbDirEntry.endDirEntry(b));
   return seal(ValueType.DirEntry, b.asUint8Array());
 }
 
-export function decodeDirEntry(value: Uint8Array, what: string): DirEntry {
+/**
+ * Decodes a directory entry. `sessionId` is the session of its key: an entry written before superseded-by refs
+ * carried their session names a chunk of that same session.
+ */
+export function decodeDirEntry(value: Uint8Array, what: string, sessionId = ''): DirEntry {
   const body = open(ValueType.DirEntry, value, what);
   try {
     const d = FbDirEntry.getRootAsDirEntry(new flatbuffers.ByteBuffer(body));
@@ -124,11 +143,13 @@ export function decodeDirEntry(value: Uint8Array, what: string): DirEntry {
       updatedAt: d.updatedAtMs(),
       kind: kindFromFb(d.kind(), what),
       keywords,
-      supersededBy: d.supersededBy(),
+      supersededBy: supersededRef(d, sessionId),
       deletedAt: live ? null : d.deletedAtMs(),
       ...(d.expiresAtMs() > 0 ? { expiresAt: d.expiresAtMs() } : {}),
       ...(hasAttributes(d) ? { attributes: readAttributes(d) } : {}),
       ...(embedding === undefined ? {} : { embedding }),
+      ...(d.agentId() ? { agentId: d.agentId()! } : {}),
+      ...(d.runId() ? { runId: d.runId()! } : {}),
     };
   } catch (err) {
     throw undecodable(what, 'directory entry', err);

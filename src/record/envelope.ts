@@ -28,6 +28,8 @@ export const ValueType = {
   IndexEntry: 11,
   IndexStats: 12,
   ExpiryMark: 13,
+  HistoryVersion: 14,
+  HistoryAgeMark: 15,
 } as const;
 export type ValueType = (typeof ValueType)[keyof typeof ValueType];
 

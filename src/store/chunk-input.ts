@@ -1,5 +1,5 @@
 import { invalidArgument } from '../errors.js';
-import { CHUNK_KINDS, type ChunkKind } from '../record/chunk-record.js';
+import { CHUNK_KINDS, type ChunkKind, type FullChunkRef } from '../record/chunk-record.js';
 import type { ChunkEmbedding } from '../record/chunk-embedding.js';
 import { checkChunkId, checkId } from './ids.js';
 
@@ -31,7 +31,11 @@ export interface ChunkContent {
   readonly keywords?: readonly string[];
   readonly attributes?: Readonly<Record<string, string>>;
   readonly payload?: Uint8Array | null;
-  readonly supersedes?: readonly string[];
+  /**
+   * The chunks this one replaces: `{ sessionId, chunkId }` refs of the same user (a `userId`, when given, must be
+   * the writer's), or bare chunk ids, which name chunks of this chunk's own session.
+   */
+  readonly supersedes?: readonly (string | SupersedesRef)[];
   readonly provenance?: readonly string[];
   /**
    * The chunk's vector from an embedder and that embedder's model id (1–8192 finite numbers). Stored with the
@@ -39,6 +43,17 @@ export interface ChunkContent {
    * an embedding removes it too (it described the old text).
    */
   readonly embedding?: { readonly model: string; readonly vector: Float32Array | readonly number[] } | null;
+  /** The agent writing the chunk (an id like a session id); scoped reads filter on it. Absent: none. */
+  readonly agentId?: string;
+  /** The run (one task or episode) the chunk belongs to (an id like a session id). Absent: none. */
+  readonly runId?: string;
+}
+
+/** A reference to another chunk of the writing user. */
+export interface SupersedesRef {
+  readonly userId?: string;
+  readonly sessionId: string;
+  readonly chunkId: string;
 }
 
 function checkText(v: unknown, what: string, maxBytes: number): string {
@@ -64,8 +79,10 @@ export interface CheckedContent {
   readonly keywords: readonly string[];
   readonly attributes: Readonly<Record<string, string>>;
   readonly payload: Uint8Array | null;
-  readonly supersedes: readonly string[];
+  readonly supersedes: readonly SupersedesRef[];
   readonly provenance: readonly string[];
+  readonly agentId?: string;
+  readonly runId?: string;
   /** Present only when given (or kept from `base`); null: remove it. */
   readonly embedding?: ChunkEmbedding | null;
 }
@@ -129,11 +146,12 @@ export function checkContent(c: unknown, what: string, base?: CheckedContent): C
     if (p !== null && p.length > LIMITS.payloadBytes) throw invalidArgument(`${what}.payload is ${p.length} bytes; the limit is ${LIMITS.payloadBytes}`);
     payload = p;
   }
-  const supersedes =
-    o['supersedes'] === undefined ? (base?.supersedes ?? []) : checkStrings(o['supersedes'], `${what}.supersedes`, LIMITS.provenance, 64).map((s, i) => checkChunkId(s, `${what}.supersedes[${i}]`));
+  const supersedes = o['supersedes'] === undefined ? (base?.supersedes ?? []) : checkSupersedes(o['supersedes'], o['sessionId'], `${what}.supersedes`);
   const provenance =
     o['provenance'] === undefined ? (base?.provenance ?? []) : checkStrings(o['provenance'], `${what}.provenance`, LIMITS.provenance, LIMITS.keywordBytes);
   const embedding = o['embedding'] === undefined ? base?.embedding : checkEmbedding(o['embedding'], `${what}.embedding`);
+  const agentId = o['agentId'] === undefined ? base?.agentId : checkId(o['agentId'], `${what}.agentId`);
+  const runId = o['runId'] === undefined ? base?.runId : checkId(o['runId'], `${what}.runId`);
   return {
     kind: kind as ChunkKind,
     text,
@@ -144,7 +162,38 @@ export function checkContent(c: unknown, what: string, base?: CheckedContent): C
     supersedes,
     provenance,
     ...(embedding === undefined ? {} : { embedding }),
+    ...(agentId === undefined ? {} : { agentId }),
+    ...(runId === undefined ? {} : { runId }),
   };
+}
+
+/** Refs or bare ids (of `ownSession`) of replaced chunks, as full session refs. */
+function checkSupersedes(v: unknown, ownSession: unknown, what: string): SupersedesRef[] {
+  if (!Array.isArray(v)) throw invalidArgument(`${what} must be an array of chunk ids or { sessionId, chunkId } refs`);
+  if (v.length > LIMITS.provenance) throw invalidArgument(`${what} has ${v.length} items; the limit is ${LIMITS.provenance}`);
+  return Array.from(v as unknown[], (x, i) => {
+    const w = `${what}[${i}]`;
+    if (typeof x === 'string') {
+      if (typeof ownSession !== 'string') throw invalidArgument(`${w}: a bare chunk id needs the chunk's sessionId; give { sessionId, chunkId }`);
+      return { sessionId: ownSession, chunkId: checkChunkId(x, w) };
+    }
+    const r = checkRef(x, w);
+    const u = (x as { userId?: unknown }).userId;
+    return u === undefined ? r : { userId: checkId(u, `${w}.userId`), ...r };
+  });
+}
+
+/**
+ * Full refs of replaced chunks for a record of `userId`; throws AKASHIC_INVALID_ARGUMENT when a ref names another
+ * user (references never cross users).
+ */
+export function fullRefs(userId: string, refs: readonly SupersedesRef[]): FullChunkRef[] {
+  return refs.map((r) => {
+    if (r.userId !== undefined && r.userId !== userId) {
+      throw invalidArgument(`supersedes names chunk ${r.sessionId}/${r.chunkId} of user ${JSON.stringify(r.userId)}: references never cross users`);
+    }
+    return { userId, sessionId: r.sessionId, chunkId: r.chunkId };
+  });
 }
 
 /** A caller's reference to one chunk. */

@@ -25,6 +25,8 @@ export interface ColumnFamilies {
   readonly candidates: Family;
   /** Expiry index: expiresAt/user/session/ulid → ExpiryMark. */
   readonly expiry: Family;
+  /** History: superseded versions (v ␀ user ␀ session ␀ ulid ␀ version) and their age index (history.ts). */
+  readonly history: Family;
 }
 
 export function openFamilies(db: AnyLevel): ColumnFamilies {
@@ -39,5 +41,6 @@ export function openFamilies(db: AnyLevel): ColumnFamilies {
     active: f(CF.active),
     candidates: f(CF.candidates),
     expiry: f(CF.expiry),
+    history: f(CF.history),
   };
 }

@@ -1,6 +1,7 @@
 import { afterPrefix, dirKey, expiryTime, parseExpiryKey } from './keys.js';
 import { withoutAttributes } from './mutations.js';
 import type { StoreCore } from './store-core.js';
+import { dropChunkHistory, historyAgeDue, sweepHistoryAge } from './history.js';
 
 export interface SweepReport {
   /** Expired chunks deleted (each leaves a tombstone, as a delete does). */
@@ -52,9 +53,23 @@ export async function sweepExpired(core: StoreCore, max: number): Promise<SweepR
       }
       await txn.invalidate(e.location!, e.recordBytes);
       txn.putDir(key, { ...withoutAttributes(e), state: 'deleted', location: null, keywords: [], supersededBy: null, deletedAt: now });
+      // An expired chunk goes whole: its kept versions too.
+      await dropChunkHistory(txn, p);
       expired++;
     }
     return { expired, stale, more };
   });
 }
 
+
+/**
+ * Drops kept versions older than the history age limit (`history.maxAgeMs`), at most `max`, in one transaction;
+ * nothing (no transaction) when the limit is off or nothing is due. Runs before every GC pass.
+ * Cost: one range read of the history age index up to now − maxAge, one point read per dropped version.
+ */
+export async function sweepHistory(core: StoreCore, max: number): Promise<{ dropped: number; more: boolean }> {
+  const maxAge = core.options.historyMaxAgeMs;
+  if (maxAge === 0) return { dropped: 0, more: false };
+  if (!(await historyAgeDue(core.cf.history, core.options.now() - maxAge))) return { dropped: 0, more: false };
+  return core.transact((txn) => sweepHistoryAge(txn, txn.now - maxAge, max));
+}

@@ -18,6 +18,7 @@ export const CF = {
   active: 'active',
   candidates: 'cidx',
   expiry: 'ttl',
+  history: 'hist',
 } as const;
 
 export function dirKey(userId: string, sessionId: string, chunkId: string): string {

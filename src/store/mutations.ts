@@ -3,10 +3,11 @@ import { encodeChunkRecord, type ChunkRecord } from '../record/chunk-record.js';
 import { isExpired, type DirEntry, type SlotRef } from '../record/dir-entry.js';
 import { encodeExpiryMark } from '../record/engine-records.js';
 import type { SlotReadResult } from './block-reader.js';
-import { LIMITS, type CheckedContent } from './chunk-input.js';
+import { LIMITS, fullRefs, type CheckedContent } from './chunk-input.js';
+import { stageSuperseded } from './history.js';
 import type { ChunkIdGenerator } from './chunk-id-generator.js';
 import { dirKey, expiryKey } from './keys.js';
-import type { ResolvedStoreOptions } from './options.js';
+import { defaultTtlFor, type ResolvedStoreOptions } from './options.js';
 import { checkRecord } from './read-path.js';
 import type { Txn } from './txn/txn.js';
 
@@ -23,8 +24,16 @@ export type Mutation =
       readonly expectVersion?: number;
       readonly content: Partial<CheckedContent>;
       readonly expiry?: Expiry;
+      /** The chunk whose write caused this update (reconciliation), kept in the ended version's history entry. */
+      readonly supersededBy?: { readonly sessionId: string; readonly chunkId: string };
     }
-  | { readonly op: 'delete'; readonly sessionId: string; readonly chunkId: string; readonly expectVersion?: number; readonly supersededBy?: string }
+  | {
+      readonly op: 'delete';
+      readonly sessionId: string;
+      readonly chunkId: string;
+      readonly expectVersion?: number;
+      readonly supersededBy?: { readonly sessionId: string; readonly chunkId: string };
+    }
   | { readonly op: 'restore'; readonly record: ChunkRecord };
 
 export interface MutationResult {
@@ -102,9 +111,10 @@ async function applyMutation(c: MutationScope, txn: Txn, userId: string, session
     case 'put': {
       if (existing !== null) throw new AkashicError('AKASHIC_CONFLICT', `chunk ${sessionId}/${chunkId} already exists`);
       const at = m.createdAt ?? txn.now;
-      const dflt = c.options.defaultTtlMs;
+      const dflt = defaultTtlFor(c.options, { userId, sessionId, agentId: m.content.agentId, runId: m.content.runId });
       const expiry = m.expiry !== undefined ? m.expiry : dflt > 0 ? { ttlMs: dflt } : null;
-      const record = withExpiry({ userId, sessionId, chunkId, version: 1, createdAt: at, updatedAt: at, ...m.content }, expiryAt(expiry, txn.now));
+      const content = { ...m.content, supersedes: fullRefs(userId, m.content.supersedes) };
+      const record = withExpiry({ userId, sessionId, chunkId, version: 1, createdAt: at, updatedAt: at, ...content }, expiryAt(expiry, txn.now));
       stageRecord(txn, key, record, true);
       return { op: 'put', sessionId, chunkId, version: 1 };
     }
@@ -113,19 +123,32 @@ async function applyMutation(c: MutationScope, txn: Txn, userId: string, session
       if (cur.version >= LIMITS.version) {
         throw new AkashicError('AKASHIC_INVALID_ARGUMENT', `chunk ${sessionId}/${chunkId} is at the highest version ${LIMITS.version}; it cannot be updated`);
       }
-      const old = await readRecord(c, cur, userId, sessionId, chunkId);
+      const { record: old, bytes: oldBytes } = await readRecord(c, cur, userId, sessionId, chunkId);
       await txn.invalidate(cur.location!, cur.recordBytes);
       unindexExpiry(txn, userId, sessionId, chunkId, cur);
-      const next: ChunkRecord = { ...old, ...m.content, version: cur.version + 1, updatedAt: Math.max(txn.now, old.updatedAt) };
+      await stageSuperseded(txn, c.options, { userId, sessionId, chunkId }, cur, oldBytes, 'update', m.supersededBy ?? null);
+      const { supersedes: given, ...rest } = m.content;
+      const next: ChunkRecord = {
+        ...old,
+        ...rest,
+        ...(given === undefined ? {} : { supersedes: fullRefs(userId, given) }),
+        version: cur.version + 1,
+        updatedAt: Math.max(txn.now, old.updatedAt),
+      } as ChunkRecord;
       const record = m.expiry === undefined ? next : withExpiry(next, expiryAt(m.expiry, txn.now));
       stageRecord(txn, key, record, true);
       return { op: 'update', sessionId, chunkId, version: record.version };
     }
     case 'delete': {
       const cur = check();
+      if (c.options.historyVersions > 0) {
+        const { bytes } = await readRecord(c, cur, userId, sessionId, chunkId);
+        await stageSuperseded(txn, c.options, { userId, sessionId, chunkId }, cur, bytes, 'delete', m.supersededBy ?? null);
+      }
       await txn.invalidate(cur.location!, cur.recordBytes);
       unindexExpiry(txn, userId, sessionId, chunkId, cur);
-      // A tombstone keeps no content: its keywords (words of the deleted text) go with the record.
+      // A tombstone keeps no content: its keywords (words of the deleted text) go with the record (and, while
+      // history keeps versions, into the history entry, which purge and retention remove).
       txn.putDir(key, { ...withoutAttributes(cur), state: 'deleted', location: null, keywords: [], supersededBy: m.supersededBy ?? null, deletedAt: txn.now });
       return { op: 'delete', sessionId, chunkId, version: cur.version };
     }
@@ -137,7 +160,7 @@ async function applyMutation(c: MutationScope, txn: Txn, userId: string, session
         await txn.invalidate(existing.location!, existing.recordBytes);
         unindexExpiry(txn, userId, sessionId, chunkId, existing);
       }
-      stageRecord(txn, key, { ...m.record, userId }, true);
+      stageRecord(txn, key, { ...m.record, userId, supersedes: m.record.supersedes.map((r) => ({ ...r, userId })) }, true);
       return { op: 'restore', sessionId, chunkId, version: m.record.version };
     }
   }
@@ -168,10 +191,12 @@ function stageRecord(txn: Txn, key: string, record: ChunkRecord, ingested: boole
     ...(record.expiresAt === undefined ? {} : { expiresAt: record.expiresAt }),
     attributes: record.attributes,
     ...(record.embedding === undefined || record.embedding === null ? {} : { embedding: record.embedding }),
+    ...(record.agentId === undefined ? {} : { agentId: record.agentId }),
+    ...(record.runId === undefined ? {} : { runId: record.runId }),
   });
 }
 
-async function readRecord(c: MutationScope, entry: DirEntry, userId: string, sessionId: string, chunkId: string): Promise<ChunkRecord> {
+async function readRecord(c: MutationScope, entry: DirEntry, userId: string, sessionId: string, chunkId: string): Promise<{ record: ChunkRecord; bytes: Uint8Array }> {
   const { records } = await c.readCurrent([entry.location!]);
-  return checkRecord(records[0]!, entry, userId, sessionId, chunkId);
+  return { record: checkRecord(records[0]!, entry, userId, sessionId, chunkId), bytes: records[0]! };
 }

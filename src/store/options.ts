@@ -52,6 +52,32 @@ export interface StoreOptions {
    * Default 128.
    */
   readonly postingMergeAt?: number;
+  /**
+   * Default time to live per scope, for puts without their own expiry: the first rule whose every given
+   * dimension (user, session, agent, run) equals the chunk's wins over `defaultTtlMs`; `ttlMs` 0 means never.
+   */
+  readonly scopeTtl?: readonly ScopeTtlRule[];
+  /**
+   * How many superseded versions of a chunk are kept (history), and for how long. Default `{ versions: 16 }`
+   * (no age limit); `false` keeps none (an update or delete then keeps nothing of the old version).
+   */
+  readonly history?: HistoryRetention | false;
+}
+
+/** One `scopeTtl` rule: the dimensions it matches (at least one) and the default TTL there. */
+export interface ScopeTtlRule {
+  readonly user?: string;
+  readonly session?: string;
+  readonly agent?: string;
+  readonly run?: string;
+  readonly ttlMs: number;
+}
+
+export interface HistoryRetention {
+  /** Superseded versions kept per chunk, newest first (0 keeps none). Default 16. */
+  readonly versions?: number;
+  /** Superseded versions older than this (since they were superseded) are dropped by GC; 0: no age limit. */
+  readonly maxAgeMs?: number;
 }
 
 /** Options with every default filled in. @internal */
@@ -71,7 +97,14 @@ export interface ResolvedStoreOptions {
   readonly now: () => number;
   readonly defaultTtlMs: number;
   readonly postingMergeAt: number;
+  readonly scopeTtl: readonly ScopeTtlRule[];
+  /** Superseded versions kept per chunk (0: history off). */
+  readonly historyVersions: number;
+  /** Age limit of superseded versions in ms (0: none). */
+  readonly historyMaxAgeMs: number;
 }
+
+export const DEFAULT_HISTORY_VERSIONS = 16;
 
 /** See StoreOptions.postingMergeAt. */
 export const DEFAULT_POSTING_MERGE_AT = 128;
@@ -120,7 +153,14 @@ export function resolveStoreOptions(o: StoreOptions): ResolvedStoreOptions {
   if (o.durability !== undefined && o.durability !== 'sync' && o.durability !== 'relaxed') {
     throw invalidArgument(`option durability must be 'sync' or 'relaxed', got ${show(o.durability)}`);
   }
+  if (o.history !== undefined && o.history !== false && (o.history === null || typeof o.history !== 'object' || Array.isArray(o.history))) {
+    throw invalidArgument(`option history must be false or { versions?, maxAgeMs? }, got ${show(o.history)}`);
+  }
+  const history = o.history === false ? { versions: 0, maxAgeMs: 0 } : (o.history ?? {});
   return {
+    historyVersions: intIn('history.versions', history.versions, 0, 1_000_000, DEFAULT_HISTORY_VERSIONS),
+    historyMaxAgeMs: intIn('history.maxAgeMs', history.maxAgeMs, 0, Number.MAX_SAFE_INTEGER, 0),
+    scopeTtl: checkScopeTtl(o.scopeTtl),
     blockCapacity: intIn('blockCapacity', o.blockCapacity, 1, MAX_BLOCK_CAPACITY, DEFAULT_BLOCK_CAPACITY),
     blockMaxBytes: intIn('blockMaxBytes', o.blockMaxBytes, 1024, 64 * 1024 * 1024, DEFAULT_BLOCK_MAX_BYTES),
     crossSessionBlocks: o.crossSessionBlocks ?? true,
@@ -137,6 +177,40 @@ export function resolveStoreOptions(o: StoreOptions): ResolvedStoreOptions {
     defaultTtlMs: intIn('defaultTtlMs', o.defaultTtlMs, 0, Number.MAX_SAFE_INTEGER, 0),
     postingMergeAt: intIn('postingMergeAt', o.postingMergeAt, 1, 65_536, DEFAULT_POSTING_MERGE_AT),
   };
+}
+
+const SCOPE_DIMENSIONS = ['user', 'session', 'agent', 'run'] as const;
+
+function checkScopeTtl(v: unknown): ScopeTtlRule[] {
+  if (v === undefined) return [];
+  if (!Array.isArray(v) || v.length > 1024) throw invalidArgument(`option scopeTtl must be an array of at most 1024 rules, got ${show(v)}`);
+  return Array.from(v as unknown[], (r, i) => {
+    const what = `scopeTtl[${i}]`;
+    if (r === null || typeof r !== 'object' || Array.isArray(r)) throw invalidArgument(`option ${what} must be { user?, session?, agent?, run?, ttlMs }`);
+    const o = r as Record<string, unknown>;
+    const out: Record<string, unknown> = { ttlMs: intIn(`${what}.ttlMs`, o['ttlMs'], 0, Number.MAX_SAFE_INTEGER, -1) };
+    if (out['ttlMs'] === -1) throw invalidArgument(`option ${what}.ttlMs is required`);
+    for (const d of SCOPE_DIMENSIONS) {
+      const x = o[d];
+      if (x === undefined) continue;
+      if (typeof x !== 'string' || x === '' || x.includes('\u0000')) throw invalidArgument(`option ${what}.${d} must be a non-empty id string`);
+      out[d] = x;
+    }
+    if (!SCOPE_DIMENSIONS.some((d) => out[d] !== undefined)) throw invalidArgument(`option ${what} names no scope (user, session, agent or run)`);
+    return out as unknown as ScopeTtlRule;
+  });
+}
+
+/** The default TTL of a put in this scope (ms, 0: never): the first matching `scopeTtl` rule, else `defaultTtlMs`. */
+export function defaultTtlFor(o: ResolvedStoreOptions, scope: { userId: string; sessionId: string; agentId?: string | undefined; runId?: string | undefined }): number {
+  for (const r of o.scopeTtl) {
+    if (r.user !== undefined && r.user !== scope.userId) continue;
+    if (r.session !== undefined && r.session !== scope.sessionId) continue;
+    if (r.agent !== undefined && r.agent !== scope.agentId) continue;
+    if (r.run !== undefined && r.run !== scope.runId) continue;
+    return r.ttlMs;
+  }
+  return o.defaultTtlMs;
 }
 
 /**

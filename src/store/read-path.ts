@@ -84,7 +84,7 @@ export async function* listEntries(cf: ColumnFamilies, userId: string | null, se
     const p = parseDirKey(k);
     if (p === null) throw corruption(`malformed directory key ${JSON.stringify(k)}`);
     if (sessionId !== null && p.sessionId !== sessionId) continue;
-    yield { ...p, entry: decodeDirEntry(v, `directory entry ${JSON.stringify(k)}`) };
+    yield { ...p, entry: decodeDirEntry(v, `directory entry ${JSON.stringify(k)}`, p.sessionId) };
   }
 }
 

@@ -37,8 +37,14 @@ export interface StoreStats {
   readonly diskBytes: number | null;
   /** engineBytesWritten ÷ logicalBytesIngested (null before any write). */
   readonly writeAmplification: number | null;
-  /** storedRawBytes ÷ liveBytes, uncompressed (null with no live data). */
+  /**
+   * (storedRawBytes + historyBytes) ÷ liveBytes, uncompressed (null with no live data): superseded versions kept as
+   * history count as space beyond the live data.
+   */
   readonly spaceAmplification: number | null;
+  /** Superseded versions kept as history, and their encoded record bytes (uncompressed). */
+  readonly historyVersions: number;
+  readonly historyBytes: number;
   /** storedBytes ÷ liveBytes: the same, as stored (compressed). */
   readonly storedSpaceRatio: number | null;
   readonly relocations: number;
@@ -109,7 +115,9 @@ export async function computeStats(core: StoreCore, location: string | null): Pr
     storedBytes: a.storedBytes,
     diskBytes: location === null ? null : await dirSize(location),
     writeAmplification: ratio(a.engineBytesWritten, a.logicalBytesIngested),
-    spaceAmplification: ratio(a.storedRawBytes, a.liveBytes),
+    spaceAmplification: ratio(a.storedRawBytes + a.historyBytes, a.liveBytes),
+    historyVersions: a.historyVersions,
+    historyBytes: a.historyBytes,
     storedSpaceRatio: ratio(a.storedBytes, a.liveBytes),
     relocations: a.relocations,
     relocatedChunks: a.relocatedChunks,

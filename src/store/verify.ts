@@ -10,6 +10,7 @@ import { ALLOC_NEXT_KEY, META_ACCOUNTING_KEY, META_ENGINE_KEY, SEP, blockKey, di
 import { resilientEntries } from './resilient-scan.js';
 import { indexedChunk, pendingKey } from './candidate-index.js';
 import { KeySetDigest, pendingKeySet, verifyCandidateIndex } from './verify-index.js';
+import { verifyExpiryAndHistory } from './verify-history.js';
 import type { StoreCore } from './store-core.js';
 
 /** Stable problem kinds reported by verify(). */
@@ -27,6 +28,8 @@ export type ProblemKind =
   | 'slot-mismatch'
   | 'open-block-ref'
   | 'candidate-index'
+  | 'expiry-index'
+  | 'history'
   | 'storage';
 
 export interface Problem {
@@ -193,6 +196,8 @@ async function verifySnapshot(core: StoreCore, snapshot: AbstractSnapshot, progr
   if (core.indexReady) {
     await guard('candidate-index', () => verifyCandidateIndex(cf.candidates, snapshot, indexDigest, (p) => add({ kind: 'candidate-index', ...p })));
   }
+
+  await guard('history', () => verifyExpiryAndHistory(core, snapshot, add, storageError));
 
   await guard('accounting', async () => {
     const v = await cf.meta.get(META_ACCOUNTING_KEY, at);

@@ -11,9 +11,14 @@ import { dirKey } from '../store/keys.js';
  *   line 1   {"type":"header","format":1,"engineVersion":"0.1.0","user":null,"session":null,"chunks":N}
  *   line 2…  {"type":"chunk","userId":…,"sessionId":…,"chunkId":…,"version":…,"createdAt":…,"updatedAt":…,
  *             "tokenCount":…,"kind":…,"text":…,"keywords":[…],"attributes":{…},"payload":"<base64>"|null,
- *             "supersedes":[…],"provenance":[…]}   then, only for a chunk that expires, ,"expiresAt":<ms> before the `}`,
- *             and, only for a chunk with a vector, ,"embedding":{"model":…,"vector":[…]} last (added in 0.1; a
- *             reader that predates it rejects such a line as an unknown field rather than losing the vector)
+ *             "supersedes":[…],"provenance":[…]}   then, only when present and in this order, before the `}`:
+ *             ,"expiresAt":<ms>  ,"agentId":"…"  ,"runId":"…"  ,"embedding":{"model":…,"vector":[…]} (the embedding is
+ *             last; added in 0.1: a reader that predates it rejects such a line as an unknown field rather than
+ *             losing the vector)
+ *
+ * `supersedes` items are a bare chunk id for a chunk of the same session (so dumps of older databases and of
+ * ordinary reconciliation keep their bytes) and `{"sessionId":…,"chunkId":…}` for one of another session of the
+ * same user.
  *
  * Chunk lines hold the live version of every chunk in scope, in key order (user, session, chunkId, compared as
  * UTF-8 bytes, as the engine's directory sorts them). Every object's keys appear in the order above and
@@ -71,11 +76,19 @@ export function chunkLine(r: ChunkRecord): string {
     `{"type":"chunk","userId":${j(r.userId)},"sessionId":${j(r.sessionId)},"chunkId":${j(r.chunkId)},"version":${j(r.version)}` +
     `,"createdAt":${j(r.createdAt)},"updatedAt":${j(r.updatedAt)},"tokenCount":${j(r.tokenCount)},"kind":${j(r.kind)}` +
     `,"text":${j(r.text)},"keywords":${j(r.keywords)},"attributes":${attributesJson(r.attributes)},"payload":${payload}` +
-    `,"supersedes":${j(r.supersedes)},"provenance":${j(r.provenance)}` +
+    `,"supersedes":${supersedesJson(r)},"provenance":${j(r.provenance)}` +
     (r.expiresAt === undefined ? '' : `,"expiresAt":${j(r.expiresAt)}`) +
+    (r.agentId === undefined ? '' : `,"agentId":${j(r.agentId)}`) +
+    (r.runId === undefined ? '' : `,"runId":${j(r.runId)}`) +
     (r.embedding === undefined || r.embedding === null ? '' : `,"embedding":{"model":${j(r.embedding.model)},"vector":${j(Array.from(r.embedding.vector))}}`) +
     '}'
   );
+}
+
+/** Same-session refs as bare ids, others as `{"sessionId","chunkId"}` (the user is always the record's own). */
+function supersedesJson(r: Pick<ChunkRecord, 'sessionId' | 'supersedes'>): string {
+  const j = JSON.stringify;
+  return '[' + r.supersedes.map((x) => (x.sessionId === r.sessionId ? j(x.chunkId) : `{"sessionId":${j(x.sessionId)},"chunkId":${j(x.chunkId)}}`)).join(',') + ']';
 }
 
 /** The sort key of a chunk line, as the directory orders it (UTF-8 bytes of user\0session\0chunkId). */
@@ -151,7 +164,7 @@ function stringArray(v: unknown, what: string): string[] {
 export function parseChunkLine(text: string): ChunkRecord {
   const o = parseObject(text);
   if (o['type'] !== 'chunk') throw invalidArgument(o['type'] === 'header' ? 'a second header line' : `"type" must be "chunk", got ${JSON.stringify(o['type'])}`);
-  checkFields(o, CHUNK_FIELDS, ['expiresAt', 'embedding']);
+  checkFields(o, CHUNK_FIELDS, ['expiresAt', 'agentId', 'runId', 'embedding']);
   const exp = o['expiresAt'];
   if (exp !== undefined && (typeof exp !== 'number' || !Number.isSafeInteger(exp) || exp < 1)) throw invalidArgument('"expiresAt" must be a positive integer of ms');
   const userId = checkId(o['userId'], '"userId"');
@@ -169,7 +182,10 @@ export function parseChunkLine(text: string): ChunkRecord {
   }
   if (typeof o['text'] !== 'string') throw invalidArgument('"text" must be a string');
   stringArray(o['keywords'], 'keywords');
-  stringArray(o['supersedes'], 'supersedes');
+  if (!Array.isArray(o['supersedes'])) throw invalidArgument('"supersedes" must be an array of chunk ids or {"sessionId","chunkId"} refs');
+  for (const x of o['supersedes'] as unknown[]) {
+    if (typeof x === 'object' && x !== null && !Array.isArray(x)) checkFields(x as Record<string, unknown>, ['sessionId', 'chunkId']);
+  }
   stringArray(o['provenance'], 'provenance');
   const attrs = o['attributes'];
   if (attrs === null || typeof attrs !== 'object' || Array.isArray(attrs) || !Object.values(attrs).every((v) => typeof v === 'string')) {
@@ -188,5 +204,6 @@ export function parseChunkLine(text: string): ChunkRecord {
     if (err instanceof AkashicError) throw invalidArgument(err.message.replace(/^chunk\.(\w+)/, '"$1"'));
     throw err;
   }
-  return { userId, sessionId, chunkId, version, createdAt, updatedAt, ...content, ...(exp === undefined ? {} : { expiresAt: exp as number }) };
+  const supersedes = content.supersedes.map((x) => ({ userId, sessionId: x.sessionId, chunkId: x.chunkId }));
+  return { userId, sessionId, chunkId, version, createdAt, updatedAt, ...content, supersedes, ...(exp === undefined ? {} : { expiresAt: exp as number }) };
 }

@@ -53,7 +53,7 @@ describe('joint compaction', () => {
     const fresh = (await store.get(U, 's1', c.chunk!.chunkId))!;
     expect(fresh.text).toBe('user: I moved to Berlin last week (moved from Paris)');
     expect(fresh.provenance).toEqual(['t4']);
-    expect(fresh.supersedes).toEqual([a.chunk!.chunkId]);
+    expect(fresh.supersedes).toEqual([{ userId: U, sessionId: a.chunk!.sessionId, chunkId: a.chunk!.chunkId }]);
     expect(fresh.keywords).toContain('berlin');
     expect(fresh.tokenCount).toBe(tokenizer.count(fresh.text));
 
@@ -67,7 +67,15 @@ describe('joint compaction', () => {
     expect(await store.get(U, 's1', a.chunk!.chunkId)).toBeNull();
     const tomb = (await listAll(store, U, { includeDeleted: true })).find((e) => e.chunkId === a.chunk!.chunkId)!;
     expect(tomb.entry.state).toBe('deleted');
-    expect(tomb.entry.supersededBy).toBe(c.chunk!.chunkId);
+    expect(tomb.entry.supersededBy).toEqual({ sessionId: 's1', chunkId: c.chunk!.chunkId });
+    // History: the update and the delete kept what they ended, naming the chunk that superseded it.
+    const hb = await store.history(U, 's1', b.chunk!.chunkId);
+    expect(hb.map((v) => [v.version, v.cause])).toEqual([[2, null], [1, 'update']]);
+    expect(hb[1]!.supersededBy).toEqual({ userId: U, sessionId: 's1', chunkId: c.chunk!.chunkId });
+    expect(hb[1]!.record.text).not.toBe(updated.text);
+    const ha = await store.history(U, 's1', a.chunk!.chunkId);
+    expect(ha.map((v) => [v.version, v.cause])).toEqual([[1, 'delete']]);
+    expect(ha[0]!.supersededBy).toEqual({ userId: U, sessionId: 's1', chunkId: c.chunk!.chunkId });
     expect(await memory.activeTurns({ user: U, session: 's1' })).toEqual([]);
   });
 

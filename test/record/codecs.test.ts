@@ -23,7 +23,12 @@ const record: fc.Arbitrary<ChunkRecord> = fc.record({
   payload: fc.option(fc.uint8Array({ maxLength: 300 }), { nil: null }),
   supersedes: fc.array(fc.stringMatching(/^[0-9A-HJKMNP-TV-Z]{26}$/), { maxLength: 3 }),
   provenance: fc.array(str, { maxLength: 5 }),
-});
+})
+  .map((r) => ({
+    ...r,
+    // Refs of the record's own user: even ones in the record's session, odd ones in another.
+    supersedes: r.supersedes.map((chunkId, i) => ({ userId: r.userId, sessionId: i % 2 === 1 ? 'other \u00e9' : r.sessionId, chunkId })),
+  }));
 
 function sortedAttrs(r: ChunkRecord): ChunkRecord {
   return { ...r, attributes: Object.fromEntries(Object.entries(r.attributes).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) };

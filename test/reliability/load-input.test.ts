@@ -50,7 +50,12 @@ const validRecord: fc.Arbitrary<ChunkRecord> = fc.record({
   payload: fc.option(fc.uint8Array({ maxLength: 16 }), { nil: null }),
   supersedes: fc.array(ulid, { maxLength: 2 }),
   provenance: fc.array(fc.string({ minLength: 1, maxLength: 8 }), { maxLength: 2 }),
-});
+})
+  .map((r) => ({
+    ...r,
+    // Refs of the record's own user: even ones in the record's session, odd ones in another.
+    supersedes: r.supersedes.map((chunkId, i) => ({ userId: r.userId, sessionId: i % 2 === 1 ? 's1' : r.sessionId, chunkId })),
+  }));
 
 /** A chunk line that can never pass validation. */
 const badLine: fc.Arbitrary<string> = fc.oneof(

@@ -66,7 +66,7 @@ describe.each(BACKENDS)('chunks on $name', ({ make }) => {
     const all = [];
     for await (const e of store.list('u', { includeDeleted: true })) all.push(e);
     expect(all.map((e) => e.entry.state)).toEqual(['deleted', 'live']);
-    expect(all[0]!.entry.supersededBy).toBe(b.chunkId);
+    expect(all[0]!.entry.supersededBy).toEqual({ sessionId: 's', chunkId: b.chunkId });
     const st = await store.stats();
     expect(st.chunks).toBe(1);
     expect(st.deletedChunks).toBe(1);

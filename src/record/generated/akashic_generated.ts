@@ -5,5 +5,7 @@ export { Attribute } from './akashic/fb/attribute.js';
 export { BlockOrigin } from './akashic/fb/block-origin.js';
 export { BlockState } from './akashic/fb/block-state.js';
 export { ChunkKind } from './akashic/fb/chunk-kind.js';
+export { ChunkRef } from './akashic/fb/chunk-ref.js';
 export { Codec } from './akashic/fb/codec.js';
 export { EntryState } from './akashic/fb/entry-state.js';
+export { HistoryCause } from './akashic/fb/history-cause.js';

@@ -96,8 +96,18 @@ retrievalBlocks():bigint {
   return offset ? this.bb!.readUint64(this.bb_pos + offset) : BigInt('0');
 }
 
+historyVersions():bigint {
+  const offset = this.bb!.__offset(this.bb_pos, 34);
+  return offset ? this.bb!.readUint64(this.bb_pos + offset) : BigInt('0');
+}
+
+historyBytes():bigint {
+  const offset = this.bb!.__offset(this.bb_pos, 36);
+  return offset ? this.bb!.readUint64(this.bb_pos + offset) : BigInt('0');
+}
+
 static startAccounting(builder:flatbuffers.Builder) {
-  builder.startObject(15);
+  builder.startObject(17);
 }
 
 static addFormatVersion(builder:flatbuffers.Builder, formatVersion:number) {
@@ -160,12 +170,20 @@ static addRetrievalBlocks(builder:flatbuffers.Builder, retrievalBlocks:bigint) {
   builder.addFieldInt64(14, retrievalBlocks, BigInt('0'));
 }
 
+static addHistoryVersions(builder:flatbuffers.Builder, historyVersions:bigint) {
+  builder.addFieldInt64(15, historyVersions, BigInt('0'));
+}
+
+static addHistoryBytes(builder:flatbuffers.Builder, historyBytes:bigint) {
+  builder.addFieldInt64(16, historyBytes, BigInt('0'));
+}
+
 static endAccounting(builder:flatbuffers.Builder):flatbuffers.Offset {
   const offset = builder.endObject();
   return offset;
 }
 
-static createAccounting(builder:flatbuffers.Builder, formatVersion:number, logicalBytesIngested:bigint, engineBytesWritten:bigint, liveBytes:bigint, storedRawBytes:bigint, storedBytes:bigint, chunksWritten:bigint, relocations:bigint, relocatedChunks:bigint, gcRuns:bigint, gcMovedChunks:bigint, blocksCreated:bigint, blocksReleased:bigint, retrievals:bigint, retrievalBlocks:bigint):flatbuffers.Offset {
+static createAccounting(builder:flatbuffers.Builder, formatVersion:number, logicalBytesIngested:bigint, engineBytesWritten:bigint, liveBytes:bigint, storedRawBytes:bigint, storedBytes:bigint, chunksWritten:bigint, relocations:bigint, relocatedChunks:bigint, gcRuns:bigint, gcMovedChunks:bigint, blocksCreated:bigint, blocksReleased:bigint, retrievals:bigint, retrievalBlocks:bigint, historyVersions:bigint, historyBytes:bigint):flatbuffers.Offset {
   Accounting.startAccounting(builder);
   Accounting.addFormatVersion(builder, formatVersion);
   Accounting.addLogicalBytesIngested(builder, logicalBytesIngested);
@@ -182,6 +200,8 @@ static createAccounting(builder:flatbuffers.Builder, formatVersion:number, logic
   Accounting.addBlocksReleased(builder, blocksReleased);
   Accounting.addRetrievals(builder, retrievals);
   Accounting.addRetrievalBlocks(builder, retrievalBlocks);
+  Accounting.addHistoryVersions(builder, historyVersions);
+  Accounting.addHistoryBytes(builder, historyBytes);
   return Accounting.endAccounting(builder);
 }
 }

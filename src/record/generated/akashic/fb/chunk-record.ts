@@ -5,6 +5,7 @@ import * as flatbuffers from 'flatbuffers';
 
 import { Attribute } from '../../akashic/fb/attribute.js';
 import { ChunkKind } from '../../akashic/fb/chunk-kind.js';
+import { ChunkRef } from '../../akashic/fb/chunk-ref.js';
 
 
 /**
@@ -174,8 +175,32 @@ embeddingModel(optionalEncoding?:any):string|Uint8Array|null {
   return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
 }
 
+agentId():string|null
+agentId(optionalEncoding:flatbuffers.Encoding):string|Uint8Array|null
+agentId(optionalEncoding?:any):string|Uint8Array|null {
+  const offset = this.bb!.__offset(this.bb_pos, 40);
+  return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
+}
+
+runId():string|null
+runId(optionalEncoding:flatbuffers.Encoding):string|Uint8Array|null
+runId(optionalEncoding?:any):string|Uint8Array|null {
+  const offset = this.bb!.__offset(this.bb_pos, 42);
+  return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
+}
+
+supersedesRefs(index: number, obj?:ChunkRef):ChunkRef|null {
+  const offset = this.bb!.__offset(this.bb_pos, 44);
+  return offset ? (obj || new ChunkRef()).__init(this.bb!.__indirect(this.bb!.__vector(this.bb_pos + offset) + index * 4), this.bb!) : null;
+}
+
+supersedesRefsLength():number {
+  const offset = this.bb!.__offset(this.bb_pos, 44);
+  return offset ? this.bb!.__vector_len(this.bb_pos + offset) : 0;
+}
+
 static startChunkRecord(builder:flatbuffers.Builder) {
-  builder.startObject(18);
+  builder.startObject(21);
 }
 
 static addFormatVersion(builder:flatbuffers.Builder, formatVersion:number) {
@@ -327,12 +352,36 @@ static addEmbeddingModel(builder:flatbuffers.Builder, embeddingModelOffset:flatb
   builder.addFieldOffset(17, embeddingModelOffset, 0);
 }
 
+static addAgentId(builder:flatbuffers.Builder, agentIdOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(18, agentIdOffset, 0);
+}
+
+static addRunId(builder:flatbuffers.Builder, runIdOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(19, runIdOffset, 0);
+}
+
+static addSupersedesRefs(builder:flatbuffers.Builder, supersedesRefsOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(20, supersedesRefsOffset, 0);
+}
+
+static createSupersedesRefsVector(builder:flatbuffers.Builder, data:flatbuffers.Offset[]):flatbuffers.Offset {
+  builder.startVector(4, data.length, 4);
+  for (let i = data.length - 1; i >= 0; i--) {
+    builder.addOffset(data[i]!);
+  }
+  return builder.endVector();
+}
+
+static startSupersedesRefsVector(builder:flatbuffers.Builder, numElems:number) {
+  builder.startVector(4, numElems, 4);
+}
+
 static endChunkRecord(builder:flatbuffers.Builder):flatbuffers.Offset {
   const offset = builder.endObject();
   return offset;
 }
 
-static createChunkRecord(builder:flatbuffers.Builder, formatVersion:number, userIdOffset:flatbuffers.Offset, sessionIdOffset:flatbuffers.Offset, chunkIdOffset:flatbuffers.Offset, version:number, createdAtMs:number, updatedAtMs:number, tokenCount:number, kind:ChunkKind, textOffset:flatbuffers.Offset, keywordsOffset:flatbuffers.Offset, attributesOffset:flatbuffers.Offset, payloadOffset:flatbuffers.Offset, supersedesOffset:flatbuffers.Offset, provenanceOffset:flatbuffers.Offset, expiresAtMs:number, embeddingOffset:flatbuffers.Offset, embeddingModelOffset:flatbuffers.Offset):flatbuffers.Offset {
+static createChunkRecord(builder:flatbuffers.Builder, formatVersion:number, userIdOffset:flatbuffers.Offset, sessionIdOffset:flatbuffers.Offset, chunkIdOffset:flatbuffers.Offset, version:number, createdAtMs:number, updatedAtMs:number, tokenCount:number, kind:ChunkKind, textOffset:flatbuffers.Offset, keywordsOffset:flatbuffers.Offset, attributesOffset:flatbuffers.Offset, payloadOffset:flatbuffers.Offset, supersedesOffset:flatbuffers.Offset, provenanceOffset:flatbuffers.Offset, expiresAtMs:number, embeddingOffset:flatbuffers.Offset, embeddingModelOffset:flatbuffers.Offset, agentIdOffset:flatbuffers.Offset, runIdOffset:flatbuffers.Offset, supersedesRefsOffset:flatbuffers.Offset):flatbuffers.Offset {
   ChunkRecord.startChunkRecord(builder);
   ChunkRecord.addFormatVersion(builder, formatVersion);
   ChunkRecord.addUserId(builder, userIdOffset);
@@ -352,6 +401,9 @@ static createChunkRecord(builder:flatbuffers.Builder, formatVersion:number, user
   ChunkRecord.addExpiresAtMs(builder, expiresAtMs);
   ChunkRecord.addEmbedding(builder, embeddingOffset);
   ChunkRecord.addEmbeddingModel(builder, embeddingModelOffset);
+  ChunkRecord.addAgentId(builder, agentIdOffset);
+  ChunkRecord.addRunId(builder, runIdOffset);
+  ChunkRecord.addSupersedesRefs(builder, supersedesRefsOffset);
   return ChunkRecord.endChunkRecord(builder);
 }
 }

@@ -145,8 +145,29 @@ embeddingModel(optionalEncoding?:any):string|Uint8Array|null {
   return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
 }
 
+agentId():string|null
+agentId(optionalEncoding:flatbuffers.Encoding):string|Uint8Array|null
+agentId(optionalEncoding?:any):string|Uint8Array|null {
+  const offset = this.bb!.__offset(this.bb_pos, 40);
+  return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
+}
+
+runId():string|null
+runId(optionalEncoding:flatbuffers.Encoding):string|Uint8Array|null
+runId(optionalEncoding?:any):string|Uint8Array|null {
+  const offset = this.bb!.__offset(this.bb_pos, 42);
+  return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
+}
+
+supersededBySession():string|null
+supersededBySession(optionalEncoding:flatbuffers.Encoding):string|Uint8Array|null
+supersededBySession(optionalEncoding?:any):string|Uint8Array|null {
+  const offset = this.bb!.__offset(this.bb_pos, 44);
+  return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
+}
+
 static startDirEntry(builder:flatbuffers.Builder) {
-  builder.startObject(18);
+  builder.startObject(21);
 }
 
 static addFormatVersion(builder:flatbuffers.Builder, formatVersion:number) {
@@ -262,12 +283,24 @@ static addEmbeddingModel(builder:flatbuffers.Builder, embeddingModelOffset:flatb
   builder.addFieldOffset(17, embeddingModelOffset, 0);
 }
 
+static addAgentId(builder:flatbuffers.Builder, agentIdOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(18, agentIdOffset, 0);
+}
+
+static addRunId(builder:flatbuffers.Builder, runIdOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(19, runIdOffset, 0);
+}
+
+static addSupersededBySession(builder:flatbuffers.Builder, supersededBySessionOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(20, supersededBySessionOffset, 0);
+}
+
 static endDirEntry(builder:flatbuffers.Builder):flatbuffers.Offset {
   const offset = builder.endObject();
   return offset;
 }
 
-static createDirEntry(builder:flatbuffers.Builder, formatVersion:number, state:EntryState, version:number, blockId:bigint, frame:number, slot:number, recordBytes:number, tokenCount:number, createdAtMs:number, updatedAtMs:number, kind:ChunkKind, keywordsOffset:flatbuffers.Offset, supersededByOffset:flatbuffers.Offset, deletedAtMs:number, expiresAtMs:number, attributesOffset:flatbuffers.Offset, embeddingOffset:flatbuffers.Offset, embeddingModelOffset:flatbuffers.Offset):flatbuffers.Offset {
+static createDirEntry(builder:flatbuffers.Builder, formatVersion:number, state:EntryState, version:number, blockId:bigint, frame:number, slot:number, recordBytes:number, tokenCount:number, createdAtMs:number, updatedAtMs:number, kind:ChunkKind, keywordsOffset:flatbuffers.Offset, supersededByOffset:flatbuffers.Offset, deletedAtMs:number, expiresAtMs:number, attributesOffset:flatbuffers.Offset, embeddingOffset:flatbuffers.Offset, embeddingModelOffset:flatbuffers.Offset, agentIdOffset:flatbuffers.Offset, runIdOffset:flatbuffers.Offset, supersededBySessionOffset:flatbuffers.Offset):flatbuffers.Offset {
   DirEntry.startDirEntry(builder);
   DirEntry.addFormatVersion(builder, formatVersion);
   DirEntry.addState(builder, state);
@@ -287,6 +320,9 @@ static createDirEntry(builder:flatbuffers.Builder, formatVersion:number, state:E
   DirEntry.addAttributes(builder, attributesOffset);
   DirEntry.addEmbedding(builder, embeddingOffset);
   DirEntry.addEmbeddingModel(builder, embeddingModelOffset);
+  DirEntry.addAgentId(builder, agentIdOffset);
+  DirEntry.addRunId(builder, runIdOffset);
+  DirEntry.addSupersededBySession(builder, supersededBySessionOffset);
   return DirEntry.endDirEntry(builder);
 }
 }
