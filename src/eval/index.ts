@@ -8,3 +8,7 @@ export type { CategoryRatios, RecallCosts, RecallRatios } from './recall-metrics
 export { recallReportLines, writeRecallReport } from './recall-report-format.js';
 export { loadRecallEvalSource, runRecallEval } from './run-recall-eval.js';
 export type { RecallEvalSource } from './run-recall-eval.js';
+export { evaluateQa } from './qa-eval.js';
+export type { QaAnswer, QaCategory, QaEvalOptions, QaEvalReport } from './qa-eval.js';
+export type { ChatReaderOptions } from './qa-reader.js';
+export { qaReportLines, runQaEval } from './run-qa-eval.js';

@@ -3,11 +3,7 @@
  * model and measures, per question, whether the recalled chunks hold the question's evidence turns; compares with
  * BM25 over raw turns at the same token budget. Writes no output: callers print the report.
  */
-import { MemoryLevel } from 'memory-level';
-import { AkashicStore } from '../engine/akashic-store.js';
 import { invalidArgument } from '../errors.js';
-import { replayConversation } from '../harness/replay.js';
-import { AkashicMemory } from '../memattention/memory.js';
 import {
   DEFAULT_CANDIDATE_KEYWORDS,
   DEFAULT_CHUNK_GATE_TOKENS,
@@ -16,7 +12,6 @@ import {
   intOption,
   type RecallUnit,
 } from '../memattention/options.js';
-import { EmbeddedModel } from '../model/embedded-model.js';
 import { DEFAULT_KEYWORD_LIMIT } from '../model/keywords.js';
 import { createTokenizer } from '../model/tokenizer.js';
 import type { Conversation } from '../workload/conversation.js';
@@ -29,7 +24,7 @@ import {
   type RecallCosts,
   type RecallRatios,
 } from './recall-metrics.js';
-import { TurnBm25Baseline } from './turn-bm25-baseline.js';
+import { replayWithBaseline } from './replay-with-baseline.js';
 
 /** Options of {@link evaluateRecall}. Every field is optional; the defaults are the library's. */
 export interface RecallEvalOptions {
@@ -107,7 +102,8 @@ function unitOf(v: unknown): RecallUnit {
   return v;
 }
 
-function resolve(o: RecallEvalOptions): RecallEvalConfig {
+/** Validates the options shared by the recall and QA evaluations and fills the library defaults. @internal */
+export function resolveRecallEvalConfig(o: RecallEvalOptions): RecallEvalConfig {
   if (o === null || typeof o !== 'object') throw invalidArgument('evaluateRecall options must be an object');
   const keywordLimit = intOption('keywordLimit', o.keywordLimit, 1, 256, DEFAULT_KEYWORD_LIMIT);
   return {
@@ -139,7 +135,7 @@ function resolve(o: RecallEvalOptions): RecallEvalConfig {
  * @throws AkashicError `AKASHIC_INVALID_ARGUMENT` naming a bad option; any error of the store or the layer.
  */
 export async function evaluateRecall(conversations: readonly Conversation[], options: RecallEvalOptions = {}): Promise<RecallEvalReport> {
-  const config = resolve(options);
+  const config = resolveRecallEvalConfig(options);
   if (!Array.isArray(conversations)) throw invalidArgument('evaluateRecall needs an array of conversations');
   if (options.onProgress !== undefined && typeof options.onProgress !== 'function') throw invalidArgument('option onProgress must be a function');
   const started = performance.now();
@@ -201,63 +197,23 @@ interface ConversationRun {
 }
 
 async function replayOne(conv: Conversation, config: RecallEvalConfig, onOutcome: (o: QuestionOutcome) => void): Promise<ConversationRun> {
-  const tokenizer = createTokenizer();
-  const store = await AkashicStore.open({ db: new MemoryLevel({ keyEncoding: 'utf8', valueEncoding: 'buffer' }), gc: { intervalMs: 0 } });
-  let backgroundErrors = 0;
   const outcomes: QuestionOutcome[] = [];
-  try {
-    const memory = new AkashicMemory(store, {
-      model: new EmbeddedModel({ keywordLimit: config.keywordLimit }),
-      tokenizer,
-      chunkGateTokens: config.chunkGateTokens,
-      recallTopP: config.topP,
-      memoryBudgetTokens: config.memoryBudgetTokens,
-      candidateKeywords: config.candidateKeywords,
-      recallUnit: config.recallUnit,
-      recallScope: config.scope,
-      onBackgroundError: () => {
-        backgroundErrors++;
-      },
-    });
-    try {
-      const baseline = new TurnBm25Baseline(tokenizer);
-      const sessionByIndex = new Map(conv.sessions.map((s) => [s.index, s]));
-      await replayConversation(memory, conv, {
-        scope: config.scope,
-        topP: config.topP,
-        memoryBudgetTokens: config.memoryBudgetTokens,
-        // The baseline sees exactly the turns the memory has ingested when a question is asked.
-        onSessionEnd: (index) => baseline.add(sessionByIndex.get(index)?.turns ?? []),
-        onQuestion: ({ question, recall, evidenceFound }) => {
-          const picked = baseline.select(question.question, config.memoryBudgetTokens);
-          const selected = new Set(picked.turnIds);
-          const o: QuestionOutcome = {
-            conversationId: conv.id,
-            category: question.category,
-            evidence: question.evidence.length,
-            memoryFound: evidenceFound.length,
-            bm25Found: question.evidence.filter((e) => selected.has(e)).length,
-            memoryTokens: recall.tokenCount,
-            bm25Tokens: picked.tokenCount,
-            chunksRecalled: recall.chunks.length,
-            chunksDropped: recall.dropped,
-            blocksTouched: recall.blocksTouched,
-          };
-          outcomes.push(o);
-          onOutcome(o);
-        },
-      });
-    } finally {
-      await memory.close();
-    }
-    let chunks = 0;
-    let chunkTokens = 0;
-    for await (const e of store.list(conv.id)) {
-      chunks++;
-      chunkTokens += e.entry.tokenCount;
-    }
-    return { outcomes, chunks, chunkTokens, backgroundErrors };
-  } finally {
-    await store.close();
-  }
+  const run = await replayWithBaseline(conv, config, ({ question, recall, evidenceFound }, picked) => {
+    const selected = new Set(picked.turnIds);
+    const o: QuestionOutcome = {
+      conversationId: conv.id,
+      category: question.category,
+      evidence: question.evidence.length,
+      memoryFound: evidenceFound.length,
+      bm25Found: question.evidence.filter((e) => selected.has(e)).length,
+      memoryTokens: recall.tokenCount,
+      bm25Tokens: picked.tokenCount,
+      chunksRecalled: recall.chunks.length,
+      chunksDropped: recall.dropped,
+      blocksTouched: recall.blocksTouched,
+    };
+    outcomes.push(o);
+    onOutcome(o);
+  });
+  return { outcomes, ...run };
 }

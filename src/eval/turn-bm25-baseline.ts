@@ -19,6 +19,8 @@ export interface BaselineSelection {
   readonly turnIds: readonly string[];
   /** Tokens of the selected turns rendered as the memory text (`speaker: text` lines), ≤ the budget. */
   readonly tokenCount: number;
+  /** The selected turns rendered as the memory text: `speaker: text` lines, best-ranked first. */
+  readonly text: string;
 }
 
 /** Separator between selected turns in the rendered text, as `compress` separates the turns of a chunk. */
@@ -31,10 +33,16 @@ const TURN_SEPARATOR = '\n';
  */
 export class TurnBm25Baseline {
   readonly #tokenizer: Tokenizer;
+  readonly #dated: boolean;
   readonly #turns: { readonly id: string; readonly rendered: string; readonly terms: readonly string[]; readonly tokens: number }[] = [];
 
-  constructor(tokenizer: Tokenizer) {
+  /**
+   * With `dated`, each turn is rendered `[YYYY-MM-DD] speaker: text` (the day it was said, paid for in the budget),
+   * so a reader can answer questions about time from the baseline's text as it can from a chunk's date line.
+   */
+  constructor(tokenizer: Tokenizer, options: { readonly dated?: boolean } = {}) {
     this.#tokenizer = tokenizer;
+    this.#dated = options.dated === true;
   }
 
   /** Turns indexed so far. */
@@ -46,8 +54,9 @@ export class TurnBm25Baseline {
   add(turns: readonly Turn[]): void {
     for (const t of turns) {
       // Rendered as COMPRESS renders a turn, so the speaker's name is searchable here as it is in a chunk.
-      const rendered = `${t.speaker}: ${t.text}`;
-      this.#turns.push({ id: t.turnId, rendered, terms: termsOf(rendered), tokens: this.#tokenizer.count(rendered) });
+      const line = `${t.speaker}: ${t.text}`;
+      const rendered = this.#dated && Number.isFinite(t.at) ? `[${new Date(t.at).toISOString().slice(0, 10)}] ${line}` : line;
+      this.#turns.push({ id: t.turnId, rendered, terms: termsOf(line), tokens: this.#tokenizer.count(rendered) });
     }
   }
 
@@ -83,6 +92,6 @@ export class TurnBm25Baseline {
       tokenCount = this.#tokenizer.count(picked.map((t) => t.rendered).join(TURN_SEPARATOR));
     }
     const turnIds = picked.map((t) => t.id);
-    return { turnIds, tokenCount };
+    return { turnIds, tokenCount, text: picked.map((t) => t.rendered).join(TURN_SEPARATOR) };
   }
 }

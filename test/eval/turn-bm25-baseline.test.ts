@@ -20,7 +20,7 @@ describe('BM25 over raw turns', () => {
     const s = b.select('Which mountains: Dolomites?', 10_000);
     expect(new Set(s.turnIds)).toEqual(new Set(['t1', 't2']));
     expect(b.select('cat', 10_000).turnIds).toEqual(['t3']);
-    expect(b.select('nothing matches zzyzx', 10_000)).toEqual({ turnIds: [], tokenCount: 0 });
+    expect(b.select('nothing matches zzyzx', 10_000)).toEqual({ turnIds: [], tokenCount: 0, text: '' });
   });
 
   it('fills the budget with a prefix of the ranking and reports the exact token count of the rendered text', () => {
@@ -35,7 +35,7 @@ describe('BM25 over raw turns', () => {
     };
     const oneBudget = tokenizer.count(rendered(first));
     const one = b.select('Dolomites', oneBudget);
-    expect(one).toEqual({ turnIds: [first], tokenCount: oneBudget });
+    expect(one).toEqual({ turnIds: [first], tokenCount: oneBudget, text: rendered(first) });
     expect(all.tokenCount).toBe(tokenizer.count(all.turnIds.map(rendered).join('\n')));
     expect(b.select('Dolomites', oneBudget - 1).turnIds).toEqual([]);
   });

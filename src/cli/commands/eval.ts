@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
 import { runRecallEval, type RecallEvalSource } from '../../eval/run-recall-eval.js';
+import { runQaEval } from '../../eval/run-qa-eval.js';
 import { DEFAULT_CHUNK_GATE_TOKENS, DEFAULT_MEMORY_BUDGET_TOKENS, DEFAULT_RECALL_TOP_P } from '../../memattention/options.js';
 import { DEFAULT_KEYWORD_LIMIT } from '../../model/keywords.js';
 import { LOCOMO_HELP, example, ioOf, parsePositiveInt } from '../cli-context.js';
@@ -18,10 +19,37 @@ interface RecallFlags {
   json?: true;
 }
 
+interface QaFlags extends RecallFlags {
+  baseUrl: string;
+  model: string;
+  apiKey?: string;
+  limit?: number;
+  timeoutMs?: number;
+}
+
+function sourceOf(opts: RecallFlags): RecallEvalSource {
+  return opts.locomo !== undefined
+    ? { kind: 'locomo', path: opts.locomo }
+    : {
+        kind: 'synthetic',
+        options: { ...(opts.users === undefined ? {} : { users: opts.users }), ...(opts.seed === undefined ? {} : { seed: opts.seed }) },
+      };
+}
+
+function recallSettings(opts: RecallFlags): { topP?: number; memoryBudgetTokens?: number; chunkGateTokens?: number; keywordLimit?: number; recallUnit?: 'passage' | 'chunk' } {
+  return {
+    ...(opts.topP === undefined ? {} : { topP: opts.topP }),
+    ...(opts.budget === undefined ? {} : { memoryBudgetTokens: opts.budget }),
+    ...(opts.gate === undefined ? {} : { chunkGateTokens: opts.gate }),
+    ...(opts.keywords === undefined ? {} : { keywordLimit: opts.keywords }),
+    ...(opts.unit === undefined ? {} : { recallUnit: opts.unit }),
+  };
+}
+
 export function register(program: Command): void {
   const evalCmd = program
     .command('eval')
-    .description('measure the memory layer (recall quality)')
+    .description('measure the memory layer (recall quality, question answering)')
     .addHelpText('after', example('akashic eval recall --locomo ./locomo10.json --json') + LOCOMO_HELP);
   evalCmd
     .command('recall')
@@ -39,21 +67,47 @@ export function register(program: Command): void {
     .addHelpText('after', example('akashic eval recall --locomo ./locomo10.json --json') + LOCOMO_HELP)
     .action(async (opts: RecallFlags, cmd: Command) => {
       const io = ioOf(cmd);
-      const source: RecallEvalSource =
-        opts.locomo !== undefined
-          ? { kind: 'locomo', path: opts.locomo }
-          : {
-              kind: 'synthetic',
-              options: { ...(opts.users === undefined ? {} : { users: opts.users }), ...(opts.seed === undefined ? {} : { seed: opts.seed }) },
-            };
       const bar = progressBar(io, 'eval recall');
       try {
-        await runRecallEval(source, afterBar(bar, io.stdout), {
-          ...(opts.topP === undefined ? {} : { topP: opts.topP }),
-          ...(opts.budget === undefined ? {} : { memoryBudgetTokens: opts.budget }),
-          ...(opts.gate === undefined ? {} : { chunkGateTokens: opts.gate }),
-          ...(opts.keywords === undefined ? {} : { keywordLimit: opts.keywords }),
-          ...(opts.unit === undefined ? {} : { recallUnit: opts.unit }),
+        await runRecallEval(sourceOf(opts), afterBar(bar, io.stdout), {
+          ...recallSettings(opts),
+          json: opts.json === true,
+          onProgress: (done, total) => bar.update(done, total),
+        });
+      } finally {
+        bar.stop();
+      }
+    });
+  evalCmd
+    .command('qa')
+    .description("LoCoMo question answering: a chat model answers each question from MemAttention's recall and from BM25 over raw turns at the same budget; token F1 against the gold answers")
+    .requiredOption('--base-url <url>', 'OpenAI-compatible server of the chat model, e.g. http://127.0.0.1:8000/v1 (vLLM) or http://127.0.0.1:11434/v1 (Ollama)')
+    .requiredOption('--model <name>', 'chat model name as the server knows it')
+    .option('--api-key <key>', 'API key (default: env OPENAI_API_KEY; local servers need none)')
+    .addOption(new Option('--locomo <path>', 'LoCoMo .json file or folder of them, read in place'))
+    .addOption(new Option('--synthetic', 'use the synthetic generator (the default when --locomo is not given)').conflicts('locomo'))
+    .addOption(new Option('--users <n>', 'synthetic: conversations (default: generator default)').argParser(parsePositiveInt).conflicts('locomo'))
+    .addOption(new Option('--seed <n>', 'synthetic: seed (default: generator default)').argParser(parsePositiveInt).conflicts('locomo'))
+    .option('--limit <n>', 'answer only the first n questions (in replay order)', parsePositiveInt)
+    .option('--top-p <n>', `chunks recall may select, recallTopP (default: ${DEFAULT_RECALL_TOP_P})`, parsePositiveInt)
+    .option('--budget <tokens>', `token budget of both contexts (default: ${DEFAULT_MEMORY_BUDGET_TOKENS})`, parsePositiveInt)
+    .option('--gate <tokens>', `chunk gate τ_c (default: ${DEFAULT_CHUNK_GATE_TOKENS})`, parsePositiveInt)
+    .option('--timeout-ms <ms>', 'per-request timeout of the chat model (default: 30000)', parsePositiveInt)
+    .option('--json', 'print the report as one JSON object (with every answer)')
+    .addHelpText('after', example('akashic eval qa --locomo ./locomo10.json --base-url http://127.0.0.1:8000/v1 --model Qwen/Qwen2.5-7B-Instruct --limit 200 --json') + LOCOMO_HELP)
+    .action(async (opts: QaFlags, cmd: Command) => {
+      const io = ioOf(cmd);
+      const bar = progressBar(io, 'eval qa');
+      try {
+        await runQaEval(sourceOf(opts), afterBar(bar, io.stdout), {
+          ...recallSettings(opts),
+          reader: {
+            baseURL: opts.baseUrl,
+            model: opts.model,
+            ...(opts.apiKey === undefined ? {} : { apiKey: opts.apiKey }),
+            ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }),
+          },
+          ...(opts.limit === undefined ? {} : { limit: opts.limit }),
           json: opts.json === true,
           onProgress: (done, total) => bar.update(done, total),
         });
