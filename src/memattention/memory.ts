@@ -396,7 +396,8 @@ function checkShortText(v: unknown, what: string): string {
   return v;
 }
 
-function checkTurn(t: TurnInput, what: string): { role: string; text: string; at?: number; turnId?: string } {
+/** Validates one turn as appendTurn accepts it (also used by the dump reader for active-turn lines). @internal */
+export function checkTurn(t: TurnInput, what: string): { role: string; text: string; at?: number; turnId?: string } {
   if (t === null || typeof t !== 'object') throw invalidArgument(`${what} must be an object`);
   const role = checkShortText(t.role, `${what}.role`);
   if (typeof t.text !== 'string' || !t.text.isWellFormed() || Buffer.byteLength(t.text, 'utf8') > LIMITS.textBytes) {

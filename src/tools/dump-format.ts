@@ -2,13 +2,16 @@ import { AkashicError, invalidArgument } from '../errors.js';
 import { CHUNK_KINDS, type ChunkKind, type ChunkRecord } from '../record/chunk-record.js';
 import { checkContent } from '../store/chunk-input.js';
 import { checkChunkId, checkId } from '../store/ids.js';
+import { checkTurn } from '../memattention/memory.js';
+import type { ActiveTurnValue } from '../record/engine-records.js';
 import { dirKey } from '../store/keys.js';
 
 /**
  * The logical dump format (JSON Lines), version DUMP_FORMAT. Frozen: a change of any line's shape needs a new
- * version number.
+ * version number. Format 2 added active turns (the header's "turns" and the turn lines); format 1 files (no
+ * "turns", no turn lines) are still read.
  *
- *   line 1   {"type":"header","format":1,"engineVersion":"0.1.0","user":null,"session":null,"chunks":N}
+ *   line 1   {"type":"header","format":2,"engineVersion":"0.1.0","user":null,"session":null,"chunks":N,"turns":M}
  *   line 2…  {"type":"chunk","userId":…,"sessionId":…,"chunkId":…,"version":…,"createdAt":…,"updatedAt":…,
  *             "tokenCount":…,"kind":…,"text":…,"keywords":[…],"attributes":{…},"payload":"<base64>"|null,
  *             "supersedes":[…],"provenance":[…]}   then, only when present and in this order, before the `}`:
@@ -20,14 +23,19 @@ import { dirKey } from '../store/keys.js';
  * ordinary reconciliation keep their bytes) and `{"sessionId":…,"chunkId":…}` for one of another session of the
  * same user.
  *
+ *   then     {"type":"turn","userId":…,"sessionId":…,"turnId":…,"role":…,"text":…,"at":…,"tokenCount":…}
+ *            one per active turn (MemAttention's turns not compacted yet), after every chunk line, in namespace
+ *            order (user, session, as chunk lines) and, within a namespace, in arrival order.
+ *
  * Chunk lines hold the live version of every chunk in scope, in key order (user, session, chunkId, compared as
  * UTF-8 bytes, as the engine's directory sorts them). Every object's keys appear in the order above and
  * attribute keys are sorted, so the same logical content always dumps to the same bytes: a dump loaded into
  * a new database dumps again byte for byte. The header therefore holds no timestamp and no path.
- * `user`/`session` record the dump's filter (null when absent); `chunks` counts the chunk lines, so a
- * truncated file is detected before anything is loaded.
+ * `user`/`session` record the dump's filter (null when absent); `chunks` counts the chunk lines and `turns` the
+ * turn lines, so a truncated file is detected before anything is loaded.
  */
-export const DUMP_FORMAT = 1;
+export const DUMP_FORMAT = 2;
+const READABLE_FORMATS = [1, 2];
 
 export interface DumpHeader {
   readonly type: 'header';
@@ -36,9 +44,18 @@ export interface DumpHeader {
   readonly user: string | null;
   readonly session: string | null;
   readonly chunks: number;
+  /** Turn lines that follow the chunk lines (0 in format 1). */
+  readonly turns: number;
+}
+
+/** One active turn of a namespace, as a turn line holds it. */
+export interface DumpedTurn extends ActiveTurnValue {
+  readonly userId: string;
+  readonly sessionId: string;
 }
 
 const HEADER_FIELDS = ['type', 'format', 'engineVersion', 'user', 'session', 'chunks'] as const;
+const TURN_FIELDS = ['type', 'userId', 'sessionId', 'turnId', 'role', 'text', 'at', 'tokenCount'] as const;
 const CHUNK_FIELDS = [
   'type',
   'userId',
@@ -57,9 +74,43 @@ const CHUNK_FIELDS = [
   'provenance',
 ] as const;
 
-/** Serializes a header in the frozen key order. */
-export function headerLine(h: Omit<DumpHeader, 'type' | 'format'>): string {
-  return `{"type":"header","format":${DUMP_FORMAT},"engineVersion":${JSON.stringify(h.engineVersion)},"user":${JSON.stringify(h.user)},"session":${JSON.stringify(h.session)},"chunks":${h.chunks}}`;
+/** Serializes a header in the frozen key order (`turns` defaults to 0). */
+export function headerLine(h: Omit<DumpHeader, 'type' | 'format' | 'turns'> & { readonly turns?: number }): string {
+  return `{"type":"header","format":${DUMP_FORMAT},"engineVersion":${JSON.stringify(h.engineVersion)},"user":${JSON.stringify(h.user)},"session":${JSON.stringify(h.session)},"chunks":${h.chunks},"turns":${h.turns ?? 0}}`;
+}
+
+/** Serializes one active turn in the frozen key order. */
+export function turnLine(t: DumpedTurn): string {
+  const j = JSON.stringify;
+  return `{"type":"turn","userId":${j(t.userId)},"sessionId":${j(t.sessionId)},"turnId":${j(t.turnId)},"role":${j(t.role)},"text":${j(t.text)},"at":${j(t.at)},"tokenCount":${j(t.tokenCount)}}`;
+}
+
+/** The namespace order of turn lines (UTF-8 bytes of user\0session), as chunk lines order their namespaces. */
+export function namespaceOrderKey(t: Pick<DumpedTurn, 'userId' | 'sessionId'>): Buffer {
+  return Buffer.from(`${t.userId}\u0000${t.sessionId}`, 'utf8');
+}
+
+/**
+ * Parses and validates one turn line: fields, ids, and the turn as appendTurn would accept it (so the target's
+ * active chunk can always be compacted). Throws AKASHIC_INVALID_ARGUMENT whose message is the reason.
+ */
+export function parseTurnLine(text: string): DumpedTurn {
+  const o = parseObject(text);
+  if (o['type'] !== 'turn') throw invalidArgument(o['type'] === 'chunk' ? 'a chunk line after the turn lines' : `"type" must be "turn", got ${JSON.stringify(o['type'])}`);
+  checkFields(o, TURN_FIELDS);
+  const userId = checkId(o['userId'], '"userId"');
+  const sessionId = checkId(o['sessionId'], '"sessionId"');
+  if (typeof o['at'] !== 'number' || !Number.isFinite(o['at']) || o['at'] < 0) throw invalidArgument('"at" must be a non-negative number of ms');
+  const tokenCount = o['tokenCount'];
+  if (typeof tokenCount !== 'number' || !Number.isSafeInteger(tokenCount) || tokenCount < 0) throw invalidArgument('"tokenCount" must be a non-negative integer');
+  let turn;
+  try {
+    turn = checkTurn({ role: o['role'] as string, text: o['text'] as string, at: o['at'], turnId: o['turnId'] as string }, 'turn');
+  } catch (err) {
+    if (err instanceof AkashicError) throw invalidArgument(err.message.replace(/^turn\.(\w+)/, '"$1"'));
+    throw err;
+  }
+  return { userId, sessionId, turnId: turn.turnId!, role: turn.role, text: turn.text, at: o['at'], tokenCount };
 }
 
 /** Sorted-key JSON object of string values (JSON.stringify would put integer-like keys first). */
@@ -96,6 +147,16 @@ export function chunkOrderKey(r: Pick<ChunkRecord, 'userId' | 'sessionId' | 'chu
   return Buffer.from(dirKey(r.userId, r.sessionId, r.chunkId), 'utf8');
 }
 
+/** The "type" of a line ("header", "chunk", "turn"), or null when it is not a JSON object with a string type. */
+export function lineType(text: string): string | null {
+  try {
+    const v: unknown = JSON.parse(text);
+    return v !== null && typeof v === 'object' && typeof (v as { type?: unknown }).type === 'string' ? (v as { type: string }).type : null;
+  } catch {
+    return null;
+  }
+}
+
 function parseObject(text: string): Record<string, unknown> {
   let v: unknown;
   try {
@@ -120,18 +181,22 @@ function nullableId(v: unknown, what: string): string | null {
 export function parseHeaderLine(text: string): DumpHeader {
   const o = parseObject(text);
   if (o['type'] !== 'header') throw invalidArgument('expected the header line ({"type":"header",...}) first');
-  checkFields(o, HEADER_FIELDS);
-  if (o['format'] !== DUMP_FORMAT) throw invalidArgument(`unsupported dump format ${JSON.stringify(o['format'])}; this tool reads format ${DUMP_FORMAT}`);
+  if (!READABLE_FORMATS.includes(o['format'] as number)) throw invalidArgument(`unsupported dump format ${JSON.stringify(o['format'])}; this tool reads formats ${READABLE_FORMATS.join(' and ')}`);
+  const format = o['format'] as number;
+  checkFields(o, format === 1 ? HEADER_FIELDS : [...HEADER_FIELDS, 'turns']);
   if (typeof o['engineVersion'] !== 'string') throw invalidArgument('"engineVersion" must be a string');
   const chunks = o['chunks'];
   if (typeof chunks !== 'number' || !Number.isSafeInteger(chunks) || chunks < 0) throw invalidArgument('"chunks" must be a non-negative integer');
+  const turns = format === 1 ? 0 : o['turns'];
+  if (typeof turns !== 'number' || !Number.isSafeInteger(turns) || turns < 0) throw invalidArgument('"turns" must be a non-negative integer');
   return {
     type: 'header',
-    format: DUMP_FORMAT,
+    format,
     engineVersion: o['engineVersion'],
     user: nullableId(o['user'], '"user"'),
     session: nullableId(o['session'], '"session"'),
     chunks,
+    turns,
   };
 }
 
@@ -191,8 +256,8 @@ export function parseChunkLine(text: string): ChunkRecord {
   if (attrs === null || typeof attrs !== 'object' || Array.isArray(attrs) || !Object.values(attrs).every((v) => typeof v === 'string')) {
     throw invalidArgument('"attributes" must be an object of string values');
   }
-  // The engine stores attributes in a plain object, where this key would set the prototype instead.
-  if (Object.hasOwn(attrs, '__proto__')) throw invalidArgument('attribute key "__proto__" is not supported');
+  // JSON.parse defines every key as an own property (`__proto__` included), and checkContent copies them with
+  // Object.fromEntries, which does the same: prototype-like attribute keys stay data, as the engine stores them.
   const p = o['payload'];
   if (p !== null && typeof p !== 'string') throw invalidArgument('"payload" must be a base64 string or null');
   const payload = p === null ? null : decodeBase64(p, '"payload"');

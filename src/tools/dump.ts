@@ -2,7 +2,7 @@ import type { AkashicStore } from '../engine/akashic-store.js';
 import { readOnlyScans, type ListedEntry, type SnapshotView } from '../engine/internal-seams.js';
 import { corruption } from '../errors.js';
 import { checkId } from '../store/ids.js';
-import { chunkLine, headerLine } from './dump-format.js';
+import { chunkLine, headerLine, turnLine, type DumpedTurn } from './dump-format.js';
 import { lineWriter, type LineSink } from './line-sink.js';
 
 export interface DumpOptions {
@@ -18,6 +18,8 @@ export interface DumpOptions {
 
 export interface DumpResult {
   readonly chunks: number;
+  /** Active turns (MemAttention's turns not compacted yet) written after the chunks. */
+  readonly turns: number;
 }
 
 /**
@@ -28,8 +30,17 @@ export async function* liveEntries(view: SnapshotView, userId: string | null, se
   for await (const e of view.entries(userId, sessionId)) if (e.entry.state === 'live') yield e;
 }
 
+/** The active turns of the snapshot in scope, in key order (namespace, then arrival). */
+async function* turnsInScope(view: SnapshotView, userId: string | null, sessionId: string | null): AsyncGenerator<DumpedTurn> {
+  for await (const t of view.activeTurns()) {
+    if ((userId === null || t.userId === userId) && (sessionId === null || t.sessionId === sessionId)) {
+      yield { userId: t.userId, sessionId: t.sessionId, turnId: t.turnId, role: t.role, text: t.text, at: t.at, tokenCount: t.tokenCount };
+    }
+  }
+}
+
 /**
- * Writes a logical dump (see dump-format.ts) of the live chunks in scope to `sink`, all read from ONE explicit
+ * Writes a logical dump (see dump-format.ts) of the live chunks and active turns in scope to `sink`, all read from ONE explicit
  * LevelDB snapshot, so the dump is consistent even while another handle of this process writes, relocates or
  * collects garbage. Memory is bounded by one page of records plus the store's frame cache: the directory is
  * walked in pages and each page's bodies are fetched together from the same snapshot.
@@ -49,7 +60,9 @@ export async function dumpStore(store: AkashicStore, sink: LineSink, opts: DumpO
   try {
     let total = 0;
     for await (const _ of liveEntries(view, userId, sessionId)) total++;
-    await out.line(headerLine({ engineVersion: scans.meta.engineVersion, user: userId, session: sessionId, chunks: total }));
+    let turns = 0;
+    for await (const _ of turnsInScope(view, userId, sessionId)) turns++;
+    await out.line(headerLine({ engineVersion: scans.meta.engineVersion, user: userId, session: sessionId, chunks: total, turns }));
     opts.onProgress?.(0, total);
     let done = 0;
     let page: ListedEntry[] = [];
@@ -65,7 +78,13 @@ export async function dumpStore(store: AkashicStore, sink: LineSink, opts: DumpO
     }
     if (page.length > 0) await flush();
     if (done !== total) throw corruption(`the snapshot listed ${total} live chunks on the first walk and ${done} on the second`);
-    return { chunks: done };
+    let turnsDone = 0;
+    for await (const t of turnsInScope(view, userId, sessionId)) {
+      await out.line(turnLine(t));
+      turnsDone++;
+    }
+    if (turnsDone !== turns) throw corruption(`the snapshot listed ${turns} active turns on the first walk and ${turnsDone} on the second`);
+    return { chunks: done, turns };
   } finally {
     await view.close();
   }

@@ -8,7 +8,8 @@ import { pipeline } from 'node:stream/promises';
 import type { AkashicStore } from '../engine/akashic-store.js';
 import { AkashicError } from '../errors.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
-import { chunkOrderKey, parseChunkLine, parseHeaderLine, type DumpHeader } from './dump-format.js';
+import { activeTurnLog } from '../engine/internal-seams.js';
+import { chunkOrderKey, lineType, namespaceOrderKey, parseChunkLine, parseHeaderLine, parseTurnLine, type DumpedTurn, type DumpHeader } from './dump-format.js';
 
 /** One rejected line of a dump file. */
 export interface LoadProblem {
@@ -26,6 +27,8 @@ export interface DumpValidation {
   readonly header: DumpHeader | null;
   /** Chunk lines that passed. */
   readonly chunks: number;
+  /** Turn lines that passed. */
+  readonly turns: number;
   readonly lines: number;
 }
 
@@ -66,8 +69,13 @@ export async function validateDumpFile(path: string, opts: ValidateOptions = {})
   let sawHeader = false;
   let chunks = 0;
   let chunkLines = 0;
+  let turns = 0;
+  let turnLines = 0;
   let lines = 0;
   let prev: Buffer | null = null;
+  // Turn lines: the current namespace and the turn ids seen in it (one active chunk's worth).
+  let prevNs: Buffer | null = null;
+  let nsTurnIds = new Set<string>();
   for await (const { n, text } of numberedLines(path)) {
     lines = n;
     if (text.trim() === '') continue;
@@ -79,6 +87,30 @@ export async function validateDumpFile(path: string, opts: ValidateOptions = {})
       } catch (err) {
         bad(n, reasonOf(err));
       }
+      continue;
+    }
+    if (turnLines > 0 || lineType(text) === 'turn') {
+      turnLines++;
+      let t: DumpedTurn;
+      try {
+        t = parseTurnLine(text);
+      } catch (err) {
+        bad(n, reasonOf(err));
+        continue;
+      }
+      const ns = namespaceOrderKey(t);
+      const order = prevNs === null ? 1 : Buffer.compare(ns, prevNs);
+      if (order > 0) nsTurnIds = new Set();
+      if (header !== null && header.format === 1) bad(n, 'a turn line in a format-1 dump');
+      else if (order < 0) bad(n, 'out of order: turn lines must be grouped by (userId, sessionId) in key order, as dump writes them');
+      else if (nsTurnIds.has(t.turnId)) bad(n, `duplicate turn ${t.userId}/${t.sessionId}/${t.turnId}`);
+      else if (header !== null && ((header.user !== null && t.userId !== header.user) || (header.session !== null && t.sessionId !== header.session))) {
+        bad(n, `turn of ${t.userId}/${t.sessionId} is outside the header's filter`);
+      } else {
+        turns++;
+      }
+      nsTurnIds.add(t.turnId);
+      if (order > 0) prevNs = ns;
       continue;
     }
     chunkLines++;
@@ -102,9 +134,11 @@ export async function validateDumpFile(path: string, opts: ValidateOptions = {})
   if (!sawHeader) bad(1, 'empty file: expected a header line');
   else if (header !== null && header.chunks !== chunkLines) {
     bad(headerLineNo, `header says ${header.chunks} chunks, the file has ${chunkLines} chunk lines (truncated or edited?)`);
+  } else if (header !== null && header.turns !== turnLines) {
+    bad(headerLineNo, `header says ${header.turns} turns, the file has ${turnLines} turn lines (truncated or edited?)`);
   }
   problems.sort((a, b) => a.line - b.line);
-  return { ok: problemCount === 0, problems, problemCount, header, chunks, lines };
+  return { ok: problemCount === 0, problems, problemCount, header, chunks, turns, lines };
 }
 
 function reasonOf(err: unknown): string {
@@ -128,12 +162,17 @@ export interface LoadResult {
   /** Records whose version (or a newer one) was already stored: unchanged. */
   readonly skipped: number;
   readonly batches: number;
+  /** Active turns appended to their namespace's active chunk. */
+  readonly turns: number;
+  /** Active turns whose id the namespace's active chunk already held (a load run again): unchanged. */
+  readonly turnsSkipped: number;
 }
 
 /**
  * Restores the chunk lines of a dump file that `validateDumpFile` accepted, in batches of one user's records
- * through `store.restore`. Each batch is atomic, and restore is idempotent, so a load that stops half way
- * (crash, I/O error) is finished by running it again.
+ * through `store.restore`, then appends its turn lines to their namespaces' active chunks (a turn whose id the
+ * active chunk already holds is skipped). Each batch is atomic, and both steps are idempotent, so a load that
+ * stops half way (crash, I/O error) is finished by running it again.
  *
  * Requires: the file passed validation and has not changed since (a line that fails now throws mid-load).
  */
@@ -143,7 +182,23 @@ export async function applyDumpFile(store: AkashicStore, path: string, opts: App
   let batch: ChunkRecord[] = [];
   let bytes = 0;
   let user = '';
-  const totals = { chunks: 0, restored: 0, skipped: 0, batches: 0 };
+  const totals = { chunks: 0, restored: 0, skipped: 0, batches: 0, turns: 0, turnsSkipped: 0 };
+  const log = store[activeTurnLog];
+  let turns: DumpedTurn[] = [];
+  let held: Set<string> | null = null;
+  const flushTurns = async (): Promise<void> => {
+    if (turns.length === 0) return;
+    const { userId, sessionId } = turns[0]!;
+    held ??= new Set((await log.read(userId, sessionId)).map((t) => t.turnId));
+    const fresh = turns.filter((t) => !held!.has(t.turnId));
+    totals.turnsSkipped += turns.length - fresh.length;
+    if (fresh.length > 0) {
+      await log.append(userId, sessionId, fresh.map(({ turnId, role, text, at, tokenCount }) => ({ turnId, role, text, at, tokenCount })));
+      for (const t of fresh) held.add(t.turnId);
+    }
+    totals.turns += fresh.length;
+    turns = [];
+  };
   const flush = async (): Promise<void> => {
     if (batch.length === 0) return;
     const results = await store.restore(user, batch);
@@ -164,6 +219,18 @@ export async function applyDumpFile(store: AkashicStore, path: string, opts: App
       first = false;
       continue;
     }
+    if (lineType(text) === 'turn') {
+      await flush();
+      const t = parseTurnLine(text);
+      const prev = turns[0];
+      if (prev !== undefined && (prev.userId !== t.userId || prev.sessionId !== t.sessionId)) {
+        await flushTurns();
+        held = null;
+      }
+      turns.push(t);
+      if (turns.length >= batchSize) await flushTurns();
+      continue;
+    }
     const r = parseChunkLine(text);
     if (r.userId !== user) {
       await flush();
@@ -174,6 +241,7 @@ export async function applyDumpFile(store: AkashicStore, path: string, opts: App
     if (batch.length >= batchSize || bytes >= batchBytes) await flush();
   }
   await flush();
+  await flushTurns();
   return totals;
 }
 

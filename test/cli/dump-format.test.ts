@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChunkKind, ChunkRecord } from '../../src/record/chunk-record.js';
-import { chunkLine, decodeBase64, headerLine, parseChunkLine, parseHeaderLine } from '../../src/tools/dump-format.js';
+import { chunkLine, decodeBase64, headerLine, parseChunkLine, parseHeaderLine, parseTurnLine, turnLine } from '../../src/tools/dump-format.js';
 import { validateDumpFile } from '../../src/tools/load.js';
 import { tempDir } from './fixtures.js';
 
@@ -67,7 +67,6 @@ describe('dump line format', () => {
     [JSON.stringify({ ...obj(), kind: 'poem' }), /^"kind" must be one of/],
     [JSON.stringify({ ...obj(), keywords: [1] }), /^"keywords" must be an array of strings/],
     [JSON.stringify({ ...obj(), attributes: { a: 1 } }), /^"attributes" must be an object of string values/],
-    [JSON.stringify({ ...obj(), attributes: JSON.parse('{"__proto__":"x"}') as unknown }), /^attribute key "__proto__" is not supported/],
     [JSON.stringify({ ...obj(), payload: 'AAA' }), /^"payload" is not valid base64/],
     [JSON.stringify({ ...obj(), payload: 'AB==' }), /^"payload" is not canonical base64/],
     [JSON.stringify({ ...obj(), payload: 5 }), /^"payload" must be a base64 string or null/],
@@ -84,10 +83,32 @@ describe('dump line format', () => {
     expect(() => decodeBase64('AQ=D', 'p')).toThrow(/not valid base64/);
   });
 
+  it('keeps prototype-like attribute keys as data', () => {
+    const line = JSON.stringify({ ...obj(), attributes: JSON.parse('{"__proto__":"x","constructor":"c","prototype":"p"}') as unknown });
+    const r = parseChunkLine(line);
+    expect(Object.hasOwn(r.attributes, '__proto__')).toBe(true);
+    expect(Object.getPrototypeOf(r.attributes)).toBe(Object.prototype);
+    expect(Object.entries(r.attributes).sort()).toEqual([['__proto__', 'x'], ['constructor', 'c'], ['prototype', 'p']]);
+    expect(chunkLine(r)).toContain('"attributes":{"__proto__":"x","constructor":"c","prototype":"p"}');
+  });
+
+  it('turn lines round-trip and are validated as appendTurn validates a turn', () => {
+    const t = { userId: 'u', sessionId: 's', turnId: 't1', role: 'user', text: 'hi "there"', at: 5, tokenCount: 3 };
+    expect(parseTurnLine(turnLine(t))).toEqual(t);
+    expect(() => parseTurnLine(turnLine({ ...t, role: '' }))).toThrow(/"role" must be a non-empty/);
+    expect(() => parseTurnLine(turnLine({ ...t, tokenCount: -1 }))).toThrow(/"tokenCount" must be a non-negative integer/);
+    expect(() => parseTurnLine(turnLine({ ...t, text: 'x'.repeat(1024 * 1024) }))).toThrow(/"text"/);
+    expect(() => parseTurnLine(JSON.stringify({ ...t, type: 'turn', extra: 1 }))).toThrow(/unknown field "extra"/);
+  });
+
   it('validates headers', () => {
-    const h = headerLine({ engineVersion: '0.1.0', user: null, session: null, chunks: 3 });
-    expect(parseHeaderLine(h)).toEqual({ type: 'header', format: 1, engineVersion: '0.1.0', user: null, session: null, chunks: 3 });
-    expect(() => parseHeaderLine(h.replace('"format":1', '"format":2'))).toThrow(/unsupported dump format 2/);
+    const h = headerLine({ engineVersion: '0.1.0', user: null, session: null, chunks: 3, turns: 2 });
+    expect(parseHeaderLine(h)).toEqual({ type: 'header', format: 2, engineVersion: '0.1.0', user: null, session: null, chunks: 3, turns: 2 });
+    // Format 1 (no turns) is still read.
+    const v1 = '{"type":"header","format":1,"engineVersion":"0.1.0","user":null,"session":null,"chunks":3}';
+    expect(parseHeaderLine(v1)).toEqual({ type: 'header', format: 1, engineVersion: '0.1.0', user: null, session: null, chunks: 3, turns: 0 });
+    expect(() => parseHeaderLine(h.replace('"format":2', '"format":3'))).toThrow(/unsupported dump format 3/);
+    expect(() => parseHeaderLine(h.replace('"turns":2', '"turns":-2'))).toThrow(/"turns" must be a non-negative integer/);
     expect(() => parseHeaderLine(chunkLine(base()))).toThrow(/expected the header line/);
     expect(() => parseHeaderLine(h.replace('"chunks":3', '"chunks":-1'))).toThrow(/"chunks" must be a non-negative integer/);
   });

@@ -41,7 +41,7 @@ describe('dump and load', () => {
     expect(second).toBe(first);
 
     const recs = first.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(recs[0]).toEqual({ type: 'header', format: 1, engineVersion: '0.1.0', user: null, session: null, chunks: recs.length - 1 });
+    expect(recs[0]).toEqual({ type: 'header', format: 2, engineVersion: '0.1.0', user: null, session: null, chunks: recs.length - 1, turns: 0 });
     const chunks = recs.slice(1);
     expect(chunks.some((c) => typeof c['payload'] === 'string' && c['payload'] !== '')).toBe(true);
     expect(chunks.some((c) => c['version'] === 2 && c['text'] === 'updated text')).toBe(true);

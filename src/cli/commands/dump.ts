@@ -4,7 +4,7 @@ import { dbOption, example, ioOf, withStore } from '../cli-context.js';
 import { progressBar } from '../progress.js';
 
 export function register(program: Command): void {
-  dbOption(program.command('dump').description('logical JSONL dump of the live chunks, from one consistent snapshot, to stdout'))
+  dbOption(program.command('dump').description('logical JSONL dump of the live chunks and active turns, from one consistent snapshot, to stdout'))
     .option('--user <user>', 'only this user')
     .option('--session <session>', 'only this session')
     .addHelpText('after', example('akashic dump --db ./memory --user alice > alice.jsonl'))
