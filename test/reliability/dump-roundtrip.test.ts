@@ -40,7 +40,7 @@ describe('dump → load → dump', () => {
     const [p1, , p3, p4] = await a.write('alice', [
       { op: 'put', sessionId: 's1', text: 'prototype keys', attributes: PROTO_ATTRS, keywords: ['proto'] },
       { op: 'put', sessionId: 's1', text: 'with a payload and a vector', payload: Uint8Array.from([0, 1, 2, 255]), embedding: { model: 'm', vector: [0.25, -1, 3.5] } },
-      { op: 'put', sessionId: 's2', text: 'expires later', expiresAt: now + 86_400_000, kind: 'note' },
+      { op: 'put', sessionId: 's2', text: 'expires later', expiresAt: now + 86_400_000, kind: 'note', agentId: 'agent-1', runId: 'run-1' },
       { op: 'put', sessionId: 's2', text: 'to be deleted', kind: 'summary' },
     ]);
     await a.write('alice', [
@@ -62,6 +62,7 @@ describe('dump → load → dump', () => {
     expect(first).toContain('"__proto__":"p"');
     expect(first).toContain('"expiresAt":');
     expect(first).toContain('"embedding":');
+    expect(first).toContain('"agentId":"agent-1","runId":"run-1"');
 
     const open = (name: string) => () => AkashicStore.open({ path: join(dir, name), gc: { intervalMs: 0 }, now: () => now });
     const loaded = await loadDump(join(dir, 'first.jsonl'), open('b'));
