@@ -1,6 +1,6 @@
 import * as flatbuffers from 'flatbuffers';
 import { undecodable } from './undecodable.js';
-import { FORMAT_VERSION, ValueType, open, seal } from './envelope.js';
+import { FORMAT_VERSION, ValueType, unwrapEnvelope, wrapEnvelope } from './envelope.js';
 import { Accounting as FbAccounting } from './generated/akashic/fb/accounting.js';
 
 /**
@@ -79,11 +79,11 @@ export function encodeAccounting(a: Accounting): Buffer {
   FbAccounting.addHistoryVersions(b, BigInt(a.historyVersions));
   FbAccounting.addHistoryBytes(b, BigInt(a.historyBytes));
   b.finish(FbAccounting.endAccounting(b));
-  return seal(ValueType.Accounting, b.asUint8Array());
+  return wrapEnvelope(ValueType.Accounting, b.asUint8Array());
 }
 
 export function decodeAccounting(value: Uint8Array, what: string): Accounting {
-  const body = open(ValueType.Accounting, value, what);
+  const body = unwrapEnvelope(ValueType.Accounting, value, what);
   try {
     const a = FbAccounting.getRootAsAccounting(new flatbuffers.ByteBuffer(body));
     return {

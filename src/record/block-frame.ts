@@ -1,7 +1,7 @@
 import * as flatbuffers from 'flatbuffers';
 import { corruption } from '../errors.js';
 import { undecodable } from './undecodable.js';
-import { FORMAT_VERSION, ValueType, open, seal } from './envelope.js';
+import { FORMAT_VERSION, ValueType, unwrapEnvelope, wrapEnvelope } from './envelope.js';
 import { BlockFrame as FbBlockFrame } from './generated/akashic/fb/block-frame.js';
 import { Codec } from './generated/akashic/fb/codec.js';
 
@@ -30,12 +30,12 @@ export function encodeBlockFrame(f: BlockFrameValue): Buffer {
   FbBlockFrame.addRecordCount(b, f.recordCount);
   FbBlockFrame.addPayload(b, payload);
   b.finish(FbBlockFrame.endBlockFrame(b));
-  return seal(ValueType.BlockFrame, b.asUint8Array());
+  return wrapEnvelope(ValueType.BlockFrame, b.asUint8Array());
 }
 
 /** Verifies the envelope checksum and decodes the header; `payload` is a view into `value`. */
 export function decodeBlockFrame(value: Uint8Array, what: string): BlockFrameValue {
-  const body = open(ValueType.BlockFrame, value, what);
+  const body = unwrapEnvelope(ValueType.BlockFrame, value, what);
   try {
     const f = FbBlockFrame.getRootAsBlockFrame(new flatbuffers.ByteBuffer(body));
     const codec = f.codec();

@@ -1,7 +1,7 @@
 import * as flatbuffers from 'flatbuffers';
 import { corruption } from '../errors.js';
 import { undecodable } from './undecodable.js';
-import { FORMAT_VERSION, ValueType, open, seal } from './envelope.js';
+import { FORMAT_VERSION, ValueType, unwrapEnvelope, wrapEnvelope } from './envelope.js';
 import { BlockInfo as FbBlockInfo } from './generated/akashic/fb/block-info.js';
 import { BlockState as FbBlockState } from './generated/akashic/fb/block-state.js';
 import { BlockOrigin as FbBlockOrigin } from './generated/akashic/fb/block-origin.js';
@@ -71,11 +71,11 @@ export function encodeBlockInfo(i: BlockInfo): Buffer {
   if (i.sealedAt !== null) FbBlockInfo.addSealedAtMs(b, i.sealedAt);
   if (i.releasedAt !== null) FbBlockInfo.addReleasedAtMs(b, i.releasedAt);
   b.finish(FbBlockInfo.endBlockInfo(b));
-  return seal(ValueType.BlockInfo, b.asUint8Array());
+  return wrapEnvelope(ValueType.BlockInfo, b.asUint8Array());
 }
 
 export function decodeBlockInfo(value: Uint8Array, what: string): BlockInfo {
-  const body = open(ValueType.BlockInfo, value, what);
+  const body = unwrapEnvelope(ValueType.BlockInfo, value, what);
   try {
     const i = FbBlockInfo.getRootAsBlockInfo(new flatbuffers.ByteBuffer(body));
     const state = STATES[i.state()];

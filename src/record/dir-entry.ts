@@ -1,7 +1,7 @@
 import * as flatbuffers from 'flatbuffers';
 import { corruption } from '../errors.js';
 import { undecodable } from './undecodable.js';
-import { FORMAT_VERSION, ValueType, open, seal } from './envelope.js';
+import { FORMAT_VERSION, ValueType, unwrapEnvelope, wrapEnvelope } from './envelope.js';
 import { kindFromFb, kindToFb, type ChunkKind } from './chunk-record.js';
 import { DirEntry as FbDirEntry } from './generated/akashic/fb/dir-entry.js';
 import { EntryState } from './generated/akashic/fb/entry-state.js';
@@ -117,7 +117,7 @@ export function encodeDirEntry(e: DirEntry): Buffer {
   if (run !== 0) FbDirEntry.addRunId(b, run);
   if (supSession !== 0) FbDirEntry.addSupersededBySession(b, supSession);
   b.finish(FbDirEntry.endDirEntry(b));
-  return seal(ValueType.DirEntry, b.asUint8Array());
+  return wrapEnvelope(ValueType.DirEntry, b.asUint8Array());
 }
 
 /**
@@ -125,7 +125,7 @@ export function encodeDirEntry(e: DirEntry): Buffer {
  * carried their session names a chunk of that same session.
  */
 export function decodeDirEntry(value: Uint8Array, what: string, sessionId = ''): DirEntry {
-  const body = open(ValueType.DirEntry, value, what);
+  const body = unwrapEnvelope(ValueType.DirEntry, value, what);
   try {
     const d = FbDirEntry.getRootAsDirEntry(new flatbuffers.ByteBuffer(body));
     const live = d.state() === EntryState.Live;

@@ -1,5 +1,5 @@
 import * as flatbuffers from 'flatbuffers';
-import { FORMAT_VERSION, ValueType, open, seal } from './envelope.js';
+import { FORMAT_VERSION, ValueType, unwrapEnvelope, wrapEnvelope } from './envelope.js';
 import { undecodable } from './undecodable.js';
 import { AllocatorState } from './generated/akashic/fb/allocator-state.js';
 import { OpenBlockRef } from './generated/akashic/fb/open-block-ref.js';
@@ -20,11 +20,11 @@ function guard<T>(what: string, kind: string, fn: () => T): T {
 export function encodeAllocator(nextBlockId: number): Buffer {
   const b = new flatbuffers.Builder(32);
   b.finish(AllocatorState.createAllocatorState(b, FORMAT_VERSION, BigInt(nextBlockId)));
-  return seal(ValueType.AllocatorState, b.asUint8Array());
+  return wrapEnvelope(ValueType.AllocatorState, b.asUint8Array());
 }
 
 export function decodeAllocator(value: Uint8Array, what: string): number {
-  const body = open(ValueType.AllocatorState, value, what);
+  const body = unwrapEnvelope(ValueType.AllocatorState, value, what);
   return guard(what, 'allocator state', () =>
     Number(AllocatorState.getRootAsAllocatorState(new flatbuffers.ByteBuffer(body)).nextBlockId()),
   );
@@ -33,11 +33,11 @@ export function decodeAllocator(value: Uint8Array, what: string): number {
 export function encodeOpenBlockRef(blockId: number): Buffer {
   const b = new flatbuffers.Builder(32);
   b.finish(OpenBlockRef.createOpenBlockRef(b, FORMAT_VERSION, BigInt(blockId)));
-  return seal(ValueType.OpenBlockRef, b.asUint8Array());
+  return wrapEnvelope(ValueType.OpenBlockRef, b.asUint8Array());
 }
 
 export function decodeOpenBlockRef(value: Uint8Array, what: string): number {
-  const body = open(ValueType.OpenBlockRef, value, what);
+  const body = unwrapEnvelope(ValueType.OpenBlockRef, value, what);
   return guard(what, 'open block ref', () =>
     Number(OpenBlockRef.getRootAsOpenBlockRef(new flatbuffers.ByteBuffer(body)).blockId()),
   );
@@ -51,11 +51,11 @@ export interface CoAccessValue {
 export function encodeCoAccess(v: CoAccessValue): Buffer {
   const b = new flatbuffers.Builder(32);
   b.finish(CoAccess.createCoAccess(b, FORMAT_VERSION, v.count, v.lastAt));
-  return seal(ValueType.CoAccess, b.asUint8Array());
+  return wrapEnvelope(ValueType.CoAccess, b.asUint8Array());
 }
 
 export function decodeCoAccess(value: Uint8Array, what: string): CoAccessValue {
-  const body = open(ValueType.CoAccess, value, what);
+  const body = unwrapEnvelope(ValueType.CoAccess, value, what);
   return guard(what, 'co-access record', () => {
     const c = CoAccess.getRootAsCoAccess(new flatbuffers.ByteBuffer(body));
     return { count: c.count(), lastAt: c.lastMs() };
@@ -77,11 +77,11 @@ export function encodeEngineMeta(m: EngineMeta): Buffer {
   b.finish(
     FbEngineMeta.createEngineMeta(b, FORMAT_VERSION, m.createdAt, v, m.blockCapacity, m.blockMaxBytes, m.crossSessionBlocks),
   );
-  return seal(ValueType.EngineMeta, b.asUint8Array());
+  return wrapEnvelope(ValueType.EngineMeta, b.asUint8Array());
 }
 
 export function decodeEngineMeta(value: Uint8Array, what: string): EngineMeta {
-  const body = open(ValueType.EngineMeta, value, what);
+  const body = unwrapEnvelope(ValueType.EngineMeta, value, what);
   return guard(what, 'engine meta', () => {
     const m = FbEngineMeta.getRootAsEngineMeta(new flatbuffers.ByteBuffer(body));
     return {
@@ -109,11 +109,11 @@ export function encodeActiveTurn(t: ActiveTurnValue): Buffer {
   const role = b.createString(t.role);
   const text = b.createString(t.text);
   b.finish(FbActiveTurn.createActiveTurn(b, FORMAT_VERSION, id, role, text, t.at, t.tokenCount));
-  return seal(ValueType.ActiveTurn, b.asUint8Array());
+  return wrapEnvelope(ValueType.ActiveTurn, b.asUint8Array());
 }
 
 export function decodeActiveTurn(value: Uint8Array, what: string): ActiveTurnValue {
-  const body = open(ValueType.ActiveTurn, value, what);
+  const body = unwrapEnvelope(ValueType.ActiveTurn, value, what);
   return guard(what, 'active turn', () => {
     const t = FbActiveTurn.getRootAsActiveTurn(new flatbuffers.ByteBuffer(body));
     return { turnId: t.turnId() ?? '', role: t.role() ?? '', text: t.text() ?? '', at: t.atMs(), tokenCount: t.tokenCount() };
@@ -122,5 +122,5 @@ export function decodeActiveTurn(value: Uint8Array, what: string): ActiveTurnVal
 
 /** The value of an expiry index entry: an envelope around nothing (the key says everything). */
 export function encodeExpiryMark(): Buffer {
-  return seal(ValueType.ExpiryMark, new Uint8Array(0));
+  return wrapEnvelope(ValueType.ExpiryMark, new Uint8Array(0));
 }

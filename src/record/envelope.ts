@@ -36,7 +36,7 @@ export type ValueType = (typeof ValueType)[keyof typeof ValueType];
 const TYPE_NAMES = new Map<number, string>(Object.entries(ValueType).map(([k, v]) => [v, k]));
 
 /** Wraps FlatBuffers bytes in the envelope. The result is a fresh Buffer the caller owns. */
-export function seal(type: ValueType, body: Uint8Array): Buffer {
+export function wrapEnvelope(type: ValueType, body: Uint8Array): Buffer {
   const out = Buffer.allocUnsafe(ENVELOPE_BYTES + body.length);
   out[4] = FORMAT_VERSION;
   out[5] = type;
@@ -49,7 +49,7 @@ export function seal(type: ValueType, body: Uint8Array): Buffer {
  * Checks the envelope and returns a view of the FlatBuffers bytes (valid as long as `value` is).
  * Throws AKASHIC_CORRUPTION naming `what` on a checksum, version or type mismatch.
  */
-export function open(type: ValueType, value: Uint8Array, what: string): Uint8Array {
+export function unwrapEnvelope(type: ValueType, value: Uint8Array, what: string): Uint8Array {
   if (value.length < ENVELOPE_BYTES) {
     throw corruption(`${what}: value of ${value.length} bytes is shorter than the envelope`);
   }
