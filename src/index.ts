@@ -23,7 +23,7 @@ export type { SweepReport } from './store/expiry-sweep.js';
 export type { ChunkFilter, AttributeCondition } from './store/chunk-filter.js';
 export type { StoreStats } from './store/stats.js';
 export type { VerifyReport, Problem, ProblemKind } from './store/verify.js';
-export type { GcReport } from './gc/block-compactor.js';
+export type { GcReport } from './gc/gc-pass.js';
 export type { AffinityModel, AffinityChunk, CoAccessStats } from './gc/affinity-model.js';
 export { DefaultAffinityModel } from './gc/default-affinity.js';
 export { FORMAT_VERSION } from './record/envelope.js';

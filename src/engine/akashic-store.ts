@@ -2,7 +2,7 @@ import { ClassicLevel } from 'classic-level';
 import { stat } from 'node:fs/promises';
 import { AkashicError, invalidArgument } from '../errors.js';
 import type { AffinityModel, CoAccessStats } from '../gc/affinity-model.js';
-import { runGcPass, type GcReport } from '../gc/block-compactor.js';
+import { runGcPass, type GcReport } from '../gc/gc-pass.js';
 import { DefaultAffinityModel } from '../gc/default-affinity.js';
 import { GcPool } from '../gc/gc-pool.js';
 import { invalidRatio, type BlockInfo } from '../record/block-info.js';
@@ -113,7 +113,7 @@ export interface BlockListing extends BlockInfo {
 
 /**
  * Akashic's storage engine: chunk records addressed by (user, session, ULID), placed by the engine in
- * zstd-compressed blocks over LevelDB column families, relocated out of place and compacted by GC.
+ * zstd-compressed blocks over LevelDB column families, relocated out of place and collected by GC passes.
  *
  * @example
  *   const store = await AkashicStore.open({ path: './memory' });

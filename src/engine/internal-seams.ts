@@ -13,7 +13,7 @@
  * methods do (AKASHIC_NOT_OPEN, read-only) and maps storage errors to AkashicError.
  * @internal
  */
-import type { GcReport } from '../gc/block-compactor.js';
+import type { GcReport } from '../gc/gc-pass.js';
 import type { BlockInfo } from '../record/block-info.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
 import type { ActiveTurnValue, EngineMeta } from '../record/engine-records.js';

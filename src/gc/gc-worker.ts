@@ -1,4 +1,4 @@
-// Piscina worker entry for GC: the CPU side of block compaction (verify, decompress, parse, re-encode,
+// Piscina worker entry for GC: the CPU side of a GC pass (verify, decompress, parse, re-encode,
 // compress). It has no database handle; see gc-protocol.ts.
 import { decodeFrame, encodeFrame } from '../block/frame-codec.js';
 import { decodeChunkRecord } from '../record/chunk-record.js';

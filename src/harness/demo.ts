@@ -1,5 +1,5 @@
 import { AkashicStore } from '../engine/akashic-store.js';
-import type { GcReport } from '../gc/block-compactor.js';
+import type { GcReport } from '../gc/gc-pass.js';
 import { AkashicMemory } from '../memattention/index.js';
 import type { StoreStats } from '../store/stats.js';
 import type { VerifyReport } from '../store/verify.js';
@@ -139,7 +139,7 @@ export async function runDemo(opts: DemoOptions, sink: LineSink): Promise<DemoRe
     await out.line(
       gc.victims === 0
         ? `3. GC: no block had ${store.options.gcThreshold * 100}% dead slots or more, so nothing was repacked (inspect counts only GC passes that repacked blocks)`
-        : `3. GC: ${gc.victims} of ${gc.candidates} candidate blocks repacked: ${gc.chunksMoved} chunks moved, ${gc.blocksReleased} blocks released, ${gc.blocksWritten} written`,
+        : `3. GC: ${gc.victims} of ${gc.eligible} eligible blocks repacked: ${gc.chunksMoved} chunks moved, ${gc.blocksReleased} blocks released, ${gc.blocksWritten} written`,
     );
 
     // 4. The chunk sets of step 2 read once more, after relocation and GC.

@@ -1,5 +1,5 @@
 import type { AkashicStore } from '../engine/akashic-store.js';
-import type { GcReport } from '../gc/block-compactor.js';
+import type { GcReport } from '../gc/gc-pass.js';
 import { lineWriter, type LineSink } from './line-sink.js';
 
 export interface GcToolOptions {
@@ -18,9 +18,9 @@ export interface GcToolOptions {
 export async function runGcToSink(store: AkashicStore, sink: LineSink, opts: GcToolOptions = {}): Promise<GcReport> {
   const threshold = opts.threshold ?? store.options.gcThreshold;
   if (opts.onProgress !== undefined) {
-    let candidates = 0;
-    for await (const b of store.blocks()) if (b.state === 'sealed' && b.phi >= threshold) candidates++;
-    opts.onProgress(0, Math.min(candidates, opts.maxBlocks ?? candidates));
+    let eligible = 0;
+    for await (const b of store.blocks()) if (b.state === 'sealed' && b.phi >= threshold) eligible++;
+    opts.onProgress(0, Math.min(eligible, opts.maxBlocks ?? eligible));
   }
   const report = await store.gc({ threshold, ...(opts.maxBlocks === undefined ? {} : { maxBlocks: opts.maxBlocks }) });
   opts.onProgress?.(report.victims, report.victims);

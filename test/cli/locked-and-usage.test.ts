@@ -63,10 +63,10 @@ describe('exit statuses', () => {
     const r = await runCli(['gc', '--db', db, '--threshold', '0.2', '--json']);
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout) as Record<string, number>;
-    expect(Object.keys(report)).toEqual(['candidates', 'victims', 'blocksReleased', 'blocksWritten', 'chunksMoved', 'conflicts', 'affinityFallbacks', 'damagedBlocks']);
+    expect(Object.keys(report)).toEqual(['eligible', 'victims', 'blocksReleased', 'blocksWritten', 'chunksMoved', 'conflicts', 'affinityFallbacks', 'damagedBlocks']);
     expect(report['victims']).toBeGreaterThan(0);
     expect((await runCli(['verify', '--db', db])).code).toBe(0);
     const text = await runMain(['gc', '--db', db]);
-    expect(text.stdout).toMatch(/^candidates: \d+\nvictims: \d+\n/);
+    expect(text.stdout).toMatch(/^eligible: \d+\nvictims: \d+\n/);
   });
 });

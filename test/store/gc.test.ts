@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AffinityModel, AkashicStore, BlockListing, ChunkRef } from '../../src/index.js';
-import { costBenefit } from '../../src/gc/block-compactor.js';
+import { costBenefit } from '../../src/gc/victim-selection.js';
 import { backgroundGcPasses } from '../../src/engine/internal-seams.js';
 import { BACKENDS, text, type Backend } from '../helpers/backends.js';
 
@@ -56,7 +56,7 @@ describe.each(BACKENDS)('GC on $name', ({ make }) => {
     await store.write('u', gone.map((r) => ({ op: 'delete' as const, ...r })));
     const before = await store.stats();
     const report = await store.gc();
-    expect(report.candidates).toBe(2);
+    expect(report.eligible).toBe(2);
     expect(report.victims).toBe(2);
     expect(report.chunksMoved).toBe(4);
     expect(report.blocksReleased).toBe(2);

@@ -1,5 +1,4 @@
 import { layoutGroups } from '../block/pack-layout.js';
-import { decodeBlockInfo, invalidRatio, totalSlots, type BlockInfo } from '../record/block-info.js';
 import { decodeDirEntry, sameLocation } from '../record/dir-entry.js';
 import { dirKey, frameKey, parseBlockKey, refString } from '../store/keys.js';
 import type { StoreCore } from '../store/store-core.js';
@@ -7,27 +6,14 @@ import type { PendingRecord, Txn } from '../store/txn/txn.js';
 import type { AffinityChunk, AffinityModel } from './affinity-model.js';
 import type { ExtractedRecord } from './gc-protocol.js';
 import type { GcPool } from './gc-pool.js';
+import { findVictims, type GcPassOptions, type Victim } from './victim-selection.js';
 
-export interface GcPassOptions {
-  /** θ: minimum invalid ratio of a victim. */
-  readonly threshold: number;
-  /** Rate limit: victims per pass. */
-  readonly maxBlocks: number;
-  /**
-   * Also take sealed blocks whose live slots are below this fraction of the block capacity, whatever their φ, when
-   * a user has at least two of them: merging under-filled blocks (left by relocation and by the last block of
-   * earlier passes) is the only way their fill comes back. 0 = φ alone (blocks with no dead slot are never touched).
-   */
-  readonly mergeBelowFill?: number;
-  /** Block capacity (for mergeBelowFill). */
-  readonly capacity?: number;
-  /** Restrict to one user. */
-  readonly userId?: string;
-}
+export type { GcPassOptions } from './victim-selection.js';
 
+/** What one GC pass did. */
 export interface GcReport {
-  /** Sealed blocks at or above θ when the pass started. */
-  readonly candidates: number;
+  /** Blocks eligible as victims when the pass started (φ ≥ θ, or under-filled for a merge). */
+  readonly eligible: number;
   /** Blocks chosen (cost-benefit order, capped by maxBlocks). */
   readonly victims: number;
   readonly blocksReleased: number;
@@ -42,30 +28,7 @@ export interface GcReport {
 }
 
 /**
- * LFS cost-benefit score of cleaning a block: (1 − u) · age / (1 + u), with u the live fraction of its bytes
- * and age the time since its last change. Cleaning pays most for blocks that are mostly dead (little to copy)
- * and have been stable (their remaining live data is unlikely to die soon, so the copy is not wasted).
- * φ alone would pick a hot block that is about to empty by itself.
- */
-export function costBenefit(info: BlockInfo, now: number): number {
-  const u = info.rawBytes === 0 ? 0 : info.liveBytes / info.rawBytes;
-  const age = Math.max(1, now - info.lastWriteAt);
-  return ((1 - u) * age) / (1 + u);
-}
-
-/**
- * What a pass keeps per candidate block: a few fields, not the whole BlockInfo, so that a pass over a large
- * store holds O(candidate blocks) small objects.
- */
-export interface Victim {
-  readonly blockId: number;
-  readonly userId: string;
-  readonly frames: number;
-  readonly slots: number;
-}
-
-/**
- * Victims compacted together (one extraction, one affinity grouping, one commit): at most this many blocks, and
+ * Victims collected together (one extraction, one affinity grouping, one commit): at most this many blocks, and
  * no more slots than GC_BATCH_SLOTS (a batch always takes at least one block). Bounds a pass's memory: one
  * batch's frames and records are held at once, whatever the number of victims. (Affinity grouping is quadratic
  * in the live chunks of a batch, so the slot cap bounds its time too.)
@@ -74,60 +37,26 @@ export const GC_BATCH_BLOCKS = 64;
 export const GC_BATCH_SLOTS = 1024;
 
 /**
- * GC's victim decision: sealed blocks with φ ≥ θ, best cost-benefit first; then, with `mergeBelowFill`, under-filled
- * sealed blocks of users that have at least two (emptiest first), which merge into fuller ones.
- */
-export async function findVictims(core: StoreCore, opts: GcPassOptions): Promise<{ candidates: number; victims: Victim[] }> {
-  const now = core.options.now();
-  const found: { victim: Victim; score: number }[] = [];
-  const underFilled = new Map<string, { victim: Victim; fill: number }[]>();
-  const mergeBelow = (opts.mergeBelowFill ?? 0) * (opts.capacity ?? core.options.blockCapacity);
-  for await (const [k, v] of core.cf.blockInfo.iterator()) {
-    let info: BlockInfo;
-    try {
-      info = decodeBlockInfo(v, `block info ${k}`);
-    } catch {
-      continue; // a damaged block info (verify() names it) must not stop GC of every other block
-    }
-    if (info.state !== 'sealed') continue;
-    if (opts.userId !== undefined && info.userId !== opts.userId) continue;
-    const victim = { blockId: info.blockId, userId: info.userId, frames: info.frameSlots.length, slots: totalSlots(info) };
-    if (invalidRatio(info) >= opts.threshold) found.push({ victim, score: costBenefit(info, now) });
-    // Under-filled by slots but not by bytes: a block sealed by its byte budget gains nothing from a merge.
-    else if (info.liveSlots < mergeBelow && info.liveBytes < (opts.mergeBelowFill ?? 0) * core.options.blockMaxBytes) {
-      const list = underFilled.get(info.userId);
-      if (list === undefined) underFilled.set(info.userId, [{ victim, fill: info.liveSlots }]);
-      else list.push({ victim, fill: info.liveSlots });
-    }
-  }
-  found.sort((a, b) => b.score - a.score || a.victim.blockId - b.victim.blockId);
-  const merges = [...underFilled.values()].filter((l) => l.length >= 2).flat();
-  merges.sort((a, b) => a.fill - b.fill || a.victim.blockId - b.victim.blockId);
-  const victims = [...found.map((f) => f.victim), ...merges.map((m) => m.victim)].slice(0, opts.maxBlocks);
-  return { candidates: found.length + merges.length, victims };
-}
-
-/**
- * One pass of block compaction (the Akashic paper, Algorithm 2 lines 11–24), per user: extract the victims' live chunks
+ * One GC pass (the Akashic paper, Algorithm 2 lines 11–24), per user: extract the victims' live chunks
  * (in a worker), partition them by namespace, group each partition by affinity, pack the groups in temporal
  * order into fresh sealed blocks (in a worker), and commit on the engine thread with a compare-and-swap on
  * every directory entry. Victims whose live slots all moved are released by that commit.
  */
 export async function runGcPass(core: StoreCore, pool: GcPool, affinity: AffinityModel, opts: GcPassOptions): Promise<GcReport> {
-  const { candidates, victims } = await findVictims(core, opts);
+  const { eligible, victims } = await findVictims(core, opts);
   const byUser = new Map<string, Victim[]>();
   for (const v of victims) {
     const list = byUser.get(v.userId);
     if (list === undefined) byUser.set(v.userId, [v]);
     else list.push(v);
   }
-  const report = { candidates, victims: victims.length, blocksReleased: 0, blocksWritten: 0, chunksMoved: 0, conflicts: 0, affinityFallbacks: 0, damagedBlocks: 0 };
+  const report = { eligible, victims: victims.length, blocksReleased: 0, blocksWritten: 0, chunksMoved: 0, conflicts: 0, affinityFallbacks: 0, damagedBlocks: 0 };
   for (const [userId, blocks] of byUser) {
     for (let at = 0; at < blocks.length; ) {
       let end = at + 1;
       let slots = blocks[at]!.slots;
       while (end < blocks.length && end - at < GC_BATCH_BLOCKS && slots + blocks[end]!.slots <= GC_BATCH_SLOTS) slots += blocks[end++]!.slots;
-      const r = await compactUser(core, pool, affinity, userId, blocks.slice(at, end));
+      const r = await collectUserBatch(core, pool, affinity, userId, blocks.slice(at, end));
       at = end;
       report.blocksReleased += r.released;
       report.blocksWritten += r.written;
@@ -145,7 +74,7 @@ export async function runGcPass(core: StoreCore, pool: GcPool, affinity: Affinit
   return report;
 }
 
-async function compactUser(
+async function collectUserBatch(
   core: StoreCore,
   pool: GcPool,
   affinity: AffinityModel,
