@@ -1,6 +1,6 @@
 import * as flatbuffers from 'flatbuffers';
 import { corruption } from '../errors.js';
-import { FORMAT_VERSION, ValueType, open, seal } from './envelope.js';
+import { FORMAT_VERSION, ValueType, unwrapEnvelope, wrapEnvelope } from './envelope.js';
 import { undecodable } from './undecodable.js';
 import { Codec } from './generated/akashic/fb/codec.js';
 import { HistoryCause } from './generated/akashic/fb/history-cause.js';
@@ -46,11 +46,11 @@ export function encodeHistoryVersion(h: HistoryVersion): Buffer {
   FbHistoryVersion.addCodec(b, h.codec === 'zstd' ? Codec.Zstd : Codec.None);
   FbHistoryVersion.addRecord(b, record);
   b.finish(FbHistoryVersion.endHistoryVersion(b));
-  return seal(ValueType.HistoryVersion, b.asUint8Array());
+  return wrapEnvelope(ValueType.HistoryVersion, b.asUint8Array());
 }
 
 export function decodeHistoryVersion(value: Uint8Array, what: string): HistoryVersion {
-  const body = open(ValueType.HistoryVersion, value, what);
+  const body = unwrapEnvelope(ValueType.HistoryVersion, value, what);
   try {
     const h = FbHistoryVersion.getRootAsHistoryVersion(new flatbuffers.ByteBuffer(body));
     const cause = h.cause();
@@ -76,4 +76,4 @@ export function decodeHistoryVersion(value: Uint8Array, what: string): HistoryVe
 }
 
 /** The value of a history age-index entry: an envelope around nothing (the key says everything). */
-export const HISTORY_AGE_MARK: Buffer = seal(ValueType.HistoryAgeMark, new Uint8Array(0));
+export const HISTORY_AGE_MARK: Buffer = wrapEnvelope(ValueType.HistoryAgeMark, new Uint8Array(0));
