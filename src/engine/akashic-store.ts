@@ -600,6 +600,7 @@ export class AkashicStore {
     if (this.#timer !== null) clearInterval(this.#timer);
     await Promise.allSettled([...this.#inflight]);
     await this.#core.lock.drain();
+    await this.#core.flushCoAccess().catch(() => undefined);
     await this.#core.flushCounters().catch(() => undefined);
     await this.#pool.close();
     await this.#core.db.close();

@@ -1,25 +1,32 @@
 import { decodeCoAccess, encodeCoAccess } from '../record/engine-records.js';
 import type { BatchWriter } from './batch-writer.js';
 import type { ChunkRef } from './chunk-input.js';
+import type { CoAccessBuffer } from './co-access-buffer.js';
 import type { ColumnFamilies } from './column-families.js';
 import { SEP, accessKey, afterPrefix, orderedPair, pairKey, prefixRange, refString } from './keys.js';
 
-/**
- * Adds one co-access observation: each chunk's access count, and each pair's, stamped with `now()` (read
- * after the current counts). One batch, with no accounting (co-access changes no accounted figure). REQUIRES: the write lock.
- */
-export async function recordCoAccess(cf: ColumnFamilies, writer: BatchWriter, userId: string, refs: readonly ChunkRef[], now: () => number): Promise<void> {
+/** The access and pair keys of one observation: each chunk's access counter, and each pair's. */
+export function coAccessKeys(userId: string, refs: readonly ChunkRef[]): string[] {
   const ids = [...new Set(refs.map((r) => refString(r.sessionId, r.chunkId)))].sort();
-  if (ids.length === 0) return;
   const keys: string[] = ids.map((id) => accessKey(userId, id));
   for (let a = 0; a < ids.length; a++) for (let b = a + 1; b < ids.length; b++) keys.push(pairKey(userId, ids[a]!, ids[b]!));
+  return keys;
+}
+
+/**
+ * Persists the buffered co-access increments (`CoAccessBuffer.drain`) as one batch, each added to the stored count.
+ * No accounting (co-access changes no accounted figure). REQUIRES: the write lock.
+ */
+export async function persistCoAccess(cf: ColumnFamilies, writer: BatchWriter, pending: ReadonlyMap<string, { count: number; lastAt: number }>): Promise<void> {
+  const keys = [...pending.keys()].sort();
+  if (keys.length === 0) return;
   const values = await cf.coaccess.getMany(keys);
-  const at = now();
   await writer.write(
     keys.map((key, i) => {
       const v = values[i];
-      const count = v === undefined ? 1 : decodeCoAccess(v, `co-access ${JSON.stringify(key)}`).count + 1;
-      return { type: 'put' as const, sublevel: cf.coaccess, key, value: encodeCoAccess({ count, lastAt: at }) };
+      const add = pending.get(key)!;
+      const count = (v === undefined ? 0 : decodeCoAccess(v, `co-access ${JSON.stringify(key)}`).count) + add.count;
+      return { type: 'put' as const, sublevel: cf.coaccess, key, value: encodeCoAccess({ count, lastAt: add.lastAt }) };
     }),
   );
 }
@@ -33,6 +40,7 @@ export async function recordCoAccess(cf: ColumnFamilies, writer: BatchWriter, us
  */
 export async function readCoAccess(
   cf: ColumnFamilies,
+  buffered: CoAccessBuffer,
   userId: string,
   ids?: readonly string[],
 ): Promise<{ accesses: Map<string, number>; pairs: Map<string, number> }> {
@@ -45,7 +53,8 @@ export async function readCoAccess(
     const values = await cf.coaccess.getMany(sorted.map((id) => accessKey(userId, id)));
     sorted.forEach((id, i) => {
       const v = values[i];
-      if (v !== undefined) accesses.set(id, decodeCoAccess(v, 'co-access').count);
+      const n = (v === undefined ? 0 : decodeCoAccess(v, 'co-access').count) + buffered.count(userId, accessKey(userId, id));
+      if (n > 0) accesses.set(id, n);
     });
     const base = 'p' + SEP + userId + SEP;
     for (const a of sorted) {
@@ -54,6 +63,14 @@ export async function readCoAccess(
         const b = k.slice(base.length + a.length + 1);
         if (wanted.has(b)) pairs.set(orderedPair(a, b), decodeCoAccess(v, 'co-access').count);
       }
+    }
+    // Counts not yet persisted: a pair key's ref parts are [sessionA, chunkA, sessionB, chunkB].
+    for (const [k, n] of buffered.entries(userId)) {
+      if (!k.startsWith(base)) continue;
+      const parts = k.slice(base.length).split(SEP);
+      const a = (parts[0] ?? '') + SEP + (parts[1] ?? '');
+      const b = (parts[2] ?? '') + SEP + (parts[3] ?? '');
+      if (wanted.has(a) && wanted.has(b)) pairs.set(orderedPair(a, b), (pairs.get(orderedPair(a, b)) ?? 0) + n);
     }
     return { accesses, pairs };
   }
@@ -64,6 +81,10 @@ export async function readCoAccess(
   const pPrefix = 'p' + SEP + userId + SEP;
   for await (const [k, v] of cf.coaccess.iterator({ gte: pPrefix, lt: afterPrefix('p', userId) })) {
     pairs.set(k.slice(pPrefix.length), decodeCoAccess(v, 'co-access').count);
+  }
+  for (const [k, n] of buffered.entries(userId)) {
+    if (k.startsWith(aPrefix)) accesses.set(k.slice(aPrefix.length), (accesses.get(k.slice(aPrefix.length)) ?? 0) + n);
+    else if (k.startsWith(pPrefix)) pairs.set(k.slice(pPrefix.length), (pairs.get(k.slice(pPrefix.length)) ?? 0) + n);
   }
   return { accesses, pairs };
 }

@@ -197,6 +197,9 @@ async function stagePurge(core: StoreCore, txn: Txn, scope: PurgeScope, hooks: r
     const parts = k.slice(pairs.gte.length).split(SEP);
     return !(inScope(parts[0] ?? '') || inScope(parts[2] ?? ''));
   });
+  // Counts still buffered in memory (co-access-buffer.ts) never reach the disk: an access key's ref parts are
+  // [session, chunk], a pair's [sessionA, chunkA, sessionB, chunkB].
+  out.coAccessEntries += core.coAccessBuffer.discard(userId, (parts) => inScope(parts[0] ?? '') || (parts.length > 2 && inScope(parts[2] ?? '')));
 
   // Active turns (MemAttention): `user␀session␀seq`.
   const active = prefixRange(...scopeParts);

@@ -10,7 +10,8 @@ import { BatchWriter } from './batch-writer.js';
 import { readCandidates, type CandidateQuery, type CandidateRead } from './candidate-reader.js';
 import type { ChunkRef } from './chunk-input.js';
 import { ChunkIdGenerator } from './chunk-id-generator.js';
-import { readCoAccess, recordCoAccess } from './co-access.js';
+import { coAccessKeys, persistCoAccess, readCoAccess } from './co-access.js';
+import { CO_ACCESS_FLUSH_EVERY, CoAccessBuffer } from './co-access-buffer.js';
 import { openFamilies, type ColumnFamilies } from './column-families.js';
 import { openEngineMeta } from './engine-meta.js';
 import { GroupCommit } from './group-commit.js';
@@ -220,14 +221,30 @@ export class StoreCore {
     return listSessions(this.cf, userId);
   }
 
-  /** Adds one co-access observation under the write lock (`co-access.ts`). */
+  /** Co-access observations not yet persisted (co-access-buffer.ts). */
+  readonly coAccessBuffer = new CoAccessBuffer();
+
+  /**
+   * Adds one co-access observation: each chunk's access count, and each pair's. Counted in memory; every
+   * `CO_ACCESS_FLUSH_EVERY` observations are persisted as one batch of merged increments (and the rest at close).
+   */
   recordCoAccess(userId: string, refs: readonly ChunkRef[]): Promise<void> {
-    if (refs.length === 0) return Promise.resolve();
-    return this.lock.run(() => recordCoAccess(this.cf, this.writer, userId, refs, () => this.options.now()));
+    const keys = coAccessKeys(userId, refs);
+    if (keys.length === 0) return Promise.resolve();
+    this.coAccessBuffer.add(userId, keys, this.options.now());
+    return this.coAccessBuffer.observations >= CO_ACCESS_FLUSH_EVERY ? this.flushCoAccess() : Promise.resolve();
+  }
+
+  /** Persists the buffered co-access counts as one batch (a no-op when none or the store cannot write). */
+  flushCoAccess(): Promise<void> {
+    return this.lock.run(async () => {
+      if (this.options.readOnly || this.writer.failure !== null || this.coAccessBuffer.observations === 0) return;
+      await persistCoAccess(this.cf, this.writer, this.coAccessBuffer.drain());
+    });
   }
 
   /** Co-access statistics among the given chunk refs, or all of a user's (`readCoAccess`, `co-access.ts`). */
   coAccess(userId: string, ids?: readonly string[]): Promise<{ accesses: Map<string, number>; pairs: Map<string, number> }> {
-    return readCoAccess(this.cf, userId, ids);
+    return readCoAccess(this.cf, this.coAccessBuffer, userId, ids);
   }
 }

@@ -5,6 +5,7 @@
  * through the abstract-level seam on both backends (disk-full.test.ts does the same on a real full tmpfs).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
+import { CO_ACCESS_FLUSH_EVERY } from '../../src/store/co-access-buffer.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
@@ -99,7 +100,13 @@ describe.each(RIGS)('write-error latch on $name', ({ make }) => {
   const firstFailures: { what: string; fail(store: AkashicStore, memory: AkashicMemory, live: { sessionId: string; chunkId: string }[]): Promise<unknown> }[] = [
     { what: 'a chunk put', fail: (s) => s.put('u', { sessionId: 's', text: 'lost to the disk' }) },
     { what: 'an active-turn append', fail: (_s, m) => m.appendTurn({ user: 'u', session: 's', role: 'user', text: 'lost turn' }) },
-    { what: 'co-access recording', fail: (s, _m, live) => s.recordCoAccess('u', live) },
+    {
+      // Co-access is counted in memory and persisted every CO_ACCESS_FLUSH_EVERY observations: that write fails.
+      what: 'co-access recording',
+      fail: async (s, _m, live) => {
+        for (let i = 0; i < CO_ACCESS_FLUSH_EVERY; i++) await s.recordCoAccess('u', live);
+      },
+    },
     { what: 'a relocation commit', fail: (s, _m, live) => s.relocate('u', [live[0]!, live[5]!]) },
     { what: 'a GC commit', fail: (s) => s.gc({ threshold: 0.01 }) },
   ];

@@ -1,0 +1,64 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AkashicStore } from '../../src/index.js';
+import { CO_ACCESS_FLUSH_EVERY } from '../../src/store/co-access-buffer.js';
+import { BACKENDS, type Backend } from '../helpers/backends.js';
+
+/** Co-access keys persisted in the column family. */
+async function persistedCoAccessKeys(be: Backend): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const k of be.raw().coaccess.keys()) keys.push(k);
+  return keys;
+}
+
+describe.each(BACKENDS)('co-access counted in memory, persisted in batches, on $name', ({ make }) => {
+  let be: Backend;
+  let store: AkashicStore;
+  let refs: { sessionId: string; chunkId: string }[];
+  beforeEach(async () => {
+    be = await make();
+    store = await be.open({});
+    refs = [];
+    for (const s of ['s1', 's2']) for (let i = 0; i < 2; i++) refs.push({ sessionId: s, chunkId: (await store.put('u', { sessionId: s, text: `${s} chunk ${i}` })).chunkId });
+  });
+  afterEach(async () => {
+    await store.close();
+    await be.cleanup();
+  });
+
+  it('reports buffered observations at once, writes nothing until a batch is full, and persists them at close', async () => {
+    await store.recordCoAccess('u', refs.slice(0, 3));
+    await store.recordCoAccess('u', refs.slice(0, 2));
+    expect(await persistedCoAccessKeys(be)).toEqual([]);
+    const [a, b, c] = refs.map((r) => `${r.sessionId}\u0000${r.chunkId}`);
+    const seen = await store.coAccess('u', refs);
+    expect(seen.accesses.get(a!)).toBe(2);
+    expect(seen.accesses.get(c!)).toBe(1);
+    expect(seen.pairs.get(`${a}\u0000${b}`)).toBe(2);
+    expect((await store.coAccess('u')).pairs.get(`${a}\u0000${c}`)).toBe(1);
+    await store.close();
+    store = await be.reopen({});
+    const after = await store.coAccess('u');
+    expect(after.accesses.get(a!)).toBe(2);
+    expect(after.pairs.get(`${a}\u0000${b}`)).toBe(2);
+  });
+
+  it('merges a batch of recurring observations into one write per counter', async () => {
+    for (let i = 0; i < CO_ACCESS_FLUSH_EVERY; i++) await store.recordCoAccess('u', refs.slice(0, 2));
+    // Two access counters and one pair, each written once with the merged count.
+    expect(await persistedCoAccessKeys(be)).toHaveLength(3);
+    const [a, b] = refs.map((r) => `${r.sessionId}\u0000${r.chunkId}`);
+    expect((await store.coAccess('u', refs)).pairs.get(`${a}\u0000${b}`)).toBe(CO_ACCESS_FLUSH_EVERY);
+  });
+
+  it('a purge discards buffered counts of its scope, so they never reach the disk', async () => {
+    await store.recordCoAccess('u', refs);
+    const r = await store.purge({ user: 'u', session: 's1' });
+    expect(r.coAccessEntries).toBeGreaterThan(0);
+    await store.close();
+    store = await be.reopen({});
+    const left = await store.coAccess('u');
+    for (const id of [...left.accesses.keys(), ...left.pairs.keys()]) expect(id.includes('s1')).toBe(false);
+    expect(left.accesses.size).toBe(2);
+    expect((await persistedCoAccessKeys(be)).some((k) => k.includes('s1'))).toBe(false);
+  });
+});
