@@ -4,9 +4,10 @@
  * chunks are driven straight into the stores, shaped as MemAttention shapes them on LoCoMo-sized sessions with the
  * default gate: one chunk per session (a session is ~600 tokens, under the 1024-token gate, so `endSession`
  * compacts it whole), the embedded model's COMPRESS text (`[date]` then `speaker: text` lines) and BUILDMETA
- * keywords. Requests are the synthetic questions, asked once their evidence session is written: the recall set is
- * the embedded model's SELECT over a bounded candidate set (as memattention/candidates.ts bounds it), and drives
- * co-access and relocation; the oracle set is read too, for its blocks only.
+ * keywords (the model's own `compress` and `buildMeta`). Requests are the synthetic questions, asked once their
+ * evidence session is written: the recall set is the embedded model's SELECT over the candidate set the engine
+ * gathers through the akashic store's candidate index (`gatherCandidates`, the library's default bounds), and
+ * drives co-access and relocation; the oracle set is read too, for its blocks only.
  *
  * Users are generated in cohorts that write round-robin, one session each, as concurrent agents would.
  * Stores: akashic (and, on request, append-only as its baseline), leveldb-naive and sqlite.
@@ -17,8 +18,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { monotonicFactory } from 'ulid';
 import { EmbeddedModel } from '../model/embedded-model.js';
-import { extractKeywords, termsOf } from '../model/keywords.js';
-import type { ChunkMetaView } from '../model/memory-model.js';
+import { gatherCandidates } from '../memattention/candidates.js';
+import { DEFAULT_CANDIDATE_KEYWORDS, DEFAULT_CANDIDATE_PREFILTER, DEFAULT_CANDIDATE_WINDOW } from '../memattention/options.js';
 import type { ChunkRef } from '../store/chunk-input.js';
 import { syntheticConversation } from '../workload/synthetic.js';
 import type { Conversation } from '../workload/conversation.js';
@@ -103,48 +104,27 @@ interface Track {
   readonly coldBytes: number[];
 }
 
-const WINDOW = 256;
-const PREFILTER = 64;
+/** The chunks that hold each turn of one user (the oracle set of a question is the chunks of its evidence). */
+class TurnOracle {
+  readonly #chunkOfTurn = new Map<string, ChunkRef>();
 
-/** Per-user state for SELECT's candidate set and the oracle. */
-class UserIndex {
-  readonly metas: ChunkMetaView[] = [];
-  readonly refs: ChunkRef[] = [];
-  readonly terms: Set<string>[] = [];
-  readonly chunkOfTurn = new Map<string, number>();
-
-  add(ref: ChunkRef, meta: ChunkMetaView, turnIds: readonly string[]): void {
-    const i = this.metas.length;
-    this.metas.push(meta);
-    this.refs.push(ref);
-    this.terms.push(new Set(termsOf(meta.keywords.join('\n'))));
-    for (const t of turnIds) this.chunkOfTurn.set(t, i);
+  add(ref: ChunkRef, turnIds: readonly string[]): void {
+    for (const t of turnIds) this.#chunkOfTurn.set(t, ref);
   }
 
-  /** The newest WINDOW chunks plus up to PREFILTER older ones sharing the most query terms. */
-  candidates(queryTerms: ReadonlySet<string>): number[] {
-    const n = this.metas.length;
-    const start = Math.max(0, n - WINDOW);
-    const out: number[] = [];
-    for (let i = start; i < n; i++) out.push(i);
-    const older: { i: number; s: number }[] = [];
-    for (let i = 0; i < start; i++) {
-      let s = 0;
-      for (const t of this.terms[i]!) if (queryTerms.has(t)) s++;
-      if (s > 0) older.push({ i, s });
+  chunksOf(turnIds: readonly string[]): ChunkRef[] {
+    const out = new Map<string, ChunkRef>();
+    for (const t of turnIds) {
+      const ref = this.#chunkOfTurn.get(t);
+      if (ref !== undefined) out.set(ref.sessionId + '\u0000' + ref.chunkId, ref);
     }
-    older.sort((a, b) => b.s - a.s || b.i - a.i);
-    for (const o of older.slice(0, PREFILTER)) out.push(o.i);
-    return out;
+    return [...out.values()];
   }
 }
 
-/** What the embedded model's COMPRESS makes of a session's turns: the date of the first turn, then the turns. */
-function chunkText(s: Conversation['sessions'][number]): string {
-  const lines = s.turns.map((t) => `${t.speaker}: ${t.text}`);
-  lines.unshift(`[${new Date(s.turns[0]?.at ?? s.startedAt).toISOString().slice(0, 10)}]`);
-  return lines.join('\n');
-}
+/** The library's default candidate bounds (AkashicMemory's `candidateWindow`, `candidatePrefilter`, `candidateKeywords`). */
+const CANDIDATE_BOUNDS = { window: DEFAULT_CANDIDATE_WINDOW, prefilter: DEFAULT_CANDIDATE_PREFILTER, keywords: DEFAULT_CANDIDATE_KEYWORDS };
+const MEMORY_KINDS = new Set(['memory'] as const);
 
 export async function runScale(opts: ScaleOptions = {}): Promise<ScaleResult> {
   const started = performance.now();
@@ -159,10 +139,12 @@ export async function runScale(opts: ScaleOptions = {}): Promise<ScaleResult> {
   const probe = opts.dropCaches === false ? { ok: false, reason: 'page cache not dropped (disabled)' } : probePageCacheDrop();
   const workDir = opts.workDir ?? (await mkdtemp(join(tmpdir(), 'akashic-scale-')));
   await requireEmptyDir(workDir);
-  const model = new EmbeddedModel();
+  // The chunks' text and keywords are what the embedded model's COMPRESS and BUILDMETA make of each session.
+  const model = new EmbeddedModel({ keywordLimit: 24 });
   const params = { ...DEFAULT_LAYOUT_PARAMS, gcEveryEvents: 4096 };
   const writeBufferSize = 4 * 1024 * 1024;
 
+  if ((opts.policies ?? ['akashic']).length === 0) throw new Error('the scale run needs at least one akashic policy (its candidate index picks the recall sets)');
   const replayers: PolicyReplayer[] = [];
   const peers: PeerStore[] = [];
   const tracks: Track[] = [];
@@ -202,7 +184,7 @@ export async function runScale(opts: ScaleOptions = {}): Promise<ScaleResult> {
         convs.push(syntheticConversation(u, { sessionsPerUser, turnsPerSession: 24, questionsPerUser, seed: 1 }));
       }
       genMs += performance.now() - g0;
-      const indexes = convs.map(() => new UserIndex());
+      const oracles = convs.map(() => new TurnOracle());
       const due = convs.map((c) => {
         const sessionOfTurn = new Map<string, number>();
         for (const s of c.sessions) for (const t of s.turns) sessionOfTurn.set(t.turnId, s.index);
@@ -219,8 +201,8 @@ export async function runScale(opts: ScaleOptions = {}): Promise<ScaleResult> {
           const s = conv.sessions[si];
           if (s === undefined) continue;
           g0 = performance.now();
-          const text = chunkText(s);
-          const keywords = extractKeywords(text, 24);
+          const { text } = await model.compress(s.turns.map((t) => ({ turnId: t.turnId, role: t.speaker, text: t.text, at: t.at })));
+          const { keywords } = await model.buildMeta(text);
           const createdAt = s.turns[s.turns.length - 1]?.at ?? s.startedAt;
           const chunkId = ulid(createdAt);
           genMs += performance.now() - g0;
@@ -239,7 +221,7 @@ export async function runScale(opts: ScaleOptions = {}): Promise<ScaleResult> {
             t.writeMs += performance.now() - t0;
           }
           dirty = true;
-          indexes[k]!.add(ref, { id: `${s.id}\u0000${chunkId}`, sessionId: s.id, createdAt, tokenCount: Math.ceil(text.length / 4), keywords }, provenance);
+          oracles[k]!.add(ref, provenance);
           written++;
           if (written % 1000 === 0) sampleRss();
           if (written % 50_000 === 0) {
@@ -249,15 +231,14 @@ export async function runScale(opts: ScaleOptions = {}): Promise<ScaleResult> {
           opts.onProgress?.('scale', written, chunks);
 
           for (const q of due[k]!.get(s.index) ?? []) {
-            const idx = indexes[k]!;
-            const qk = extractKeywords(q.question, 24);
-            const qTerms = new Set([...termsOf(qk.join('\n')), ...termsOf(q.question)]);
-            const cand = idx.candidates(qTerms);
-            const ids = await model.select({ text: q.question, keywords: qk }, cand.map((i) => idx.metas[i]!), 5);
-            const byId = new Map(cand.map((i) => [idx.metas[i]!.id, idx.refs[i]!]));
+            // The recall set as AkashicMemory.recall picks it: BUILDMETA of the question, the engine's candidate
+            // gathering (the first akashic store's candidate index), the model's SELECT.
+            const { keywords: qk } = await model.buildMeta(q.question);
+            const { candidates } = await gatherCandidates(replayers[0]!.store, conv.id, null, qk, CANDIDATE_BOUNDS, { kinds: MEMORY_KINDS });
+            const ids = await model.select({ text: q.question, keywords: qk }, candidates.map((c) => c.meta), 5);
+            const byId = new Map(candidates.map((c) => [c.meta.id, c.ref]));
             const recall = ids.map((id) => byId.get(id)!);
-            const oracleIdx = new Set(q.evidence.flatMap((e) => (idx.chunkOfTurn.has(e) ? [idx.chunkOfTurn.get(e)!] : [])));
-            const oracle = [...oracleIdx].map((i) => idx.refs[i]!);
+            const oracle = oracles[k]!.chunksOf(q.evidence);
             if (recall.length === 0) continue;
             const cold = requests % coldEvery === 0;
             requests++;
