@@ -66,8 +66,12 @@ async function dirSize(path: string): Promise<number> {
   let total = 0;
   for (const name of await readdir(path)) {
     if (NOT_DATA.has(name)) continue;
-    const s = await stat(join(path, name));
-    if (s.isFile()) total += s.size;
+    // LevelDB's background compaction may delete a table file between the listing and its stat: it no longer counts.
+    const s = await stat(join(path, name)).catch((err: unknown) => {
+      if ((err as { code?: unknown } | null)?.code === 'ENOENT') return null;
+      throw err;
+    });
+    if (s !== null && s.isFile()) total += s.size;
   }
   return total;
 }
