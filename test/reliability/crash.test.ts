@@ -24,4 +24,19 @@ describe('crash test (quick mode)', () => {
     // The kills are not all before the first op: acknowledged work was checked.
     expect(report.ackedOps).toBeGreaterThan(0);
   }, 120_000);
+
+  it('fault steps: injected write errors and full disks stepped through the writes, torn and flipped log tails', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'akashic-crash-faults-'));
+    dirs.push(dir);
+    const report = await runCrashTest({ cycles: 12, seed: 20_251_123, dir, opsPerCycle: 60, memoryShare: 0.35, faults: true });
+    expect(report.failure).toBeNull();
+    expect(report.cyclesSurvived).toBe(12);
+    const f = report.faults;
+    // Every kind ran, and each write fault that was hit was followed by a refused write.
+    expect(f.cycles['write-error'] + f.cycles['disk-full']).toBeGreaterThan(0);
+    expect(f.cycles['torn-log'] + f.cycles['flipped-log']).toBeGreaterThan(0);
+    expect(f.writeFaultsHit).toBeGreaterThan(0);
+    expect(f.refusedAfterFault).toBe(f.writeFaultsHit);
+    expect(f.logRefused + f.logOpenedAsPrefix).toBe(f.cycles['torn-log'] + f.cycles['flipped-log']);
+  }, 180_000);
 });

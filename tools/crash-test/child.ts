@@ -1,5 +1,10 @@
 /**
- * The crash test's child process: `node dist/tools/crash-test/child.js <db> <plan.json> <log>`.
+ * The crash test's child process: `node dist/tools/crash-test/child.js <db> <plan.json> <log> [<fault.json>]`.
+ *
+ * With a fault file (`{"failAt": k, "message": "..."}`), the k-th LevelDB write after the open fails as a full
+ * disk or an I/O error fails it. The first op (or background GC pass) to hit it fails; the child then tries one
+ * more write, which must be refused with AKASHIC_READ_ONLY, logs that outcome (`F`) and exits 5 without closing
+ * the store, as a process that gives up would.
  *
  * Opens the store with sync durability, executes the plan's ops one at a time and logs each before it is issued
  * and after it is acknowledged (op-log.ts), while a background loop runs GC passes. The parent SIGKILLs it at a
@@ -15,13 +20,28 @@ import { PlanExecutor } from './executor.js';
 import { OpLog } from './op-log.js';
 import { CRASH_MEMORY_OPTIONS, CRASH_STORE_OPTIONS, isMemoryOp, type Plan } from './plan.js';
 
-const [dbPath, planPath, logPath] = process.argv.slice(2);
+const [dbPath, planPath, logPath, faultPath] = process.argv.slice(2);
 if (dbPath === undefined || planPath === undefined || logPath === undefined) {
   process.stderr.write('usage: child.js <db> <plan.json> <log>\n');
   process.exit(2);
 }
 const plan = JSON.parse(readFileSync(planPath, 'utf8')) as Plan;
 const log = new OpLog(logPath);
+const fault = faultPath === undefined ? null : (JSON.parse(readFileSync(faultPath, 'utf8')) as { failAt: number; message: string });
+/** Storage errors the fault mode expects from the failed write and from every write after it. */
+const FAULT_CODES = ['AKASHIC_IO', 'AKASHIC_READ_ONLY'];
+
+/** Fault mode, after a storage error: one more write must be refused; logs its outcome and exits 5. */
+async function probeAndExit(store: AkashicStore): Promise<never> {
+  let code = 'OK';
+  try {
+    await store.put('u0', { sessionId: 's0', text: 'written after a storage error' });
+  } catch (err) {
+    code = String((err as { code?: unknown }).code ?? 'ERROR');
+  }
+  log.line(`F ${JSON.stringify({ code })}`);
+  process.exit(5);
+}
 
 function errorJson(err: unknown): string {
   const e = err as { code?: unknown; message?: unknown };
@@ -38,6 +58,8 @@ async function gcLoop(store: AkashicStore, stop: { now: boolean }): Promise<void
     } catch (err) {
       if (stop.now) return;
       log.line(`GE ${n} ${errorJson(err)}`);
+      // Fault mode: the next op meets the refusal; the loop stops.
+      if (fault !== null && FAULT_CODES.includes(String((err as { code?: unknown }).code))) return;
       process.exit(3);
     }
     await sleep(rng.int(0, 15));
@@ -45,7 +67,20 @@ async function gcLoop(store: AkashicStore, stop: { now: boolean }): Promise<void
 }
 
 async function main(): Promise<void> {
-  const store = await AkashicStore.open({ ...CRASH_STORE_OPTIONS, path: dbPath! });
+  let store: AkashicStore;
+  if (fault === null) {
+    store = await AkashicStore.open({ ...CRASH_STORE_OPTIONS, path: dbPath! });
+  } else {
+    // The engine's own open path (checks, lock) with the failure injected below it: open once as usual to run the
+    // checks, then hand the same directory over as a classic-level handle whose writes can fail.
+    const { ClassicLevel } = await import('classic-level');
+    const { injectWriteFaults } = await import('./write-faults.js');
+    await (await AkashicStore.open({ ...CRASH_STORE_OPTIONS, path: dbPath! })).close();
+    const db = new ClassicLevel<string, Buffer>(dbPath!, { keyEncoding: 'utf8', valueEncoding: 'buffer' });
+    const faults = injectWriteFaults(db, fault.message);
+    store = await AkashicStore.open({ ...CRASH_STORE_OPTIONS, db });
+    faults.failAt(fault.failAt);
+  }
   let memory: AkashicMemory | null = null;
   if (plan.ops.some(isMemoryOp)) {
     // Imported only when needed: the MemAttention layer pulls in tokenizer tables that take a second to load.
@@ -64,6 +99,7 @@ async function main(): Promise<void> {
       result = await exec.run(plan.ops[i]!);
     } catch (err) {
       log.line(`E ${i} ${errorJson(err)}`);
+      if (fault !== null && FAULT_CODES.includes(String((err as { code?: unknown }).code))) await probeAndExit(store);
       process.exit(3);
     }
     log.line(`A ${i} ${JSON.stringify(result)}`);

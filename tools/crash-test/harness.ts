@@ -5,7 +5,7 @@
  * acknowledged ops plus the one in flight (no hole, nothing lost, nothing resurrected).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -14,6 +14,11 @@ import { createPrng, deriveSeed } from '../../src/workload/prng.js';
 import { parseLog } from './op-log.js';
 import { MemoryModel, StoreModel, compareMemory, compareStore, readMemoryState, readStoreState } from './oracle.js';
 import { CRASH_STORE_OPTIONS, generatePlan, type PlanOp } from './plan.js';
+import { isAkashicError } from '../../src/errors.js';
+import { chooseFault, damageNewestLog, faultMessage, type DamagedLog, type FaultKind } from './faults.js';
+
+/** What the child may fail with in a write-fault cycle: the failed write, and every write after it. */
+const FAULT_CODES = ['AKASHIC_IO', 'AKASHIC_READ_ONLY'];
 
 export interface CrashTestOptions {
   readonly cycles: number;
@@ -26,6 +31,8 @@ export interface CrashTestOptions {
   readonly memoryShare?: number;
   /** Longest delay between the child's `ready` and the kill. Default 600 ms. */
   readonly maxKillMs?: number;
+  /** Fault steps (faults.ts): injected write errors and full disks stepped through the writes, damaged log tails. */
+  readonly faults?: boolean;
   /** Called after every cycle. */
   readonly onCycle?: (c: CycleOutcome) => void;
 }
@@ -42,6 +49,22 @@ export interface CycleOutcome {
   /** Whether the in-flight op turned out to have landed (null: nothing was in flight). */
   readonly inflightLanded: boolean | null;
   readonly ms: number;
+  readonly fault: FaultKind;
+}
+
+export interface FaultReport {
+  /** Cycles run with each fault. */
+  readonly cycles: Readonly<Record<FaultKind, number>>;
+  /** Write-fault cycles whose injected failure was hit (the rest finished their plan first), and the largest k. */
+  readonly writeFaultsHit: number;
+  readonly maxFailAt: number;
+  /** Writes tried after a storage error and refused with AKASHIC_READ_ONLY (each such cycle tries one). */
+  readonly refusedAfterFault: number;
+  /** Damaged logs: opens refused with AKASHIC_CORRUPTION, and opens on a prefix of the acknowledged ops. */
+  readonly logRefused: number;
+  readonly logOpenedAsPrefix: number;
+  /** Acknowledged ops a damaged log's tail took with it (the open found exactly the prefix before them). */
+  readonly ackedDroppedByLogDamage: number;
 }
 
 export interface CrashTestReport {
@@ -59,6 +82,7 @@ export interface CrashTestReport {
   readonly chunks: number;
   readonly turns: number;
   readonly dbPath: string;
+  readonly faults: FaultReport;
 }
 
 /** The compiled child: next to this module when running from dist/, else dist/ of the repository (vitest). */
@@ -105,9 +129,24 @@ export async function runCrashTest(opts: CrashTestOptions): Promise<CrashTestRep
   let survived = 0;
   let failure: CrashTestReport['failure'] = null;
   let cycle = 0;
+  const faultRng = createPrng(deriveSeed(opts.seed, 2_000_000));
+  const faultCycles: Record<FaultKind, number> = { none: 0, 'write-error': 0, 'disk-full': 0, 'torn-log': 0, 'flipped-log': 0 };
+  let failAt = 0;
+  let writeFaultsHit = 0;
+  let refusedAfterFault = 0;
+  let logRefused = 0;
+  let logOpenedAsPrefix = 0;
+  let ackedDroppedByLogDamage = 0;
+  const faultPath = join(opts.dir, 'fault.json');
   for (; cycle < opts.cycles && failure === null; cycle++) {
     const started = Date.now();
-    const plan = generatePlan(deriveSeed(opts.seed, cycle), cycle, model, { ops: opts.opsPerCycle ?? 300, memory: rng.chance(opts.memoryShare ?? 0.5) });
+    const fault: FaultKind = opts.faults === true ? chooseFault(faultRng) : 'none';
+    faultCycles[fault]++;
+    const writeFault = fault === 'write-error' || fault === 'disk-full';
+    const logFault = fault === 'torn-log' || fault === 'flipped-log';
+    // Damaged-log cycles run store ops only: their oracle is "a prefix of the acknowledged ops".
+    const withMemory = rng.chance(opts.memoryShare ?? 0.5) && !logFault;
+    const plan = generatePlan(deriveSeed(opts.seed, cycle), cycle, model, { ops: opts.opsPerCycle ?? 300, memory: withMemory });
     writeFileSync(planPath, JSON.stringify(plan));
     const logPath = join(opts.dir, `log-${cycle}.txt`);
     const fail = (reason: string, details: readonly string[]): void => {
@@ -115,7 +154,8 @@ export async function runCrashTest(opts: CrashTestOptions): Promise<CrashTestRep
     };
 
     // Run the child and kill it.
-    const proc = spawn(process.execPath, [child, dbPath, planPath, logPath], { stdio: ['ignore', 'pipe', 'pipe'] });
+    if (writeFault) writeFileSync(faultPath, JSON.stringify({ failAt: ++failAt, message: faultMessage(fault) }));
+    const proc = spawn(process.execPath, [child, dbPath, planPath, logPath, ...(writeFault ? [faultPath] : [])], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     proc.stderr.setEncoding('utf8').on('data', (d: string) => {
       stderr = (stderr + d).slice(-4000);
@@ -132,31 +172,75 @@ export async function runCrashTest(opts: CrashTestOptions): Promise<CrashTestRep
     // `ready`: a third within the first 50 ms (often inside the first commits), the rest anywhere up to maxKill.
     const early = rng.chance(0.1);
     const delay = early ? rng.int(1, 250) : rng.chance(0.3) ? rng.int(2, 50) : rng.int(50, Math.max(51, maxKill));
-    if (!early) await Promise.race([ready, exited]);
-    await Promise.race([sleep(delay), exited]);
+    if (writeFault) {
+      // The child ends by itself: at the injected failure (exit 5) or, when k is past its last write, done.
+      await Promise.race([sleep(120_000), exited]);
+    } else {
+      if (!early) await Promise.race([ready, exited]);
+      await Promise.race([sleep(delay), exited]);
+    }
     proc.kill('SIGKILL');
     const { code, signal } = await exited;
     const log = parseLog(logPath);
-    if (signal !== 'SIGKILL' && !(code === 0 && log.done)) {
-      fail(`child exited by itself with code ${code}`, [...log.errors.map((e) => `op ${e.op}: ${e.code} ${e.message}`), stderr]);
-      break;
+    const opErrors = log.errors.filter((e) => e.op !== null);
+    if (writeFault) {
+      const unexpected = log.errors.filter((e) => !FAULT_CODES.includes(e.code));
+      if (signal === 'SIGKILL' || !((code === 5 && opErrors.length === 1) || (code === 0 && log.done)) || unexpected.length > 0) {
+        fail(`write-fault cycle (k = ${failAt}): the child ended with code ${code} signal ${signal}`, [...log.errors.map((e) => `op ${e.op}: ${e.code} ${e.message}`), stderr]);
+        break;
+      }
+      if (code === 5) {
+        writeFaultsHit++;
+        if (log.probe !== 'AKASHIC_READ_ONLY') {
+          fail(`after a storage error (k = ${failAt}) a write was not refused with AKASHIC_READ_ONLY`, [`it got ${String(log.probe)}`]);
+          break;
+        }
+        refusedAfterFault++;
+      }
+    } else {
+      if (signal !== 'SIGKILL' && !(code === 0 && log.done)) {
+        fail(`child exited by itself with code ${code}`, [...log.errors.map((e) => `op ${e.op}: ${e.code} ${e.message}`), stderr]);
+        break;
+      }
+      if (log.errors.length > 0) {
+        fail('an operation failed in the child', log.errors.map((e) => `op ${e.op} (${JSON.stringify(plan.ops[e.op ?? -1] ?? null).slice(0, 300)}): ${e.code} ${e.message}`));
+        break;
+      }
     }
-    if (log.errors.length > 0) {
-      fail('an operation failed in the child', log.errors.map((e) => `op ${e.op} (${JSON.stringify(plan.ops[e.op ?? -1] ?? null).slice(0, 300)}): ${e.code} ${e.message}`));
-      break;
+    // An op refused with AKASHIC_READ_ONLY never reached the database: it is not in flight.
+    const inflightOp = log.inflight === null || opErrors[0]?.code === 'AKASHIC_READ_ONLY' ? undefined : plan.ops[log.inflight];
+    if (!writeFault) {
+      const point: KillPoint = log.done ? 'completed' : !log.ready ? 'before-ready' : killPoint(inflightOp);
+      kills[point]++;
+      if (log.inGcPass) killsInGcPass++;
     }
-    const inflightOp = log.inflight === null ? undefined : plan.ops[log.inflight];
-    const point: KillPoint = log.done ? 'completed' : !log.ready ? 'before-ready' : killPoint(inflightOp);
-    kills[point]++;
-    if (log.inGcPass) killsInGcPass++;
+
+    // Damaged-log cycles: damage the newest log now, as a crash mid-write or a bad sector would leave it.
+    let damage: DamagedLog | null = logFault ? damageNewestLog(dbPath, fault as 'torn-log' | 'flipped-log', faultRng) : null;
 
     // Reopen, verify, compare with the oracle.
     let store: AkashicStore;
     try {
       store = await AkashicStore.open({ ...CRASH_STORE_OPTIONS, path: dbPath });
     } catch (err) {
-      fail('the database does not reopen after the kill', [String(err)]);
-      break;
+      if (damage === null || !isAkashicError(err, 'AKASHIC_CORRUPTION')) {
+        fail(`the database does not reopen after the kill${damage === null ? '' : ` (${damage.what})`}`, [String(err)]);
+        break;
+      }
+      // Refused: nothing may have changed. Put the log back and check everything as after any kill.
+      if (!readFileSync(damage.file).equals(damage.damaged)) {
+        fail(`an open refused for a damaged log changed the log (${damage.what})`, [String(err)]);
+        break;
+      }
+      writeFileSync(damage.file, damage.original);
+      damage = null;
+      logRefused++;
+      try {
+        store = await AkashicStore.open({ ...CRASH_STORE_OPTIONS, path: dbPath });
+      } catch (err2) {
+        fail('the database does not reopen once its log is restored', [String(err2)]);
+        break;
+      }
     }
     try {
       const v = await store.verify();
@@ -165,10 +249,13 @@ export async function runCrashTest(opts: CrashTestOptions): Promise<CrashTestRep
         break;
       }
       const ackErrors: string[] = [];
+      // With a damaged log the database may hold any prefix of the acknowledged ops: keep the model at each.
+      const prefixes: StoreModel[] = damage === null ? [] : [model.clone()];
       log.acks.forEach((ack, i) => {
         const op = plan.ops[i]!;
         ackErrors.push(...model.apply(op, ack).map((e) => `op ${i}: ${e}`));
         memory.apply(op);
+        if (damage !== null) prefixes.push(model.clone());
       });
       ackedOps += log.acks.length;
       if (ackErrors.length > 0) {
@@ -176,6 +263,22 @@ export async function runCrashTest(opts: CrashTestOptions): Promise<CrashTestRep
         break;
       }
       const actual = await readStoreState(store);
+      if (damage !== null && compareStore(model, actual).diffs.length > 0) {
+        // Not the full acknowledged state: it must be exactly a shorter prefix (the damaged tail dropped the rest).
+        let j = prefixes.length - 2;
+        while (j >= 0 && compareStore(prefixes[j]!, actual).diffs.length > 0) j--;
+        if (j >= 0) {
+          model = prefixes[j]!;
+          ackedDroppedByLogDamage += log.acks.length - j;
+          logOpenedAsPrefix++;
+          survived++;
+          rmSync(logPath, { force: true });
+          opts.onCycle?.({ cycle, killedAt: 'write', inGcPass: log.inGcPass, acked: log.acks.length, inflightLanded: null, ms: Date.now() - started, fault });
+          continue;
+        }
+      } else if (damage !== null) {
+        logOpenedAsPrefix++;
+      }
       let inflightLanded: boolean | null = inflightOp === undefined ? null : false;
       const atK = compareStore(model, actual);
       if (atK.diffs.length > 0) {
@@ -208,7 +311,7 @@ export async function runCrashTest(opts: CrashTestOptions): Promise<CrashTestRep
       if (inflightLanded === false) dropped++;
       survived++;
       rmSync(logPath, { force: true });
-      opts.onCycle?.({ cycle, killedAt: point, inGcPass: log.inGcPass, acked: log.acks.length, inflightLanded, ms: Date.now() - started });
+      opts.onCycle?.({ cycle, killedAt: log.done ? 'completed' : writeFault ? 'write' : !log.ready ? 'before-ready' : killPoint(inflightOp), inGcPass: log.inGcPass, acked: log.acks.length, inflightLanded, ms: Date.now() - started, fault });
     } finally {
       await store.close();
     }
@@ -226,5 +329,6 @@ export async function runCrashTest(opts: CrashTestOptions): Promise<CrashTestRep
     chunks: model.size,
     turns: memory.acked.size,
     dbPath,
+    faults: { cycles: faultCycles, writeFaultsHit, maxFailAt: failAt, refusedAfterFault, logRefused, logOpenedAsPrefix, ackedDroppedByLogDamage },
   };
 }

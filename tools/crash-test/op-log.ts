@@ -9,6 +9,8 @@
  *   G+ <n>                 background GC pass n started
  *   G- <n> <json>          background GC pass n finished (its report)
  *   GE <n> <json>          background GC pass n failed (the child stops)
+ *   F <json>               fault mode: after a storage error, one more write was tried; its outcome {code}
+ *                          ("OK" when it was accepted, which is a failure); the child then exits 5
  *   D                      every op acknowledged; the child closed the store and exits 0
  *
  * Ops run one at a time, so at most one op is in flight: the last `S` without its `A`.
@@ -44,6 +46,8 @@ export interface ParsedLog {
   /** A background GC pass was running when the log ends. */
   readonly inGcPass: boolean;
   readonly gcPasses: number;
+  /** Fault mode: the code the write tried after the storage error got (null: none was tried). */
+  readonly probe: string | null;
 }
 
 /** Parses a log; a last line without its newline (cut by the kill) is ignored. */
@@ -63,6 +67,7 @@ export function parseLog(path: string): ParsedLog {
   const errors: { op: number | null; code: string; message: string }[] = [];
   let gcOpen = false;
   let gcPasses = 0;
+  let probe: string | null = null;
   for (const l of lines) {
     const sp = l.indexOf(' ');
     const tag = sp < 0 ? l : l.slice(0, sp);
@@ -103,9 +108,12 @@ export function parseLog(path: string): ParsedLog {
         errors.push({ op: null, code: e.code, message: `background GC: ${e.message}` });
         break;
       }
+      case 'F':
+        probe = (JSON.parse(rest) as { code: string }).code;
+        break;
       default:
         errors.push({ op: null, code: 'LOG', message: `unknown log line ${JSON.stringify(l)}` });
     }
   }
-  return { ready, done, acks, inflight: started >= acks.length ? started : null, errors, inGcPass: gcOpen, gcPasses };
+  return { ready, done, acks, inflight: started >= acks.length ? started : null, errors, inGcPass: gcOpen, gcPasses, probe };
 }

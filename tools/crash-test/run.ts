@@ -1,5 +1,5 @@
 /**
- * Full crash test: `node dist/tools/crash-test/run.js --cycles 200 [--seed N] [--dir PATH] [--ops N] [--keep]`
+ * Full crash test: `node dist/tools/crash-test/run.js --cycles 200 [--seed N] [--dir PATH] [--ops N] [--keep] [--faults]`
  * (build first: `npx tsc -p tsconfig.json`). Prints progress and a summary; exits 1 on any loss, failed
  * verify() or failed operation, 0 when every cycle survived. See docs/reliability.md.
  */
@@ -17,6 +17,7 @@ const { values } = parseArgs({
     ops: { type: 'string', default: '300' },
     'max-kill-ms': { type: 'string', default: '600' },
     keep: { type: 'boolean', default: false },
+    faults: { type: 'boolean', default: false },
   },
 });
 
@@ -33,16 +34,17 @@ const cycles = int('cycles', values.cycles);
 const seed = values.seed === undefined ? Date.now() % 2 ** 31 : int('seed', values.seed);
 const dir = values.dir ?? mkdtempSync(join(tmpdir(), 'akashic-crash-'));
 const t0 = Date.now();
-process.stdout.write(`crash test: ${cycles} cycles, seed ${seed}, dir ${dir}\n`);
+process.stdout.write(`crash test: ${cycles} cycles${values.faults ? ' with fault steps' : ''}, seed ${seed}, dir ${dir}\n`);
 const report = await runCrashTest({
   cycles,
   seed,
   dir,
   opsPerCycle: int('ops', values.ops),
   maxKillMs: int('max-kill-ms', values['max-kill-ms']),
+  faults: values.faults,
   onCycle: (c) => {
     if ((c.cycle + 1) % 10 === 0 || c.cycle === 0) {
-      process.stdout.write(`  cycle ${c.cycle + 1}: killed at ${c.killedAt}${c.inGcPass ? ' (GC pass running)' : ''}, ${c.acked} ops acked, ${c.ms} ms\n`);
+      process.stdout.write(`  cycle ${c.cycle + 1}: ${c.fault === 'none' ? '' : `fault ${c.fault}, `}killed at ${c.killedAt}${c.inGcPass ? ' (GC pass running)' : ''}, ${c.acked} ops acked, ${c.ms} ms\n`);
     }
   },
 });
@@ -53,6 +55,13 @@ process.stdout.write(
     `acknowledged ops checked: ${report.ackedOps}; in-flight op landed ${report.inflightLanded}, dropped ${report.inflightDropped}`,
     `kill points: ${Object.entries(report.kills).map(([k, n]) => `${k} ${n}`).join(', ')}; with a background GC pass running: ${report.killsInGcPass}`,
     `oracle at the end: ${report.chunks} chunks, ${report.turns} turns`,
+    ...(values.faults
+      ? [
+          `fault cycles: ${Object.entries(report.faults.cycles).map(([k, n]) => `${k} ${n}`).join(', ')}`,
+          `write faults: injected failure hit in ${report.faults.writeFaultsHit} cycles (k = 1..${report.faults.maxFailAt}); writes after it refused with AKASHIC_READ_ONLY: ${report.faults.refusedAfterFault}`,
+          `damaged logs: open refused (AKASHIC_CORRUPTION, nothing changed) ${report.faults.logRefused}, opened on a prefix of the acknowledged ops ${report.faults.logOpenedAsPrefix} (acknowledged ops the damaged tail dropped: ${report.faults.ackedDroppedByLogDamage})`,
+        ]
+      : []),
     `lost or wrong: ${report.failure === null ? 0 : 'SEE FAILURE'}`,
   ].join('\n') + '\n',
 );
