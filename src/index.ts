@@ -7,9 +7,16 @@ export {
   type PutInput,
   type StoreStatus,
   type WriteOp,
+  type ListOptions,
+  type ListedChunk,
 } from './engine/akashic-store.js';
-export type { GcOptions, StoreOptions } from './store/options.js';
-export type { ChunkRecord, ChunkKind } from './record/chunk-record.js';
+export type { GcOptions, StoreOptions, HistoryRetention, ScopeTtlRule } from './store/options.js';
+export type { ChunkRecord, ChunkKind, FullChunkRef } from './record/chunk-record.js';
+export type { ChunkVersion } from './store/history.js';
+export type { SupersededMark } from './store/versioned-read.js';
+export type { ScopeSelector } from './store/scope-filter.js';
+export type { SupersedesRef } from './store/chunk-input.js';
+export type { RecalledChunk } from './memattention/recall.js';
 export type { BlockInfo, BlockState, BlockOrigin } from './record/block-info.js';
 export type { DirEntry, SlotRef } from './record/dir-entry.js';
 export type { ChunkContent, ChunkRef } from './store/chunk-input.js';

@@ -22,6 +22,9 @@ import type { ChunkMetaView } from '../model/memory-model.js';
 import type { ChunkRef } from '../store/chunk-input.js';
 import { refString } from '../store/keys.js';
 import type { ListedEntry } from '../store/read-path.js';
+import type { ListedChunk } from '../engine/akashic-store.js';
+import type { ScopeSelector } from '../store/scope-filter.js';
+import type { SupersededMark } from '../store/versioned-read.js';
 import type { ChunkKind } from '../record/chunk-record.js';
 import type { KeywordStats } from '../store/candidate-index.js';
 
@@ -30,6 +33,16 @@ export interface Candidate {
   readonly ref: ChunkRef;
   readonly version: number;
   readonly meta: ChunkMetaView;
+  /** Set on a superseded version (recall with `includeSuperseded`): read it from history, not from the blocks. */
+  readonly superseded?: SupersededMark;
+}
+
+/** Which versions and scopes candidates are drawn from (any of them makes the candidates come from a scan). */
+export interface CandidateView extends ScopeSelector {
+  /** Chunks as they were at this time. */
+  readonly asOf?: number;
+  /** Kept superseded versions are candidates too. */
+  readonly includeSuperseded?: boolean;
 }
 
 export interface CandidateBounds {
@@ -60,10 +73,12 @@ export interface CandidateFilter {
    * chunks only: exact, at O(scope) directory entries per call instead of the index's bounded read.
    */
   readonly filter?: ChunkFilter;
+  /** Agent/run scopes, as-of time and superseded versions; validated by the caller. */
+  readonly view?: CandidateView;
 }
 
 interface Scored {
-  readonly e: ListedEntry;
+  readonly e: ListedChunk;
   readonly score: number;
 }
 
@@ -111,7 +126,9 @@ export async function gatherCandidates(
   filter: CandidateFilter,
 ): Promise<CandidateSet> {
   const accept = (e: ListedEntry): boolean => filter.kinds.has(e.entry.kind) && (filter.accept?.(e) ?? true);
-  if (filter.filter !== undefined) return scanCandidates(store, userId, sessionId, queryKeywords, bounds, accept, filter.filter);
+  const v = filter.view;
+  const viewed = v !== undefined && (v.agentId !== undefined || v.runId !== undefined || v.asOf !== undefined || v.includeSuperseded === true);
+  if (filter.filter !== undefined || viewed) return scanCandidates(store, userId, sessionId, queryKeywords, bounds, accept, filter.filter, v);
   const indexed = await store.candidates(userId, {
     sessionId,
     kinds: [...filter.kinds],
@@ -124,12 +141,18 @@ export async function gatherCandidates(
   return { scanned: indexed.indexKeysRead, candidates: all.map((e) => toCandidate(e, bounds)), stats: indexed.stats };
 }
 
-function toCandidate(e: ListedEntry, bounds: CandidateBounds): Candidate {
+/** A candidate's SELECT id: its ref, plus the version for a superseded one (several versions of a chunk may compete). */
+function candidateKey(e: ListedChunk): string {
+  return refString(e.sessionId, e.chunkId) + (e.superseded === undefined ? '' : `@${e.entry.version}`);
+}
+
+function toCandidate(e: ListedChunk, bounds: CandidateBounds): Candidate {
   return {
     ref: { sessionId: e.sessionId, chunkId: e.chunkId },
     version: e.entry.version,
+    ...(e.superseded === undefined ? {} : { superseded: e.superseded }),
     meta: {
-      id: refString(e.sessionId, e.chunkId),
+      id: candidateKey(e),
       sessionId: e.sessionId,
       createdAt: e.entry.createdAt,
       tokenCount: e.entry.tokenCount,
@@ -148,13 +171,14 @@ async function scanCandidates(
   bounds: CandidateBounds,
   accept: (e: ListedEntry) => boolean,
   filter?: ChunkFilter,
+  view?: CandidateView,
 ): Promise<CandidateSet> {
   const query = new Set(queryKeywords.map((k) => k.toLowerCase()));
-  const recent = new TopK<ListedEntry>(bounds.window, newerFirst);
+  const recent = new TopK<ListedChunk>(bounds.window, newerFirst);
   // Keep window + prefilter matches: at most `window` of them can turn out to be in `recent`.
   const matching = new TopK<Scored>(bounds.window + bounds.prefilter, (a, b) => b.score - a.score || newerFirst(a.e, b.e));
   let scanned = 0;
-  const opts = { ...(sessionId === null ? {} : { sessionId }), ...(filter === undefined ? {} : { filter }) };
+  const opts = { ...(view ?? {}), ...(sessionId === null ? {} : { sessionId }), ...(filter === undefined ? {} : { filter }) };
   for await (const e of store.list(userId, opts)) {
     if (!accept(e)) continue;
     scanned++;
@@ -166,10 +190,10 @@ async function scanCandidates(
     }
   }
   const chosen = recent.result();
-  const inRecent = new Set(chosen.map((e) => refString(e.sessionId, e.chunkId)));
+  const inRecent = new Set(chosen.map(candidateKey));
   const older = matching
     .result()
-    .filter((s) => !inRecent.has(refString(s.e.sessionId, s.e.chunkId)))
+    .filter((s) => !inRecent.has(candidateKey(s.e)))
     .slice(0, bounds.prefilter)
     .map((s) => s.e);
   const all = [...chosen, ...older].sort((a, b) => -newerFirst(a, b));

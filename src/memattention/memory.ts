@@ -5,6 +5,7 @@
  */
 import { monotonicFactory } from 'ulid';
 import type { AkashicStore } from '../engine/akashic-store.js';
+import type { ChunkVersion } from '../store/history.js';
 import { activeTurnLog } from '../engine/internal-seams.js';
 import { NextEvent } from '../util/next-event.js';
 import { idleCompactions, type IdleCompactions } from './internal-seams.js';
@@ -23,7 +24,8 @@ import { storage } from './layer-errors.js';
 import { CheckedModel } from './model-calls.js';
 import { intOption, resolveMemoryOptions, scopeOption, type MemoryOptions, type MemoryScope, type ResolvedMemoryOptions } from './options.js';
 import type { RecalledPassage } from './passages.js';
-import { retrieve } from './recall.js';
+import { retrieve, type RecalledChunk } from './recall.js';
+import { compileScope } from '../store/scope-filter.js';
 import { countTokensYielding } from '../model/tokenizer.js';
 
 /** A namespace: one user's session. */
@@ -73,11 +75,22 @@ export interface RecallInput extends SessionRef {
    * goes to matching chunks). Cost: a scan of the scope's directory instead of the candidate index's bounded read.
    */
   readonly filter?: ChunkFilter;
+  /** Only chunks of these agents (one id, or several: a shared scope such as a team's memory). */
+  readonly agentId?: string | readonly string[];
+  /** Only chunks of these runs. */
+  readonly runId?: string | readonly string[];
+  /** Recall the memory as it was at this time (ms since the epoch): each chunk's version current then. */
+  readonly asOf?: number;
+  /**
+   * Superseded versions kept by history are candidates too; recalled ones are marked `superseded`. Default false:
+   * current facts only.
+   */
+  readonly includeSuperseded?: boolean;
 }
 
 export interface RecallResult {
-  /** Recalled chunks, chronological. */
-  readonly chunks: readonly ChunkRecord[];
+  /** Recalled chunks, chronological; superseded versions (`includeSuperseded`) carry `superseded`. */
+  readonly chunks: readonly RecalledChunk[];
   /**
    * The recalled passages (turns of the recalled chunks; a whole chunk when its text is not one line per turn),
    * in the order of `text`, each with its session, chunk and the turn ids it carries.
@@ -312,13 +325,22 @@ export class AkashicMemory {
     if (input.enableRetrieval !== undefined && typeof input.enableRetrieval !== 'boolean') throw invalidArgument('enableRetrieval must be a boolean');
     if (input.turnId !== undefined && typeof input.turnId !== 'string') throw invalidArgument('turnId must be a string');
     if (input.filter !== undefined) compileFilter(input.filter, 'filter');
+    compileScope(input, 'recall');
+    if (input.asOf !== undefined && (typeof input.asOf !== 'number' || !Number.isFinite(input.asOf))) throw invalidArgument('asOf must be a finite number of ms since the epoch');
+    if (input.includeSuperseded !== undefined && typeof input.includeSuperseded !== 'boolean') throw invalidArgument('includeSuperseded must be a boolean');
+    const view = {
+      ...(input.agentId === undefined ? {} : { agentId: input.agentId }),
+      ...(input.runId === undefined ? {} : { runId: input.runId }),
+      ...(input.asOf === undefined ? {} : { asOf: input.asOf }),
+      ...(input.includeSuperseded === undefined ? {} : { includeSuperseded: input.includeSuperseded }),
+    };
     this.#checkOpen();
 
     const active = (await this.activeTurns(input)).filter((t) => t.turnId !== input.turnId);
     if (input.enableRetrieval === false) {
       return { chunks: [], passages: [], text: '', tokenCount: 0, blocksTouched: 0, activeTurns: active, candidates: 0, dropped: 0, relocation: { status: 'skipped', reason: 'retrieval-disabled' } };
     }
-    const got = await storage(retrieve(this.#store, this.#model, this.#options, { userId: ns.user, sessionId: ns.session, query: input.query, topP, budget, scope, ...(input.filter === undefined ? {} : { filter: input.filter }) }));
+    const got = await storage(retrieve(this.#store, this.#model, this.#options, { userId: ns.user, sessionId: ns.session, query: input.query, topP, budget, scope, ...(input.filter === undefined ? {} : { filter: input.filter }), view }));
     const refs = got.chunks.map((c) => ({ sessionId: c.sessionId, chunkId: c.chunkId }));
     // A read-only store (or one latched read-only by a write error) can still be recalled from; it just learns
     // nothing about co-access.
@@ -345,6 +367,16 @@ export class AkashicMemory {
    *
    * @throws AKASHIC_INVALID_ARGUMENT for a bad scope (nothing changes), AKASHIC_NOT_OPEN.
    */
+  /**
+   * Every readable version of one chunk, newest first, with when and why each ended and the chunk that superseded
+   * it (`AkashicStore.history`): what reconciliation changed, and into what.
+   */
+  async history(input: SessionRef & { readonly chunkId: string }): Promise<ChunkVersion[]> {
+    const ns = checkNamespace(input);
+    this.#checkOpen();
+    return storage(this.#store.history(ns.user, ns.session, input.chunkId));
+  }
+
   async purge(scope: { readonly user: string; readonly session?: string }): Promise<PurgeReport> {
     if (scope === null || typeof scope !== 'object') throw invalidArgument('scope must be { user, session? }');
     const user = checkId(scope.user, 'user');

@@ -8,7 +8,8 @@ import type { ChunkFilter } from '../store/chunk-filter.js';
 import type { AkashicStore } from '../engine/akashic-store.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
 import { termsOf } from '../model/keywords.js';
-import { gatherCandidates } from './candidates.js';
+import { gatherCandidates, type Candidate, type CandidateView } from './candidates.js';
+import type { SupersededMark } from '../store/versioned-read.js';
 import { denseRanking, fuseRankings } from './hybrid-select.js';
 import { CHUNK_SEPARATOR, lexicalPassageScores, selectPassages, type RecalledPassage } from './passages.js';
 import type { CheckedModel } from './model-calls.js';
@@ -24,7 +25,12 @@ export interface RetrievalRequest {
   readonly scope: MemoryScope;
   /** Validated by the caller (compileFilter). */
   readonly filter?: ChunkFilter;
+  /** Agent/run scopes, as-of time, superseded versions (validated by the caller). */
+  readonly view?: CandidateView;
 }
+
+/** A recalled chunk; a superseded version (recall with `includeSuperseded`) is marked `superseded`. */
+export type RecalledChunk = ChunkRecord & { readonly superseded?: SupersededMark };
 
 export interface Retrieval {
   /** Chunks kept (whole, or through at least one passage) under the budget, in chronological order. */
@@ -57,16 +63,28 @@ export async function retrieve(store: AkashicStore, model: CheckedModel, options
   const { candidates } = await gatherCandidates(store, req.userId, req.scope === 'session' ? req.sessionId : null, keywords, bounds, {
     kinds: options.recallKinds,
     ...(req.filter === undefined ? {} : { filter: req.filter }),
+    ...(req.view === undefined ? {} : { view: req.view }),
   });
   const metas = candidates.map((c) => c.meta);
   const lexical = await model.select({ text: req.query, keywords }, metas, req.topP);
   const selected = queryVector === undefined ? lexical : fuseRankings(lexical, denseRanking(queryVector, metas, req.topP), req.topP);
   const empty: Retrieval = { chunks: [], passages: [], text: '', tokenCount: 0, blocksTouched: 0, candidates: candidates.length, dropped: 0 };
   if (selected.length === 0) return empty;
-  const byId = new Map(candidates.map((c) => [c.meta.id, c.ref]));
-  const read = await store.getMany(req.userId, selected.map((id) => byId.get(id)!));
+  const byId = new Map(candidates.map((c) => [c.meta.id, c]));
+  const picked = selected.map((id) => byId.get(id)!);
+  const current = picked.filter((c) => c.superseded === undefined);
+  const old = picked.filter((c) => c.superseded !== undefined);
+  const asOf = req.view?.asOf;
+  const read = await store.getMany(req.userId, current.map((c) => c.ref), asOf === undefined ? {} : { asOf });
+  const oldRecords = old.length === 0 ? [] : await store.keptVersions(req.userId, old.map((c) => ({ ...c.ref, version: c.version })));
+  const found = new Map<Candidate, RecalledChunk | null>();
+  current.forEach((c, i) => found.set(c, read.chunks[i] ?? null));
+  old.forEach((c, i) => {
+    const r = oldRecords[i] ?? null;
+    found.set(c, r === null ? null : { ...r, superseded: c.superseded! });
+  });
   // Rank order (most relevant first); the budget cut pops from the end.
-  const ranked = read.chunks.filter((c): c is ChunkRecord => c !== null);
+  const ranked = picked.map((c) => found.get(c) ?? null).filter((c): c is RecalledChunk => c !== null);
   const tok = options.tokenizer;
   if (options.recallUnit === 'passage') {
     const query = { text: req.query, keywords };

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AkashicError, type AkashicStore, type AkashicStoreOptions } from '../../src/index.js';
+import { AkashicError, AkashicMemory, type AkashicStore, type AkashicStoreOptions } from '../../src/index.js';
 import { BACKENDS, type Backend } from '../helpers/backends.js';
 
 async function listed(store: AkashicStore, user: string, opts: Parameters<AkashicStore['list']>[1] = {}): Promise<string[]> {
@@ -75,6 +75,33 @@ describe.each(BACKENDS)('history and as-of reads on $name', ({ make }) => {
     // Filters apply to the version of that time.
     expect(await listed(store, 'u', { asOf: 1_000_015, filter: { attributes: { n: '1' } } })).toEqual([`${A}@1`]);
     expect(await listed(store, 'u', { includeSuperseded: true })).toEqual([`${A}@2`, `${A}@1~update`, `${B}@1~delete`]);
+  });
+
+  it('recall: current facts by default, the memory as of a time, and superseded versions marked on request', async () => {
+    const a = await store.put('u', { sessionId: 's', text: 'Alice lives in Paris', keywords: ['alice', 'lives', 'paris'] });
+    clock += 100;
+    const n = await store.put('u', { sessionId: 's', text: 'Alice moved to Berlin', keywords: ['alice', 'moved', 'berlin'] });
+    await store.write('u', [{ op: 'update', sessionId: 's', chunkId: a.chunkId, text: 'Alice lives in Berlin', keywords: ['alice', 'lives', 'berlin'], supersededBy: n.chunkId }]);
+    clock += 100;
+    const memory = new AkashicMemory(store, { chunkGateTokens: 100_000, relocateEveryRecalls: 0 });
+    try {
+      const ask = { user: 'u', session: 's', query: 'where does Alice live?', topP: 8, memoryBudgetTokens: 10_000 } as const;
+      const now = await memory.recall(ask);
+      expect(now.chunks.map((c) => c.text).sort()).toEqual(['Alice lives in Berlin', 'Alice moved to Berlin']);
+      expect(now.chunks.every((c) => c.superseded === undefined)).toBe(true);
+      const then = await memory.recall({ ...ask, asOf: 1_000_050 });
+      expect(then.chunks.map((c) => c.text)).toEqual(['Alice lives in Paris']);
+      const all = await memory.recall({ ...ask, includeSuperseded: true });
+      const old = all.chunks.filter((c) => c.superseded !== undefined);
+      expect(old.map((c) => [c.text, c.superseded!.cause, c.superseded!.by])).toEqual([['Alice lives in Paris', 'update', { sessionId: 's', chunkId: n.chunkId }]]);
+      expect(all.chunks.length).toBe(3);
+      const h = await memory.history({ user: 'u', session: 's', chunkId: a.chunkId });
+      expect(h.map((v) => v.record.text)).toEqual(['Alice lives in Berlin', 'Alice lives in Paris']);
+      await expect(memory.recall({ ...ask, asOf: Number.NaN })).rejects.toSatisfy((e: unknown) => e instanceof AkashicError && e.code === 'AKASHIC_INVALID_ARGUMENT');
+      await expect(memory.recall({ ...ask, agentId: [] })).rejects.toSatisfy((e: unknown) => e instanceof AkashicError && e.code === 'AKASHIC_INVALID_ARGUMENT');
+    } finally {
+      await memory.close();
+    }
   });
 
   it('retention keeps at most `versions` per chunk, and GC drops versions past the age limit', async () => {
