@@ -70,8 +70,11 @@ export function frameRange(blockId: number): { gte: string; lt: string } {
 
 export const ALLOC_NEXT_KEY = 'next';
 
-/** Open block of a user (cross-session blocks) or of a user's session. */
-export function openBlockKey(userId: string, sessionId: string | null, lane: 'append' | 'relocation' = 'append'): string {
+/** Which open block of a user (or session) an append goes to: the ordinary one or the relocation one. */
+export type AppendLane = 'append' | 'relocation';
+
+/** Open block of a user (cross-session blocks) or of a user's session, in `lane`. */
+export function openBlockKey(userId: string, sessionId: string | null, lane: AppendLane = 'append'): string {
   // The relocation lane ends in `␀\u0001r`: no session id can start with a control character, so it never
   // collides with a session's append key, and it stays inside the `open␀user␀` range.
   return 'open' + SEP + userId + (sessionId === null ? '' : SEP + sessionId) + (lane === 'relocation' ? SEP + '\u0001r' : '');

@@ -2,11 +2,13 @@ import { encodeFrame, type EncodedFrame } from '../../block/frame-codec.js';
 import { layoutGroups } from '../../block/pack-layout.js';
 import { totalSlots, type BlockInfo, type BlockOrigin } from '../../record/block-info.js';
 import { decodeOpenBlockRef, encodeOpenBlockRef } from '../../record/engine-records.js';
-import { frameKey, openBlockKey } from '../keys.js';
+import { frameKey, openBlockKey, type AppendLane } from '../keys.js';
 import { setBlockInfo, stagedBlockInfo, type PendingRecord, type TxnState } from './txn-state.js';
 
-/** Where a staged append goes: the user's (or session's) open block, or its open relocation block. */
-export type AppendLane = 'append' | 'relocation';
+export type { AppendLane } from '../keys.js';
+
+/** The origin recorded in the block info of a block a lane opens (a lane is not an origin: GC blocks have none). */
+const LANE_ORIGIN: { readonly [L in AppendLane]: BlockOrigin } = { append: 'append', relocation: 'relocation' };
 
 /** How many records each append group and how many sealed groups a savepoint saw (BlockPlacement.mark). */
 export interface PlacementMark {
@@ -117,7 +119,7 @@ export class BlockPlacement {
         }
         slots += batch.length;
         const seal = !fits(s, slots, bytes, 1);
-        await writeFrame(s, info, blockId, g.userId, g.lane, batch, seal);
+        await writeFrame(s, info, blockId, g.userId, LANE_ORIGIN[g.lane], batch, seal);
         info = seal ? null : (s.infos.get(blockId) ?? null);
       }
       // The ref is written only when it changes (most appends go on filling the same open block).
