@@ -9,7 +9,8 @@ import { decodeBlockFrame, encodeBlockFrame } from '../record/block-frame.js';
  */
 export const DEFAULT_ZSTD_LEVEL = 3;
 
-export function packRecords(records: readonly Uint8Array[]): Buffer {
+/** Lays records end to end, each as `u32le length` + bytes: the payload of one frame before compression. */
+export function joinRecords(records: readonly Uint8Array[]): Buffer {
   let size = 0;
   for (const r of records) size += 4 + r.length;
   const out = Buffer.allocUnsafe(size);
@@ -23,7 +24,7 @@ export function packRecords(records: readonly Uint8Array[]): Buffer {
 }
 
 /** Splits a payload into record views (valid while `payload` is). */
-export function unpackRecords(payload: Buffer, expected: number, what: string): Buffer[] {
+export function splitRecords(payload: Buffer, expected: number, what: string): Buffer[] {
   const out: Buffer[] = [];
   let at = 0;
   while (at < payload.length) {
@@ -50,8 +51,8 @@ export async function encodeFrame(
   records: readonly Uint8Array[],
   level = DEFAULT_ZSTD_LEVEL,
 ): Promise<EncodedFrame> {
-  const packed = packRecords(records);
-  const compressed = await compress(packed, level);
+  const payload = joinRecords(records);
+  const compressed = await compress(payload, level);
   let rawBytes = 0;
   for (const r of records) rawBytes += r.length;
   const value = encodeBlockFrame({
@@ -59,7 +60,7 @@ export async function encodeFrame(
     frameNo,
     userId,
     codec: 'zstd',
-    rawBytes: packed.length,
+    rawBytes: payload.length,
     recordCount: records.length,
     payload: compressed,
   });
@@ -95,6 +96,6 @@ export async function decodeFrame(value: Uint8Array, what: string): Promise<Deco
   if (payload.length !== f.rawBytes) {
     throw corruption(`${what}: payload is ${payload.length} bytes, header says ${f.rawBytes}`);
   }
-  const records = unpackRecords(payload, f.recordCount, what);
+  const records = splitRecords(payload, f.recordCount, what);
   return { blockId: f.blockId, frameNo: f.frameNo, userId: f.userId, records, bytes: payload.length };
 }

@@ -1,4 +1,4 @@
-import { layoutGroups } from '../block/pack-layout.js';
+import { layoutGroups } from '../block/group-layout.js';
 import { decodeDirEntry, sameLocation } from '../record/dir-entry.js';
 import { dirKey, frameKey, parseBlockKey, refString } from '../store/keys.js';
 import type { StoreCore } from '../store/store-core.js';
@@ -157,8 +157,8 @@ async function collectUserBatch(
     core.options.blockMaxBytes,
   );
   const firstId = await core.reserveBlockIds(layout.length);
-  const { frames } = await pool.pack({
-    kind: 'pack',
+  const { frames } = await pool.encodeBlocks({
+    kind: 'encode-blocks',
     zstdLevel: core.options.zstdLevel,
     blocks: layout.map((idx, b) => ({ blockId: firstId + b, userId, records: idx.map((i) => flat[i]!.rec.bytes) })),
   });

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import type { ExtractResult, ExtractTask, PackResult, PackTask } from './gc-protocol.js';
+import type { ExtractResult, ExtractTask, EncodeBlocksResult, EncodeBlocksTask } from './gc-protocol.js';
 
 /**
  * The worker file is the compiled `gc-worker.js`. Next to this module when running from `dist/`; when running
@@ -40,8 +40,8 @@ export class GcPool {
     return this.#get().run(task) as Promise<ExtractResult>;
   }
 
-  pack(task: PackTask): Promise<PackResult> {
-    return this.#get().run(task) as Promise<PackResult>;
+  encodeBlocks(task: EncodeBlocksTask): Promise<EncodeBlocksResult> {
+    return this.#get().run(task) as Promise<EncodeBlocksResult>;
   }
 
   async close(): Promise<void> {

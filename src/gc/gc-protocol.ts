@@ -30,14 +30,14 @@ export interface ExtractResult {
 }
 
 /** Compress and envelope fresh single-frame blocks. */
-export interface PackTask {
-  readonly kind: 'pack';
+export interface EncodeBlocksTask {
+  readonly kind: 'encode-blocks';
   readonly zstdLevel: number;
   readonly blocks: readonly { readonly blockId: number; readonly userId: string; readonly records: readonly Uint8Array[] }[];
 }
 
-export interface PackResult {
+export interface EncodeBlocksResult {
   readonly frames: { readonly blockId: number; readonly value: Uint8Array; readonly rawBytes: number }[];
 }
 
-export type GcTask = ExtractTask | PackTask;
+export type GcTask = ExtractTask | EncodeBlocksTask;

@@ -2,9 +2,9 @@
 // compress). It has no database handle; see gc-protocol.ts.
 import { decodeFrame, encodeFrame } from '../block/frame-codec.js';
 import { decodeChunkRecord } from '../record/chunk-record.js';
-import type { ExtractResult, GcTask, PackResult } from './gc-protocol.js';
+import type { ExtractResult, GcTask, EncodeBlocksResult } from './gc-protocol.js';
 
-export default async function gcWorker(task: GcTask): Promise<ExtractResult | PackResult> {
+export default async function gcWorker(task: GcTask): Promise<ExtractResult | EncodeBlocksResult> {
   if (task.kind === 'extract') {
     const records: ExtractResult['records'] = [];
     const damaged: ExtractResult['damaged'] = [];
@@ -22,7 +22,7 @@ export default async function gcWorker(task: GcTask): Promise<ExtractResult | Pa
     }
     return { records, damaged };
   }
-  const frames: PackResult['frames'] = [];
+  const frames: EncodeBlocksResult['frames'] = [];
   for (const b of task.blocks) {
     const f = await encodeFrame(b.blockId, 0, b.userId, b.records, task.zstdLevel);
     frames.push({ blockId: b.blockId, value: f.value, rawBytes: f.rawBytes });

@@ -240,7 +240,7 @@ async function rewriteShared(core: StoreCore, txn: Txn, info: BlockInfo, session
   if (!touched) return null;
   for (const x of kept) await txn.invalidate(x.entry.location!, x.entry.recordBytes);
   if (kept.length > 0) {
-    txn.packSealed(
+    txn.stageFreshBlocks(
       info.userId,
       'gc',
       [kept.map((x) => ({ bytes: x.bytes, dirKey: x.key, entry: { ...x.entry }, sessionId: x.sessionId }))],

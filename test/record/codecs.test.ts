@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeFrame, encodeFrame } from '../../src/block/frame-codec.js';
-import { layoutGroups } from '../../src/block/pack-layout.js';
+import { layoutGroups } from '../../src/block/group-layout.js';
 import { decodeBlockInfo, encodeBlockInfo, type BlockInfo } from '../../src/record/block-info.js';
 import { decodeChunkRecord, encodeChunkRecord, type ChunkRecord } from '../../src/record/chunk-record.js';
 import { decodeDirEntry, encodeDirEntry, type DirEntry } from '../../src/record/dir-entry.js';

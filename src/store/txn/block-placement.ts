@@ -1,5 +1,5 @@
 import { encodeFrame, type EncodedFrame } from '../../block/frame-codec.js';
-import { layoutGroups } from '../../block/pack-layout.js';
+import { layoutGroups } from '../../block/group-layout.js';
 import { totalSlots, type BlockInfo, type BlockOrigin } from '../../record/block-info.js';
 import { decodeOpenBlockRef, encodeOpenBlockRef } from '../../record/engine-records.js';
 import { frameKey, openBlockKey, type AppendLane } from '../keys.js';
@@ -18,7 +18,7 @@ export interface PlacementMark {
 
 /**
  * Block placement: which block, frame and slot each staged record lands in. Records are staged by the
- * transaction (`append`, `packSealed`) and placed at commit (`place`): appends fill the open block of their user
+ * transaction (`append`, `stageFreshBlocks`) and placed at commit (`place`): appends fill the open block of their user
  * (or session) and lane, sealing it at `blockCapacity` slots or `blockMaxBytes`; packed groups go whole into
  * fresh sealed blocks. REQUIRES: the transaction's write lock.
  */
@@ -41,7 +41,7 @@ export class BlockPlacement {
   }
 
   /** Stages groups of records to be laid out whole, in order, into fresh sealed blocks. */
-  packSealed(userId: string, origin: BlockOrigin, groups: readonly PendingRecord[][]): void {
+  stageFreshBlocks(userId: string, origin: BlockOrigin, groups: readonly PendingRecord[][]): void {
     const records: PendingRecord[] = [];
     const split: number[] = [];
     for (const g of groups) {

@@ -173,12 +173,12 @@ export class Txn {
    * Stages records to be packed, in the given order, into fresh sealed blocks (relocation, GC). `groups` are
    * kept whole in one block where they fit; a new block starts when the next group would overflow capacity.
    */
-  packSealed(
+  stageFreshBlocks(
     userId: string,
     origin: BlockOrigin,
     groups: readonly { bytes: Uint8Array; dirKey: string | null; entry: Omit<DirEntry, 'location'> | null; sessionId: string }[][],
   ): void {
-    this.#placement.packSealed(userId, origin, groups);
+    this.#placement.stageFreshBlocks(userId, origin, groups);
   }
 
   /** Records that ids below `upTo` are taken (prebuilt blocks), so the allocator state persists past them. */
