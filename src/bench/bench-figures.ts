@@ -4,6 +4,7 @@
  * top-level maps (`policies`, `peers`) are a stable schema (issue 5): scripts compare runs by them. Other fields
  * may be added; none of these may be renamed.
  */
+import type { TraceRecurrence } from './trace-recurrence.js';
 import type { PolicyName } from './layout-policies.js';
 import type { PeerName } from './peer-stores.js';
 import type { TraceKind } from './trace.js';
@@ -156,6 +157,8 @@ export interface BenchMeta {
    * under an offline co-access clustering that knows every request in advance (offline-layout-bound.ts).
    */
   readonly offlineBound: { readonly appendOrder: number | null; readonly coAccessClustering: number | null };
+  /** How much the trace's recall sets recur (trace-recurrence.ts): whether a co-access layout can pay on it at all. */
+  readonly recurrence: TraceRecurrence;
   /** Logical bytes the trace ingests (UTF-8 text, keywords and provenance of every put and update): the denominator of deviceWriteAmp. */
   readonly logicalBytes: number;
   readonly params: Readonly<Record<string, number>>;

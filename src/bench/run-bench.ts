@@ -18,6 +18,7 @@ import { POLICY_NAMES, type LayoutParams, type PolicyName } from './layout-polic
 import { describeDisk } from './cold-read.js';
 import { traceLogicalBytes } from './device-write-amp.js';
 import { offlineLayoutBound } from './offline-layout-bound.js';
+import { traceRecurrence } from './trace-recurrence.js';
 import { runComparison } from './lockstep-comparison.js';
 import { DEFAULT_SWEEP_VALUES, FAST_SWEEP_VALUES, runSweeps } from './parameter-sweeps.js';
 import { mean } from './summary-stats.js';
@@ -225,6 +226,7 @@ export async function runBench(opts: BenchOptions = {}): Promise<BenchResult> {
     coldSamples: comparison.coldSamples,
     disk,
     offlineBound: offlineLayoutBound(trace, params.blockCapacity),
+    recurrence: traceRecurrence(trace),
     logicalBytes: traceLogicalBytes(trace),
     params: { ...params, writeBufferSize: opts.writeBufferSize ?? 64 * 1024 },
     machine: machine(),
