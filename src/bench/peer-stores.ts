@@ -32,13 +32,16 @@ export interface PeerStore {
   close(): Promise<void>;
 }
 
-/** Bytes of the regular files under `dir` (recursively). */
+/**
+ * Bytes of the regular files under `dir` (recursively). A file deleted between the listing and its `stat` (LevelDB
+ * removing a table its background compaction replaced) counts as gone, instead of failing the run.
+ */
 export async function dirBytes(dir: string): Promise<number> {
   let total = 0;
   for (const e of await readdir(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);
     if (e.isDirectory()) total += await dirBytes(p);
-    else if (e.isFile()) total += (await stat(p)).size;
+    else if (e.isFile()) total += await stat(p).then((st) => st.size, (err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? 0 : Promise.reject(err)));
   }
   return total;
 }
