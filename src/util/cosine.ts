@@ -1,5 +1,5 @@
-/** Cosine similarity of two vectors of the same length; 0 when either is all zeros. */
-export function cosine(a: Float32Array, b: Float32Array): number {
+/** Cosine similarity of two vectors (over the shorter one's length); 0 when either is all zeros. */
+export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let dot = 0;
   let na = 0;
   let nb = 0;

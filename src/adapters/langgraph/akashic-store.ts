@@ -33,7 +33,8 @@ import { escapeIdPart, fitsEngineId } from '../shared/id-escaping.js';
 import { KeyedQueue } from '../../util/keyed-queue.js';
 import { isMarker, isMarkerOf } from '../shared/marker-keywords.js';
 import { textsAtPath } from './item-fields.js';
-import { checkItemKey, cosine, decodeVectors, itemContent, itemOf, KEY_TAG, keyMarker, valueText } from './item-record.js';
+import { cosine } from '../../util/cosine.js';
+import { checkItemKey, decodeVectors, itemContent, itemOf, KEY_TAG, keyMarker, valueText } from './item-record.js';
 import { checkNamespace, compareNamespaces, hasPrefix, hasSuffix, namespaceOf, scopeOf, writableScope, type EngineScope } from './namespace-mapping.js';
 import { checkFilter, matchesFilter } from './store-filter.js';
 

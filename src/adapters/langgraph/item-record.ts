@@ -108,18 +108,3 @@ export function decodeVectors(payload: Uint8Array | null, what: string): Float32
   }
   return out;
 }
-
-export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a[i]!;
-    const y = b[i]!;
-    dot += x * y;
-    na += x * x;
-    nb += y * y;
-  }
-  return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
-}
