@@ -9,6 +9,7 @@ import {
   DEFAULT_CHUNK_GATE_TOKENS,
   DEFAULT_MEMORY_BUDGET_TOKENS,
   DEFAULT_RECALL_TOP_P,
+  DEFAULT_RECALL_UNIT,
   intOption,
   type RecallUnit,
 } from '../memattention/options.js';
@@ -39,7 +40,7 @@ export interface RecallEvalOptions {
    * candidate. Default the model's default, 24 (and the layer's 32 per candidate).
    */
   readonly keywordLimit?: number;
-  /** What recall fills its budget with. Default the library default, 'passage'. */
+  /** What recall fills its budget with. Default the library default, 'sentence'. */
   readonly recallUnit?: RecallUnit;
   /** A label for the report, e.g. `locomo` or `synthetic`. Default `custom`. */
   readonly dataset?: string;
@@ -98,7 +99,7 @@ export interface RecallEvalReport extends RecallRatios, RecallCosts {
 const BASELINE = 'BM25 (wink, k1 1.2, b 0.75) over raw turns ingested so far; top-ranked turns with score > 0 until the budget is full';
 
 function unitOf(v: unknown): RecallUnit {
-  if (v !== 'passage' && v !== 'chunk') throw invalidArgument(`recallUnit must be 'passage' or 'chunk'`);
+  if (v !== 'sentence' && v !== 'passage' && v !== 'chunk') throw invalidArgument(`recallUnit must be 'sentence', 'passage' or 'chunk'`);
   return v;
 }
 
@@ -113,7 +114,7 @@ export function resolveRecallEvalConfig(o: RecallEvalOptions): RecallEvalConfig 
     topP: intOption('topP', o.topP, 1, 64, DEFAULT_RECALL_TOP_P),
     memoryBudgetTokens: intOption('memoryBudgetTokens', o.memoryBudgetTokens, 0, 10_000_000, DEFAULT_MEMORY_BUDGET_TOKENS),
     chunkGateTokens: intOption('chunkGateTokens', o.chunkGateTokens, 1, 1_000_000, DEFAULT_CHUNK_GATE_TOKENS),
-    recallUnit: o.recallUnit === undefined ? 'passage' : unitOf(o.recallUnit),
+    recallUnit: o.recallUnit === undefined ? DEFAULT_RECALL_UNIT : unitOf(o.recallUnit),
     scope: 'user',
     tokenizer: createTokenizer().name,
     store: 'memory-level',

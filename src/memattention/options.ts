@@ -15,7 +15,10 @@ export type MemoryScope = 'session' | 'user';
 
 /** τ_c, the chunk gate in model tokens (the Akashic paper §5.5). */
 /** What a recall fills its budget with (see `MemoryOptions.recallUnit`). */
-export type RecallUnit = 'passage' | 'chunk';
+export type RecallUnit = 'sentence' | 'passage' | 'chunk';
+
+/** The default recall unit: extractive sentences (docs/recall-quality.md has the measurements). */
+export const DEFAULT_RECALL_UNIT: RecallUnit = 'sentence';
 
 export const DEFAULT_CHUNK_GATE_TOKENS = 1024;
 /** p, the selection width of SELECT (the Akashic paper §4.1). */
@@ -72,9 +75,11 @@ export interface MemoryOptions {
    */
   readonly recallKinds?: readonly ChunkKind[];
   /**
-   * What a recall fills its budget with: 'passage' (default) takes the turns of the selected chunks that match the
-   * query best, with their neighbours and each chunk's date line, in time order; 'chunk' takes whole chunks in
-   * SELECT's order. Chunks whose text is not one line per turn (a model's summary) are taken whole either way.
+   * What a recall fills its budget with: 'sentence' (default) takes the sentences of the selected chunks' turns that
+   * match the query best, and those of the turns around a match, each under its speaker and its chunk's date line,
+   * in time order (extractive: the rest of a turn is left out, ` … ` marks a gap); 'passage' takes whole turns the
+   * same way; 'chunk' takes whole chunks in SELECT's order. Chunks whose text is not one line per turn (a model's
+   * summary) are taken whole in every unit.
    */
   readonly recallUnit?: RecallUnit;
   /** N: the newest chunk metas of the scope always shown to SELECT. Default 256. */
@@ -185,8 +190,8 @@ export function resolveMemoryOptions(o: MemoryOptions = {}): ResolvedMemoryOptio
 }
 
 function unitOption(v: unknown): RecallUnit {
-  if (v === undefined) return 'passage';
-  if (v !== 'passage' && v !== 'chunk') throw invalidArgument(`option recallUnit must be 'passage' or 'chunk', got ${show(v)}`);
+  if (v === undefined) return DEFAULT_RECALL_UNIT;
+  if (v !== 'sentence' && v !== 'passage' && v !== 'chunk') throw invalidArgument(`option recallUnit must be 'sentence', 'passage' or 'chunk', got ${show(v)}`);
   return v;
 }
 

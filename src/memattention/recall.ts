@@ -11,6 +11,7 @@ import { termsOf } from '../model/keywords.js';
 import { gatherCandidates, type Candidate, type CandidateView } from './candidates.js';
 import type { SupersededMark } from '../store/versioned-read.js';
 import { denseRanking, fuseRankings } from './hybrid-select.js';
+import { selectSentencePassages } from './sentence-passages.js';
 import { CHUNK_SEPARATOR, lexicalPassageScores, selectPassages, type RecalledPassage } from './passages.js';
 import type { CheckedModel } from './model-calls.js';
 import type { MemoryScope, ResolvedMemoryOptions } from './options.js';
@@ -86,12 +87,15 @@ export async function retrieve(store: AkashicStore, model: CheckedModel, options
   // Rank order (most relevant first); the budget cut pops from the end.
   const ranked = picked.map((c) => found.get(c) ?? null).filter((c): c is RecalledChunk => c !== null);
   const tok = options.tokenizer;
-  if (options.recallUnit === 'passage') {
+  if (options.recallUnit !== 'chunk') {
     const query = { text: req.query, keywords };
     const queryTerms = [...termsOf(keywords.join('\n')), ...termsOf(req.query)];
     const score = async (texts: readonly string[]): Promise<number[]> =>
       (await model.scorePassages(query, texts)) ?? lexicalPassageScores(queryTerms, texts);
-    const got = await selectPassages(ranked, score, req.budget, tok, chronological);
+    const got =
+      options.recallUnit === 'sentence'
+        ? await selectSentencePassages(ranked, score, req.budget, tok, chronological)
+        : await selectPassages(ranked, score, req.budget, tok, chronological);
     return {
       chunks: got.chunks,
       passages: got.passages,

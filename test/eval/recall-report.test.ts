@@ -37,7 +37,7 @@ describe('the recall report on a small synthetic set', () => {
     ]) {
       expect(json, key).toHaveProperty(key);
     }
-    expect(json['config']).toMatchObject({ model: 'embedded', topP: DEFAULT_RECALL_TOP_P, recallUnit: 'passage', memoryBudgetTokens: 1536, chunkGateTokens: 256, scope: 'user' });
+    expect(json['config']).toMatchObject({ model: 'embedded', topP: DEFAULT_RECALL_TOP_P, recallUnit: 'sentence', memoryBudgetTokens: 1536, chunkGateTokens: 256, scope: 'user' });
   });
 
   it('keeps every ratio in [0, 1], overall, per category and per conversation', () => {

@@ -18,13 +18,13 @@ const FILLER = [
   'I repainted the fence in a pale shade of blue.',
 ];
 
-describe('passage recall (the default recallUnit)', () => {
+describe("passage recall (recallUnit 'passage': whole turns)", () => {
   let store: AkashicStore;
   let memory: AkashicMemory;
 
   beforeEach(async () => {
     ({ store } = await memoryStore());
-    memory = new AkashicMemory(store, { model: new EmbeddedModel({ denseSignal: false }), relocateEveryRecalls: 0, recallScope: 'user' });
+    memory = new AkashicMemory(store, { model: new EmbeddedModel({ denseSignal: false }), relocateEveryRecalls: 0, recallScope: 'user', recallUnit: 'passage' });
   });
 
   afterEach(async () => {
@@ -107,6 +107,6 @@ describe('passage recall (the default recallUnit)', () => {
   });
 
   it('rejects an unknown recallUnit', () => {
-    expect(() => new AkashicMemory(store, { recallUnit: 'sentence' as never })).toThrow(/recallUnit/);
+    expect(() => new AkashicMemory(store, { recallUnit: 'word' as never })).toThrow(/recallUnit/);
   });
 });

@@ -15,7 +15,7 @@ interface RecallFlags {
   budget?: number;
   gate?: number;
   keywords?: number;
-  unit?: 'passage' | 'chunk';
+  unit?: 'sentence' | 'passage' | 'chunk';
   json?: true;
 }
 
@@ -36,7 +36,7 @@ function sourceOf(opts: RecallFlags): RecallEvalSource {
       };
 }
 
-function recallSettings(opts: RecallFlags): { topP?: number; memoryBudgetTokens?: number; chunkGateTokens?: number; keywordLimit?: number; recallUnit?: 'passage' | 'chunk' } {
+function recallSettings(opts: RecallFlags): { topP?: number; memoryBudgetTokens?: number; chunkGateTokens?: number; keywordLimit?: number; recallUnit?: 'sentence' | 'passage' | 'chunk' } {
   return {
     ...(opts.topP === undefined ? {} : { topP: opts.topP }),
     ...(opts.budget === undefined ? {} : { memoryBudgetTokens: opts.budget }),
@@ -62,7 +62,7 @@ export function register(program: Command): void {
     .option('--budget <tokens>', `memory token budget of recall and baseline (default: ${DEFAULT_MEMORY_BUDGET_TOKENS})`, parsePositiveInt)
     .option('--gate <tokens>', `chunk gate τ_c (default: ${DEFAULT_CHUNK_GATE_TOKENS})`, parsePositiveInt)
     .option('--keywords <n>', `keywords per chunk of the embedded model (default: ${DEFAULT_KEYWORD_LIMIT})`, parsePositiveInt)
-    .addOption(new Option('--unit <unit>', 'what recall fills its budget with (default: passage)').choices(['passage', 'chunk']))
+    .addOption(new Option('--unit <unit>', 'what recall fills its budget with: sentences, whole turns or whole chunks (default: sentence)').choices(['sentence', 'passage', 'chunk']))
     .option('--json', 'print the report as one JSON object')
     .addHelpText('after', example('akashic eval recall --locomo ./locomo10.json --json') + LOCOMO_HELP)
     .action(async (opts: RecallFlags, cmd: Command) => {

@@ -1,0 +1,142 @@
+/**
+ * Extractive passages (`recallUnit: 'sentence'`, the default): the budget is filled with sentences, not whole
+ * turns. A verbatim chunk's turns are split into sentences; each sentence is scored against the query (the model's
+ * `scorePassages`, else BM25 over the pool's sentences) plus half the best sentence score of the neighbouring turns
+ * of its chunk (the question asked, the remark answered), and the budget is filled greedily in that order (ties
+ * to the chunk SELECT ranked higher, then text order). A turn is
+ * rendered once, `role: ` then its kept sentences in order (` … ` where sentences were left out), under its
+ * chunk's date line; the role prefix and the date line are paid for once. A recalled passage is the kept part of
+ * one turn and carries that turn's id.
+ * @internal
+ */
+import type { Tokenizer } from '../model/tokenizer.js';
+import type { ChunkRecord } from '../record/chunk-record.js';
+import { CHUNK_SEPARATOR, PASSAGE_SEPARATOR, splitChunk, type PassageSelection, type RecalledPassage } from './passages.js';
+
+/**
+ * Share of the neighbouring turns' best sentence score a sentence takes (as whole-turn passages take half their
+ * better neighbour's). A share of its own turn's best sentence (0.25, 0.5) was measured and cost points: it spends
+ * the budget on the rest of a matching turn (docs/recall-quality.md).
+ */
+const NEIGHBOUR_SHARE = 0.5;
+const GAP = ' … ';
+
+/** Sentences of a turn's text: split after . ! ? followed by space and an upper-case letter, digit or quote. */
+export function sentencesOf(text: string): string[] {
+  const parts = text.split(/(?<=[.!?])\s+(?=[\p{Lu}\p{N}"'“‘(])/u).filter((s) => s.trim() !== '');
+  return parts.length === 0 ? [text] : parts;
+}
+
+interface Turn {
+  readonly chunk: number;
+  readonly index: number;
+  readonly prefix: string;
+  readonly turnIds: readonly string[];
+  readonly whole: boolean;
+}
+
+interface Sentence {
+  readonly turn: number;
+  readonly pos: number;
+  readonly text: string;
+  readonly tokens: number;
+  /** Tokens when it follows another sentence of its turn (a leading space merges into its first token). */
+  readonly joined: number;
+  score: number;
+}
+
+export async function selectSentencePassages(
+  ranked: readonly ChunkRecord[],
+  score: (passages: readonly string[]) => Promise<number[]>,
+  budget: number,
+  tok: Tokenizer,
+  chronological: (a: ChunkRecord, b: ChunkRecord) => number,
+): Promise<PassageSelection> {
+  const splits = ranked.map(splitChunk);
+  const turns: Turn[] = [];
+  const sentences: Sentence[] = [];
+  splits.forEach((s, chunk) =>
+    s.passages.forEach((p, index) => {
+      // A chunk not written one line per turn (a model's summary) is one passage taken whole, as in 'passage' recall.
+      const whole = p.text.includes('\n') || (s.passages.length === 1 && p.turnIds.length !== 1);
+      const colon = p.text.indexOf(': ');
+      const prefix = whole || colon < 0 ? '' : p.text.slice(0, colon + 2);
+      const body = whole ? p.text : p.text.slice(prefix.length);
+      const t = turns.push({ chunk, index, prefix, turnIds: p.turnIds, whole }) - 1;
+      (whole ? [body] : sentencesOf(body)).forEach((text, pos) => sentences.push({ turn: t, pos, text, tokens: tok.count(text), joined: tok.count(` ${text}`), score: 0 }));
+    }),
+  );
+  const raw = await score(sentences.map((x) => x.text));
+  const best = new Array<number>(turns.length).fill(0);
+  sentences.forEach((x, k) => {
+    best[x.turn] = Math.max(best[x.turn] ?? 0, raw[k] ?? 0);
+  });
+  sentences.forEach((x, k) => {
+    const t = turns[x.turn]!;
+    const prev = x.turn > 0 && turns[x.turn - 1]?.chunk === t.chunk ? (best[x.turn - 1] ?? 0) : 0;
+    const next = x.turn + 1 < turns.length && turns[x.turn + 1]?.chunk === t.chunk ? (best[x.turn + 1] ?? 0) : 0;
+    x.score = (raw[k] ?? 0) + NEIGHBOUR_SHARE * Math.max(prev, next);
+  });
+  const order = sentences
+    .map((x, k) => ({ x, k }))
+    .sort((a, b) => b.x.score - a.x.score || turns[a.x.turn]!.chunk - turns[b.x.turn]!.chunk || a.k - b.k)
+    .map((e) => e.x);
+
+  const headerTokens = splits.map((s) => (s.header === null ? 0 : tok.count(s.header) + 1));
+  const prefixTokens = turns.map((t) => (t.prefix === '' ? 0 : tok.count(t.prefix)));
+  const openedChunks = new Set<number>();
+  const openedTurns = new Set<number>();
+  const kept: Sentence[] = [];
+  let estimate = 0;
+  for (const x of order) {
+    if (estimate >= budget) break;
+    const t = turns[x.turn]!;
+    const cost =
+      // A sentence joining its turn's line costs its tokens after a space, plus one for a possible ` … `.
+      (openedTurns.has(x.turn) ? x.joined + 1 : x.tokens + (kept.length === 0 ? 0 : 1) + (prefixTokens[x.turn] ?? 0)) +
+      (openedChunks.has(t.chunk) ? 0 : headerTokens[t.chunk] ?? 0);
+    if (estimate + cost > budget) continue;
+    estimate += cost;
+    openedChunks.add(t.chunk);
+    openedTurns.add(x.turn);
+    kept.push(x);
+  }
+
+  const render = (keep: readonly Sentence[]): { chunks: ChunkRecord[]; passages: RecalledPassage[]; text: string } => {
+    const byTurn = new Map<number, Sentence[]>();
+    for (const x of keep) byTurn.set(x.turn, [...(byTurn.get(x.turn) ?? []), x]);
+    const byChunk = new Map<number, number[]>();
+    for (const ti of byTurn.keys()) {
+      const c = turns[ti]!.chunk;
+      byChunk.set(c, [...(byChunk.get(c) ?? []), ti]);
+    }
+    const chunkIdx = [...byChunk.keys()].sort((a, b) => chronological(ranked[a]!, ranked[b]!));
+    const passages: RecalledPassage[] = [];
+    const blocks = chunkIdx.map((ci) => {
+      const chunk = ranked[ci]!;
+      const lines = (byChunk.get(ci) ?? [])
+        .sort((a, b) => turns[a]!.index - turns[b]!.index)
+        .map((ti) => {
+          const ss = (byTurn.get(ti) ?? []).sort((a, b) => a.pos - b.pos);
+          let body = '';
+          ss.forEach((x, i) => {
+            body += i === 0 ? (x.pos > 0 ? '… ' : '') + x.text : (x.pos === ss[i - 1]!.pos + 1 ? ' ' : GAP) + x.text;
+          });
+          const text = turns[ti]!.prefix + body;
+          passages.push({ sessionId: chunk.sessionId, chunkId: chunk.chunkId, text, turnIds: turns[ti]!.turnIds });
+          return text;
+        });
+      const header = splits[ci]?.header ?? null;
+      return [...(header === null ? [] : [header]), ...lines].join(PASSAGE_SEPARATOR);
+    });
+    return { chunks: chunkIdx.map((ci) => ranked[ci]!), passages, text: blocks.join(CHUNK_SEPARATOR) };
+  };
+  let out = render(kept);
+  let tokenCount = tok.count(out.text);
+  while (kept.length > 0 && tokenCount > budget) {
+    kept.pop();
+    out = render(kept);
+    tokenCount = tok.count(out.text);
+  }
+  return { ...out, tokenCount };
+}

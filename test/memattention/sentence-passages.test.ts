@@ -1,0 +1,73 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AkashicStore } from '../../src/engine/akashic-store.js';
+import { AkashicMemory } from '../../src/memattention/memory.js';
+import { sentencesOf } from '../../src/memattention/sentence-passages.js';
+import { EmbeddedModel } from '../../src/model/embedded-model.js';
+import { memoryStore, tokenizer } from './fixtures.js';
+
+const U = 'alice';
+const T0 = Date.UTC(2024, 2, 1);
+const FILLER = [
+  'The weather was grey all afternoon and the bus came late.',
+  'I finished a long novel about sailors on the northern sea.',
+  'My neighbour keeps practising scales on an old trumpet.',
+  'We argued for an hour about which pizza topping is best.',
+];
+
+describe('sentence recall (the default recallUnit)', () => {
+  let store: AkashicStore;
+  let memory: AkashicMemory;
+  beforeEach(async () => {
+    ({ store } = await memoryStore());
+    memory = new AkashicMemory(store, { model: new EmbeddedModel({ denseSignal: false }), relocateEveryRecalls: 0, recallScope: 'user' });
+  });
+  afterEach(async () => {
+    await memory.close();
+    await store.close();
+  });
+
+  it('splits a turn into sentences', () => {
+    expect(sentencesOf('I moved to Lisbon. It is sunny! Is it? "Yes," she said. e.g. this stays')).toEqual([
+      'I moved to Lisbon.',
+      'It is sunny!',
+      'Is it?',
+      '"Yes," she said. e.g. this stays',
+    ]);
+    expect(sentencesOf('no punctuation at all')).toEqual(['no punctuation at all']);
+  });
+
+  it('keeps the matching sentence of a long turn and leaves its unrelated sentences out when the budget is tight', async () => {
+    const turns = [
+      ...FILLER,
+      `${FILLER[0]} I adopted a greyhound called Biscuit from the shelter. ${FILLER[1]} ${FILLER[2]}`,
+      ...FILLER,
+    ];
+    for (const [i, text] of turns.entries()) {
+      await memory.appendTurn({ user: U, session: 's1', role: i % 2 === 0 ? 'Alice' : 'Bob', text, at: T0 + i * 1000, turnId: `t${i}` });
+    }
+    await memory.endSession({ user: U, session: 's1' });
+    const budget = 40;
+    const r = await memory.recall({ user: U, session: 's2', query: 'What is the name of the greyhound?', memoryBudgetTokens: budget });
+    expect(r.tokenCount).toBeLessThanOrEqual(budget);
+    expect(r.tokenCount).toBe(tokenizer.count(r.text));
+    const evidence = r.passages.find((p) => p.turnIds.includes(`t${FILLER.length}`));
+    expect(evidence, r.text).toBeDefined();
+    // Only the sentence that matches, under its speaker and the chunk's date line; the gap before it marked.
+    expect(evidence!.text).toBe('Alice: … I adopted a greyhound called Biscuit from the shelter.');
+    expect(r.text.startsWith('[2024-03-01]\n')).toBe(true);
+    expect(r.text).not.toContain('practising scales');
+    for (const p of r.passages) expect(r.text).toContain(p.text);
+    // With room, the whole turn comes back in order, each speaker named once per turn.
+    const wide = await memory.recall({ user: U, session: 's2', query: 'What is the name of the greyhound?', memoryBudgetTokens: 10_000 });
+    expect(wide.text).toContain(`Alice: ${turns[FILLER.length]}`);
+  });
+
+  it('recalls a chunk whose text is not one line per turn whole', async () => {
+    const text = 'Summary: Alice adopted a greyhound. She named it Biscuit.\nIt likes the park.\nShe walks it daily.';
+    await store.write(U, [{ op: 'put', sessionId: 'old', kind: 'memory', text, keywords: ['greyhound'], tokenCount: 20, createdAt: T0, provenance: ['a', 'b'] }]);
+    const r = await memory.recall({ user: U, session: 's3', query: 'greyhound' });
+    expect(r.passages).toHaveLength(1);
+    expect(r.passages[0]?.turnIds).toEqual(['a', 'b']);
+    expect(r.text).toBe(text);
+  });
+});
