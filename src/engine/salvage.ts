@@ -11,7 +11,7 @@ import { decodeDirEntry, type DirEntry } from '../record/dir-entry.js';
 import { decodeActiveTurn, decodeEngineMeta, type ActiveTurnValue, type EngineMeta } from '../record/engine-records.js';
 import { openFamilies, type ColumnFamilies } from '../store/column-families.js';
 import { META_ENGINE_KEY, dirKey, frameKey, parseActiveKey, parseDirKey } from '../store/keys.js';
-import { levelCodes } from '../store/level-errors.js';
+import { levelCodes, openError } from '../store/level-errors.js';
 import { findLogDamage } from '../store/leveldb/log-check.js';
 import { makeWorkingCopy } from '../store/leveldb/read-only-copy.js';
 import { rebuildDamagedTables } from '../store/leveldb/table-rebuild.js';
@@ -359,9 +359,7 @@ async function openSource(path: string, repair: boolean): Promise<Source> {
       const codes = levelCodes(err);
       if (!repair || !codes.includes('LEVEL_CORRUPTION')) {
         await copy.remove();
-        const detail = String((err as Error & { cause?: Error }).cause?.message ?? (err as Error).message);
-        const code = codes.includes('LEVEL_CORRUPTION') ? 'AKASHIC_CORRUPTION' : /does not exist/.test(detail) ? 'AKASHIC_NOT_FOUND' : 'AKASHIC_IO';
-        throw new AkashicError(code, `cannot open salvage source ${path}: ${detail}`, { cause: err });
+        throw openError(err, path);
       }
     }
   }
