@@ -22,8 +22,16 @@ export interface PlacementMark {
  * (or session) and lane, sealing it at `blockCapacity` slots or `blockMaxBytes`; packed groups go whole into
  * fresh sealed blocks. REQUIRES: the transaction's write lock.
  */
+/** The records staged for one open block (per user, or per session), in order. */
+interface AppendGroup {
+  readonly userId: string;
+  readonly sessionId: string | null;
+  readonly lane: AppendLane;
+  readonly records: PendingRecord[];
+}
+
 export class BlockPlacement {
-  readonly #appends = new Map<string, { userId: string; sessionId: string | null; lane: AppendLane; records: PendingRecord[] }>();
+  readonly #appends = new Map<string, AppendGroup>();
   readonly #sealedGroups: { userId: string; origin: BlockOrigin; records: PendingRecord[]; split: number[] }[] = [];
   /** Open-block refs the commit wrote (for the context's cache). */
   readonly openRefs = new Map<string, number | null>();
@@ -71,9 +79,19 @@ export class BlockPlacement {
     await this.#placeAppends(s);
   }
 
+  /**
+   * Each open block's records in order; the open blocks of a group commit (one per user, or per session) are placed
+   * concurrently, so their frames compress in parallel on the thread pool instead of one after another. Each
+   * lane touches only its own blocks; what lanes share (the block id allocator, the accounting, the op list) is
+   * changed synchronously between awaits, so only which lane gets which fresh block id depends on timing.
+   */
   async #placeAppends(s: TxnState): Promise<void> {
+    await Promise.all([...this.#appends].map(([openKey, g]) => this.#placeLane(s, openKey, g)));
+  }
+
+  async #placeLane(s: TxnState, openKey: string, g: AppendGroup): Promise<void> {
     const cf = s.ctx.cf;
-    for (const [openKey, g] of this.#appends) {
+    {
       let id = s.ctx.openRefs.get(openKey);
       if (id === undefined) {
         const refValue = await cf.alloc.get(openKey);
