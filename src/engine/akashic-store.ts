@@ -363,7 +363,8 @@ export class AkashicStore {
   async keptVersions(userId: string, refs: readonly (ChunkRef & { version: number })[]): Promise<(ChunkRecord | null)[]> {
     this.#checkOpen();
     checkId(userId, 'userId');
-    return this.#track(readKept(this.#core, userId, refs));
+    const checked = checkRefs(refs, 'refs').map((r, i) => ({ ...r, version: checkVersionNumber((refs[i] as { version?: unknown }).version, `refs[${i}].version`) }));
+    return this.#track(readKept(this.#core, userId, checked));
   }
 
   /**
@@ -686,6 +687,12 @@ const CONTENT_FIELDS = ['kind', 'text', 'tokenCount', 'keywords', 'attributes', 
 function checkSupersededBy(v: unknown, ownSession: string, what: string): { sessionId: string; chunkId: string } {
   if (typeof v === 'string') return { sessionId: ownSession, chunkId: checkChunkId(v, what) };
   return checkRef(v, what);
+}
+
+/** A chunk version a caller names: an integer in [1, 2^32 - 1]. */
+function checkVersionNumber(v: unknown, what: string): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > LIMITS.version) throw invalidArgument(`${what} must be an integer in [1, ${LIMITS.version}]`);
+  return v;
 }
 
 function checkVersion(v: unknown, what: string): number {
