@@ -17,7 +17,8 @@ import { LIMITS } from '../store/chunk-input.js';
 import { checkId } from '../store/ids.js';
 import { KeyedQueue } from '../util/keyed-queue.js';
 import { SEP } from '../store/keys.js';
-import { COMPACTION_INPUT_BYTES, activeTokens, framedTurnBytes, gatedPrefix, type ActiveTurn } from './active-chunk.js';
+import { activeTokens, gatedPrefix, type ActiveTurn } from './active-chunk.js';
+import { checkTurn, type TurnInput } from './turn-input.js';
 import { OnlineRelocation, type RelocationOutcome } from './colocation.js';
 import { compactTurns, type CompactionResult, type CompactorContext } from './compactor.js';
 import { storage } from './layer-errors.js';
@@ -34,15 +35,7 @@ export interface SessionRef {
   readonly session: string;
 }
 
-/** One conversation turn to append. */
-export interface TurnInput {
-  readonly role: string;
-  readonly text: string;
-  /** Milliseconds since the epoch; default: the store clock. */
-  readonly at?: number;
-  /** Stable id, kept as provenance; default: a fresh ULID. Must be unique within the active chunk. */
-  readonly turnId?: string;
-}
+export type { TurnInput } from './turn-input.js';
 
 export interface AppendResult {
   /** Ids of the appended turns, in order. */
@@ -419,30 +412,4 @@ function checkNamespace(input: SessionRef): Namespace {
   const user = checkId(input.user, 'user');
   const session = checkId(input.session, 'session');
   return { user, session, key: user + SEP + session };
-}
-
-function checkShortText(v: unknown, what: string): string {
-  if (typeof v !== 'string' || v.length === 0 || !v.isWellFormed() || Buffer.byteLength(v, 'utf8') > LIMITS.keywordBytes) {
-    throw invalidArgument(`${what} must be a non-empty well-formed string of at most ${LIMITS.keywordBytes} bytes`);
-  }
-  return v;
-}
-
-/** Validates one turn as appendTurn accepts it (also used by the dump reader for active-turn lines). @internal */
-export function checkTurn(t: TurnInput, what: string): { role: string; text: string; at?: number; turnId?: string } {
-  if (t === null || typeof t !== 'object') throw invalidArgument(`${what} must be an object`);
-  const role = checkShortText(t.role, `${what}.role`);
-  if (typeof t.text !== 'string' || !t.text.isWellFormed() || Buffer.byteLength(t.text, 'utf8') > LIMITS.textBytes) {
-    throw invalidArgument(`${what}.text must be a well-formed string of at most ${LIMITS.textBytes} bytes`);
-  }
-  if (framedTurnBytes({ role, text: t.text }) > COMPACTION_INPUT_BYTES) {
-    throw invalidArgument(`${what}.text with its role takes more than ${COMPACTION_INPUT_BYTES} bytes, the most one compacted chunk can hold`);
-  }
-  const out: { role: string; text: string; at?: number; turnId?: string } = { role, text: t.text };
-  if (t.at !== undefined) {
-    if (typeof t.at !== 'number' || !Number.isFinite(t.at) || t.at < 0) throw invalidArgument(`${what}.at must be a non-negative number of ms`);
-    out.at = t.at;
-  }
-  if (t.turnId !== undefined) out.turnId = checkShortText(t.turnId, `${what}.turnId`);
-  return out;
 }

@@ -2,7 +2,7 @@ import { AkashicError, invalidArgument } from '../errors.js';
 import { CHUNK_KINDS, type ChunkKind, type ChunkRecord } from '../record/chunk-record.js';
 import { checkContent } from '../store/chunk-input.js';
 import { checkChunkId, checkId } from '../store/ids.js';
-import { checkTurn } from '../memattention/memory.js';
+import { checkTurn } from '../memattention/turn-input.js';
 import type { ActiveTurnValue } from '../record/engine-records.js';
 import { dirKey } from '../store/keys.js';
 
