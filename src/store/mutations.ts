@@ -142,8 +142,13 @@ async function applyMutation(c: MutationScope, txn: Txn, userId: string, session
     case 'delete': {
       const cur = check();
       if (c.options.historyVersions > 0) {
-        const { bytes } = await readRecord(c, cur, userId, sessionId, chunkId);
-        await stageSuperseded(txn, c.options, { userId, sessionId, chunkId }, cur, bytes, 'delete', m.supersededBy ?? null);
+        // Deleting a chunk whose body is damaged must stay possible (it is how a user clears the damage); history
+        // then keeps no version of it, because there is no readable one to keep.
+        const read = await readRecord(c, cur, userId, sessionId, chunkId).catch((err: unknown) => {
+          if (err instanceof AkashicError && err.code === 'AKASHIC_CORRUPTION') return null;
+          throw err;
+        });
+        if (read !== null) await stageSuperseded(txn, c.options, { userId, sessionId, chunkId }, cur, read.bytes, 'delete', m.supersededBy ?? null);
       }
       await txn.invalidate(cur.location!, cur.recordBytes);
       unindexExpiry(txn, userId, sessionId, chunkId, cur);
