@@ -1,4 +1,5 @@
 import { readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { liveTableNumbers } from './manifest.js';
 import { join } from 'node:path';
 import { blockEntries, checkBlock, decodeHandle, readBlock, readFooter, TableFormatError, type BlockHandle, type Entry } from './table-format.js';
 
@@ -109,6 +110,9 @@ export async function checkTables(dir: string, opts: { trustVerified: boolean })
   } catch {
     return { damage: [], checked: 0, record: async () => {} };
   }
+  // Tables no MANIFEST names (a compaction killed mid-write) are never read by LevelDB and deleted at open.
+  const live = await liveTableNumbers(dir);
+  if (live !== null) names = names.filter((n) => live.has(Number.parseInt(n, 10)));
   const listed = opts.trustVerified ? await readVerified(dir) : new Map<string, string>();
   const passed = new Map<string, string>();
   const damage: TableDamage[] = [];
