@@ -2,7 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { AkashicStore } from '../engine/akashic-store.js';
 import { isAkashicError } from '../errors.js';
-import { openStoreForTool } from '../tools/open-store.js';
+import { openStoreForTool } from '../admin/open-store.js';
 
 /** Exit statuses of `akashic`. Part of the CLI's contract: scripts branch on them. */
 export const EXIT = {

@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import cliProgress from 'cli-progress';
-import type { LineSink } from '../tools/line-sink.js';
+import type { LineSink } from '../util/line-sink.js';
 import type { CliIo } from './cli-context.js';
 
 /** A progress display; a no-op when stderr is not a terminal. `stop` is idempotent and final. */

@@ -2,7 +2,7 @@
  * `akashic eval qa` as a library call: load the conversations, evaluate, write the report (a table, or one JSON
  * line with `json`). The CLI command only parses its flags and calls this.
  */
-import { lineWriter, type LineSink } from '../tools/line-sink.js';
+import { lineWriter, type LineSink } from '../util/line-sink.js';
 import { evaluateQa, type QaEvalOptions, type QaEvalReport } from './qa-eval.js';
 import { loadRecallEvalSource, type RecallEvalSource } from './run-recall-eval.js';
 

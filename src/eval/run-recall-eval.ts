@@ -3,7 +3,7 @@
  * evaluate, and write the report to a sink. The CLI command only parses its flags and calls this.
  */
 import { invalidArgument } from '../errors.js';
-import type { LineSink } from '../tools/line-sink.js';
+import type { LineSink } from '../util/line-sink.js';
 import type { Conversation } from '../workload/conversation.js';
 import { loadLocomo } from '../workload/locomo-loader.js';
 import { generateSynthetic, resolveSyntheticOptions, type SyntheticOptions } from '../workload/synthetic.js';

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChunkKind, ChunkRecord } from '../../src/record/chunk-record.js';
-import { chunkLine, decodeBase64, headerLine, parseChunkLine, parseHeaderLine, parseTurnLine, turnLine } from '../../src/tools/dump-format.js';
-import { validateDumpFile } from '../../src/tools/load.js';
+import { chunkLine, decodeBase64, headerLine, parseChunkLine, parseHeaderLine, parseTurnLine, turnLine } from '../../src/admin/dump-format.js';
+import { validateDumpFile } from '../../src/admin/load.js';
 import { tempDir } from './fixtures.js';
 
 const ULID = fc.stringMatching(/^[0-7][0-9A-HJKMNP-TV-Z]{25}$/);

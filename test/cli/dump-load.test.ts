@@ -2,9 +2,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { dumpStore } from '../../src/tools/dump.js';
-import { loadDump } from '../../src/tools/load.js';
-import { openStoreForTool } from '../../src/tools/open-store.js';
+import { dumpStore } from '../../src/admin/dump.js';
+import { loadDump } from '../../src/admin/load.js';
+import { openStoreForTool } from '../../src/admin/open-store.js';
 import { buildSample, lines, openStore, runCli, tempDir } from './fixtures.js';
 
 async function dumpText(path: string, opts: { userId?: string; sessionId?: string } = {}): Promise<string> {

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeHtmlReport } from '../../src/tools/html-report.js';
-import { openStoreForTool } from '../../src/tools/open-store.js';
+import { writeHtmlReport } from '../../src/admin/html-report.js';
+import { openStoreForTool } from '../../src/admin/open-store.js';
 import { buildSample, runCli, tempDir } from './fixtures.js';
 
 describe('report', () => {

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeBlocks } from '../../src/tools/block-layout.js';
-import { inspectStore } from '../../src/tools/inspect.js';
-import { openStoreForTool } from '../../src/tools/open-store.js';
-import { statsLines } from '../../src/tools/stats-listing.js';
+import { writeBlocks } from '../../src/admin/block-layout.js';
+import { inspectStore } from '../../src/admin/inspect.js';
+import { openStoreForTool } from '../../src/admin/open-store.js';
+import { statsLines } from '../../src/admin/stats-listing.js';
 import { buildSample, lines, runCli, runMain, tempDir } from './fixtures.js';
 
 describe('stats, inspect and blocks', () => {

@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { encodeDirEntry } from '../../src/record/dir-entry.js';
 import { dirKey, frameKey } from '../../src/store/keys.js';
-import { verifyToSink } from '../../src/tools/verify-listing.js';
-import { openStoreForTool } from '../../src/tools/open-store.js';
+import { verifyToSink } from '../../src/admin/verify-listing.js';
+import { openStoreForTool } from '../../src/admin/open-store.js';
 import { openWithRawFamilies } from '../helpers/raw-families.js';
 import { buildSample, lines, runCli, tempDir } from './fixtures.js';
 

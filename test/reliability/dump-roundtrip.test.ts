@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AkashicMemory, AkashicStore } from '../../src/index.js';
-import { dumpStore } from '../../src/tools/dump.js';
-import { loadDump } from '../../src/tools/load.js';
+import { dumpStore } from '../../src/admin/dump.js';
+import { loadDump } from '../../src/admin/load.js';
 import { ScriptedModel } from '../memattention/fixtures.js';
 
 async function dumpTo(store: AkashicStore, path: string, opts: { userId?: string } = {}): Promise<string> {

@@ -13,7 +13,7 @@ import { AkashicMemory } from '../../src/memattention/index.js';
 import { decodeBlockInfo } from '../../src/record/block-info.js';
 import { decodeChunkRecord } from '../../src/record/chunk-record.js';
 import { blockKey } from '../../src/store/keys.js';
-import { dumpStore } from '../../src/tools/dump.js';
+import { dumpStore } from '../../src/admin/dump.js';
 import { rawFamilies } from '../helpers/raw-families.js';
 
 const USERS = ['a', 'ab', 'a!', 'a\uffff', 'a😀', '😀', 'b'] as const;

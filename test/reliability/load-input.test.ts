@@ -1,5 +1,5 @@
 /**
- * Hostile JSONL for the dump loader (src/tools/load.ts), property-based: whatever the file holds, validation
+ * Hostile JSONL for the dump loader (src/admin/load.ts), property-based: whatever the file holds, validation
  * never throws and names the bad lines; a file with any bad line applies nothing and never even opens (so
  * never creates, locks or changes) the target database.
  */
@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { MemoryLevel } from 'memory-level';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AkashicStore, LIMITS, type ChunkRecord } from '../../src/index.js';
-import { chunkLine, headerLine } from '../../src/tools/dump-format.js';
-import { loadDump, validateDumpFile } from '../../src/tools/load.js';
+import { chunkLine, headerLine } from '../../src/admin/dump-format.js';
+import { loadDump, validateDumpFile } from '../../src/admin/load.js';
 import { snapshotStore } from './helpers.js';
 
 const RUNS = { hostile: 300, structure: 150 } as const;

@@ -100,7 +100,7 @@ describe.each(BACKENDS)('expiry on $name', ({ make }) => {
 
 describe('expiry in the dump format', () => {
   it('round-trips expiresAt and leaves it out for permanent chunks', async () => {
-    const { chunkLine, parseChunkLine } = await import('../../src/tools/dump-format.js');
+    const { chunkLine, parseChunkLine } = await import('../../src/admin/dump-format.js');
     const base = { userId: 'u', sessionId: 's', chunkId: '01ARZ3NDEKTSV4RRFFQ69G5FAV', version: 1, createdAt: 1, updatedAt: 1, tokenCount: 0, kind: 'memory' as const, text: 't', keywords: [], attributes: {}, payload: null, supersedes: [], provenance: [] };
     expect(chunkLine(base)).not.toContain('expiresAt');
     const line = chunkLine({ ...base, expiresAt: 12345 });

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { AkashicStore } from '../../src/engine/akashic-store.js';
-import { dumpStore } from '../../src/tools/dump.js';
+import { dumpStore } from '../../src/admin/dump.js';
 import { createPrng } from '../../src/workload/prng.js';
 
 const { values } = parseArgs({

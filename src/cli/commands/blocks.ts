@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { writeBlocks } from '../../tools/block-layout.js';
+import { writeBlocks } from '../../admin/block-layout.js';
 import { dbOption, example, ioOf, withStore } from '../cli-context.js';
 
 export function register(program: Command): void {

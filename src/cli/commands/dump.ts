@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { dumpStore } from '../../tools/dump.js';
+import { dumpStore } from '../../admin/dump.js';
 import { dbOption, example, ioOf, withStore } from '../cli-context.js';
 import { progressBar } from '../progress.js';
 

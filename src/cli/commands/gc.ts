@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { runGcToSink } from '../../tools/gc-run.js';
+import { runGcToSink } from '../../admin/gc-run.js';
 import { dbOption, example, ioOf, parseFraction, parsePositiveInt, withStore } from '../cli-context.js';
 import { afterBar, progressBar } from '../progress.js';
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { inspectStore } from '../../tools/inspect.js';
+import { inspectStore } from '../../admin/inspect.js';
 import { dbOption, example, ioOf, withStore } from '../cli-context.js';
 
 export function register(program: Command): void {

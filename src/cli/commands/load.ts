@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { lineWriter } from '../../tools/line-sink.js';
-import { loadDump, spoolToTempFile } from '../../tools/load.js';
-import { openStoreForTool } from '../../tools/open-store.js';
+import { lineWriter } from '../../util/line-sink.js';
+import { loadDump, spoolToTempFile } from '../../admin/load.js';
+import { openStoreForTool } from '../../admin/open-store.js';
 import { EXIT, dbOption, example, ioOf, setExitCode } from '../cli-context.js';
 import { progressBar } from '../progress.js';
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { purgeToSink } from '../../tools/purge-run.js';
+import { purgeToSink } from '../../admin/purge-run.js';
 import { EXIT, dbOption, example, ioOf, setExitCode, withStore } from '../cli-context.js';
 
 export function register(program: Command): void {

@@ -1,7 +1,7 @@
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { writeHtmlReport } from '../../tools/html-report.js';
-import { lineWriter } from '../../tools/line-sink.js';
+import { writeHtmlReport } from '../../admin/html-report.js';
+import { lineWriter } from '../../util/line-sink.js';
 import { dbOption, example, ioOf, withStore } from '../cli-context.js';
 
 export function register(program: Command): void {

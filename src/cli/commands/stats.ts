@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { writeStats } from '../../tools/stats-listing.js';
+import { writeStats } from '../../admin/stats-listing.js';
 import { dbOption, example, ioOf, withStore } from '../cli-context.js';
 
 export function register(program: Command): void {

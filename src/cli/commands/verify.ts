@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { verifyToSink } from '../../tools/verify-listing.js';
+import { verifyToSink } from '../../admin/verify-listing.js';
 import { EXIT, dbOption, example, ioOf, setExitCode, withStore } from '../cli-context.js';
 import { afterBar, progressBar } from '../progress.js';
 

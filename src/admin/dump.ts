@@ -3,7 +3,7 @@ import { readOnlyScans, type ListedEntry, type SnapshotView } from '../engine/in
 import { corruption } from '../errors.js';
 import { checkId } from '../store/ids.js';
 import { chunkLine, headerLine, turnLine, type DumpedTurn } from './dump-format.js';
-import { lineWriter, type LineSink } from './line-sink.js';
+import { lineWriter, type LineSink } from '../util/line-sink.js';
 
 export interface DumpOptions {
   /** Only this user's chunks. */

@@ -1,4 +1,4 @@
-/** Small text formatters shared by the tools' human-readable output. */
+/** Small text formatters shared by the human-readable output of the CLI, the demo and the reports. */
 
 const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'] as const;
 

@@ -1,7 +1,7 @@
 import type { AkashicStore } from '../engine/akashic-store.js';
 import type { PurgeReport } from '../store/purge.js';
 import type { VerifyReport } from '../store/verify.js';
-import { lineWriter, type LineSink } from './line-sink.js';
+import { lineWriter, type LineSink } from '../util/line-sink.js';
 
 export interface PurgeToolOptions {
   readonly user: string;

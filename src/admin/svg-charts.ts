@@ -1,6 +1,6 @@
 import { blockKey } from '../store/keys.js';
 import type { BlockLayout } from './block-layout.js';
-import { phiBucketLabel } from './text-format.js';
+import { phiBucketLabel } from '../util/text-format.js';
 
 /**
  * Inline SVG pictures for the HTML report. Pure functions from data to markup; no external resources (no

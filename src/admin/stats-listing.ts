@@ -1,6 +1,6 @@
 import type { AkashicStore } from '../engine/akashic-store.js';
 import type { StoreStats } from '../store/stats.js';
-import { lineWriter, type LineSink } from './line-sink.js';
+import { lineWriter, type LineSink } from '../util/line-sink.js';
 
 /** `key: value` lines of a stats object; nested objects flatten to dotted keys, arrays print as JSON. */
 export function statsLines(stats: StoreStats): string[] {

@@ -1,6 +1,6 @@
 import type { AkashicStore } from '../engine/akashic-store.js';
 import type { VerifyReport } from '../store/verify.js';
-import { lineWriter, type LineSink } from './line-sink.js';
+import { lineWriter, type LineSink } from '../util/line-sink.js';
 
 export interface VerifyToolOptions {
   /** Called with blocks checked so far and the number of blocks to check. */

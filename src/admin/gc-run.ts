@@ -1,6 +1,6 @@
 import type { AkashicStore } from '../engine/akashic-store.js';
 import type { GcReport } from '../gc/gc-pass.js';
-import { lineWriter, type LineSink } from './line-sink.js';
+import { lineWriter, type LineSink } from '../util/line-sink.js';
 
 export interface GcToolOptions {
   /** θ for this pass; default the store's. */

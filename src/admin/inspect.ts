@@ -2,8 +2,8 @@ import type { AkashicStore } from '../engine/akashic-store.js';
 import { readOnlyScans } from '../engine/internal-seams.js';
 import type { EngineMeta } from '../record/engine-records.js';
 import type { StoreStats } from '../store/stats.js';
-import { lineWriter, writeLines, type LineSink } from './line-sink.js';
-import { formatBytes, formatRatio, phiBucketLabel, textBars } from './text-format.js';
+import { lineWriter, writeLines, type LineSink } from '../util/line-sink.js';
+import { formatBytes, formatRatio, phiBucketLabel, textBars } from '../util/text-format.js';
 
 /** Per-user figures from the directory. */
 export interface UserSummary {

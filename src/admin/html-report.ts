@@ -5,7 +5,7 @@ import type { EngineMeta } from '../record/engine-records.js';
 import type { StoreStats } from '../store/stats.js';
 import { blockLayouts, type BlockLayout } from './block-layout.js';
 import { blockLayoutSvg, esc, phiHistogramSvg, sessionColour, sessionKey, stackedBarSvg } from './svg-charts.js';
-import { formatBytes, formatRatio } from './text-format.js';
+import { formatBytes, formatRatio } from '../util/text-format.js';
 
 export interface ReportData {
   readonly title: string;

@@ -4,8 +4,8 @@ import { invalidRatio, totalSlots, type BlockInfo } from '../record/block-info.j
 import { checkId } from '../store/ids.js';
 import { blockKey } from '../store/keys.js';
 import { liveEntries } from './dump.js';
-import { formatBytes, formatPercent } from './text-format.js';
-import { lineWriter, type LineSink } from './line-sink.js';
+import { formatBytes, formatPercent } from '../util/text-format.js';
+import { lineWriter, type LineSink } from '../util/line-sink.js';
 
 /** A live chunk as it sits in a block. */
 export interface SlotChunk {
