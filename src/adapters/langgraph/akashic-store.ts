@@ -37,6 +37,7 @@ import { cosine } from '../../util/cosine.js';
 import { checkItemKey, decodeVectors, itemContent, itemOf, KEY_TAG, keyMarker, valueText } from './item-record.js';
 import { checkNamespace, compareNamespaces, hasPrefix, hasSuffix, namespaceOf, scopeOf, writableScope, type EngineScope } from './namespace-mapping.js';
 import { checkFilter, matchesFilter } from './store-filter.js';
+import { FORMAT_ATTRIBUTE, pushdownFilter } from './field-attributes.js';
 
 /** Keywords kept per item for lexical `query` ranking. */
 export const DEFAULT_ITEM_KEYWORDS = 64;
@@ -231,6 +232,11 @@ export class AkashicLangGraphStore extends BaseStore {
 
     const vectorQuery = query !== undefined && this.#index !== undefined;
     const bodies = new Map<Listed, ChunkRecord>();
+    if (filter !== undefined) {
+      // Pushed down to the directory entries' attributes: only the bodies of items that may match are read.
+      const pre = pushdownFilter(filter);
+      if (pre !== null) listed = listed.filter((l) => l.entry.entry.attributes?.[FORMAT_ATTRIBUTE] !== '2' || pre.matches(l.entry.entry, l.entry.entry.attributes));
+    }
     if (filter !== undefined || vectorQuery) {
       await this.#readInto(listed, bodies);
       listed = listed.filter((l) => bodies.has(l));

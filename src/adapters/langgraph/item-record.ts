@@ -5,7 +5,8 @@
  * - `text`: the value as JSON (what a recall or a dump shows; at most 1 MiB);
  * - `keywords[0]`: the key marker `\u0001k:<key>` (marker-keywords.ts), then up to `keywordLimit` keywords extracted
  *   from the indexed fields, which serve lexical `query` ranking from directory metadata alone;
- * - `attributes`: `lg.key` (the exact key, at most 16 KiB) and `lg.format` ("1");
+ * - `attributes`: `lg.key` (the exact key, at most 16 KiB), `lg.format` ("2" when the value's top-level fields are
+ *   copied as typed attributes for search filters, field-attributes.ts; "1" when they are not) and those fields;
  * - `payload`: null, or the item's embedding vectors when the store has an embeddings index:
  *   u8 format (1) | u8 0 | u16 LE vector count | u32 LE dims | count × dims float32 LE.
  * - `createdAt`/`updatedAt` of the chunk are the item's; an update keeps `createdAt` (the engine does).
@@ -19,10 +20,10 @@ import { extractKeywords } from '../../model/keywords.js';
 import type { ChunkRecord } from '../../record/chunk-record.js';
 import { LIMITS, type ChunkContent } from '../../store/chunk-input.js';
 import { markerKeyword } from '../shared/marker-keywords.js';
+import { FORMAT_ATTRIBUTE, fieldAttributes } from './field-attributes.js';
 
 export const KEY_TAG = 'k';
 export const KEY_ATTRIBUTE = 'lg.key';
-const FORMAT_ATTRIBUTE = 'lg.format';
 const VECTOR_FORMAT = 1;
 
 /** Validates an item key: a well-formed string that fits an attribute value. */
@@ -52,11 +53,13 @@ export function valueText(value: unknown): string {
 /** Chunk content of an item. `indexTexts`: the texts of its indexed fields (empty when not indexed). */
 export function itemContent(key: string, text: string, indexTexts: readonly string[], keywordLimit: number, vectors: readonly number[][] | null): ChunkContent {
   const keywords = indexTexts.length === 0 ? [] : extractKeywords(indexTexts.join('\n'), keywordLimit).filter((k) => Buffer.byteLength(k, 'utf8') <= LIMITS.keywordBytes);
+  // The fields as stored: the value's JSON round trip (text is valueText's output, so it parses).
+  const fields = fieldAttributes(JSON.parse(text) as Record<string, unknown>);
   return {
     kind: 'note',
     text,
     keywords: [keyMarker(key), ...keywords],
-    attributes: { [KEY_ATTRIBUTE]: key, [FORMAT_ATTRIBUTE]: '1' },
+    attributes: { ...fields.attributes, [KEY_ATTRIBUTE]: key, [FORMAT_ATTRIBUTE]: fields.complete ? '2' : '1' },
     payload: vectors === null || vectors.length === 0 ? null : encodeVectors(vectors),
   };
 }
