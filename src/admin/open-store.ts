@@ -1,10 +1,7 @@
-import { join } from 'node:path';
-import { ClassicLevel } from 'classic-level';
 import { AkashicStore } from '../engine/akashic-store.js';
-import { refuseNonDirectory, requireDatabaseDir } from '../engine/database-dir.js';
-import { AkashicError } from '../errors.js';
+import { destroyDatabase, refuseNonDirectory, requireDatabaseDir } from '../engine/database-dir.js';
 
-export { refuseNonDirectory, requireDatabaseDir };
+export { destroyDatabase, refuseNonDirectory, requireDatabaseDir };
 
 export interface ToolOpenOptions {
   /** Read-only commands pass true: no write is issued (the LevelDB lock is still taken). */
@@ -25,22 +22,4 @@ export async function openStoreForTool(path: string, opts: ToolOpenOptions = {})
   if (opts.create === true) await refuseNonDirectory(path);
   else await requireDatabaseDir(path);
   return AkashicStore.open({ path, gc: { intervalMs: 0 }, readOnly: opts.readOnly ?? false });
-}
-
-/**
- * Deletes the LevelDB database at `path` so that a tool can recreate it (the demo's `--force`). LevelDB's own
- * destroy takes the database's lock first, so a database another process (or this one) holds open fails with
- * AKASHIC_LOCKED and nothing is deleted. Only a directory that holds a database is touched, and only the
- * database's files go; files LevelDB does not own stay.
- */
-export async function destroyDatabase(path: string): Promise<void> {
-  await requireDatabaseDir(path);
-  try {
-    await ClassicLevel.destroy(path);
-  } catch (err) {
-    if ((err as { code?: unknown }).code === 'LEVEL_LOCKED') {
-      throw new AkashicError('AKASHIC_LOCKED', `database is locked by another process or already open in this one (lock file ${join(path, 'LOCK')}); nothing was deleted`, { cause: err });
-    }
-    throw new AkashicError('AKASHIC_IO', `cannot delete the database at ${path}: ${(err as Error).message}`, { cause: err });
-  }
 }

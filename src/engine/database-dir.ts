@@ -1,7 +1,9 @@
-/** Checks of a database path made before LevelDB touches it (LevelDB creates a directory and LOCK even when told not to create). */
+/** Checks of a database path made before LevelDB touches it (LevelDB creates a directory and LOCK even when told not to create), and deleting a database. */
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ClassicLevel } from 'classic-level';
 import { AkashicError } from '../errors.js';
+import { destroyError } from '../store/level-errors.js';
 
 /**
  * Fails with AKASHIC_NOT_FOUND, touching nothing, unless `path` is a directory holding a LevelDB database
@@ -32,5 +34,20 @@ async function kindOf(path: string): Promise<'missing' | 'file' | 'dir'> {
     if (code === 'ENOENT') return 'missing';
     if (code === 'ENOTDIR') throw new AkashicError('AKASHIC_NOT_FOUND', `${path}: a parent of this path is a file, not a directory`, { cause: err });
     throw new AkashicError('AKASHIC_IO', `cannot read ${path}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/**
+ * Deletes the LevelDB database at `path` so that a tool can recreate it (the demo's `--force`). LevelDB's own
+ * destroy takes the database's lock first, so a database another process (or this one) holds open fails with
+ * AKASHIC_LOCKED and nothing is deleted. Only a directory that holds a database is touched, and only the
+ * database's files go; files LevelDB does not own stay.
+ */
+export async function destroyDatabase(path: string): Promise<void> {
+  await requireDatabaseDir(path);
+  try {
+    await ClassicLevel.destroy(path);
+  } catch (err) {
+    throw destroyError(err, path);
   }
 }

@@ -11,7 +11,7 @@ import { decodeDirEntry, type DirEntry } from '../record/dir-entry.js';
 import { decodeActiveTurn, decodeEngineMeta, type ActiveTurnValue, type EngineMeta } from '../record/engine-records.js';
 import { openFamilies, type ColumnFamilies } from '../store/column-families.js';
 import { META_ENGINE_KEY, dirKey, frameKey, parseActiveKey, parseDirKey } from '../store/keys.js';
-import { levelCodes, openError } from '../store/level-errors.js';
+import { isCorruption, openError } from '../store/level-errors.js';
 import { findLogDamage } from '../store/leveldb/log-check.js';
 import { makeWorkingCopy } from '../store/leveldb/read-only-copy.js';
 import { rebuildDamagedTables } from '../store/leveldb/table-rebuild.js';
@@ -356,8 +356,7 @@ async function openSource(path: string, repair: boolean): Promise<Source> {
     try {
       return opened(await open(), false);
     } catch (err) {
-      const codes = levelCodes(err);
-      if (!repair || !codes.includes('LEVEL_CORRUPTION')) {
+      if (!repair || !isCorruption(err)) {
         await copy.remove();
         throw openError(err, path);
       }

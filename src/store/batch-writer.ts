@@ -1,5 +1,6 @@
 import type { AbstractBatchOperation } from 'abstract-level';
 import { AkashicError } from '../errors.js';
+import { isNotOpen, storageError } from './level-errors.js';
 import { writeOptions, type AnyLevel, type ResolvedStoreOptions } from './options.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -71,9 +72,8 @@ export class BatchWriter {
     try {
       await this.#db.batch(rootOps(ops), { ...writeOptions(this.#options), keyEncoding: 'utf8', valueEncoding: 'buffer' } as unknown as Record<string, never>);
     } catch (err) {
-      const code = (err as { code?: unknown } | null)?.code;
       // A database closed under a racing write is a lifecycle error, not a storage failure: nothing was written.
-      if (code === 'LEVEL_DATABASE_NOT_OPEN') throw new AkashicError('AKASHIC_NOT_OPEN', 'database is not open', { cause: err });
+      if (isNotOpen(err)) throw storageError(err);
       const message = err instanceof Error ? err.message : String(err);
       this.#failure = new AkashicError('AKASHIC_IO', `storage write failed: ${message}`, { cause: err });
       throw new AkashicError('AKASHIC_IO', `storage write failed: ${message}; the store refuses writes until it is closed and reopened`, {
