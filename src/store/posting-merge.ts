@@ -1,4 +1,4 @@
-import { corruption } from '../errors.js';
+import { AkashicError, corruption } from '../errors.js';
 import { decodeDirEntry } from '../record/dir-entry.js';
 import type { BatchWriter } from './batch-writer.js';
 import { IndexDelta, indexOps, indexedChunk, parsePendingKey, pendingKey } from './candidate-index.js';
@@ -65,12 +65,34 @@ export async function countPending(cf: ColumnFamilies): Promise<Map<string, numb
   return out;
 }
 
+/** A background posting merge that failed. */
+export interface PostingMergeError {
+  /** The user whose pending chunks it was posting. */
+  readonly userId: string;
+  /** The error's stable code (`AKASHIC_IO` for an error that is not an AkashicError). */
+  readonly code: string;
+  readonly message: string;
+  /** When it failed (ms since the epoch). */
+  readonly at: number;
+}
+
+/** The state of the candidate index's background posting merges (`StoreStats.postingMerge`). */
+export interface PostingMergeReport {
+  /** Live chunks whose postings wait for a merge (readers find them through their pending keys). */
+  readonly pendingChunks: number;
+  /** Merges that failed since the store was opened; each changed nothing and is retried at the user's next commit. */
+  readonly failures: number;
+  /** The most recent failure, or null. */
+  readonly lastError: PostingMergeError | null;
+}
+
 /**
  * Queues a posting merge behind the writes already waiting for the write lock, for each user that reached the
  * store's `postingMergeAt` pending chunks (`TxnContext.onPending` calls `schedule` after a commit). Not awaited by
  * the write that triggered it; `close()` drains the lock, so a queued merge finishes before the store closes. A
- * failed merge is left alone: a write error has latched the store read-only, and index damage is what verify()
- * reports; the pending keys stay valid either way.
+ * failed merge changes nothing (its batch is atomic) and the pending keys stay valid, so readers stay exact; it is
+ * counted and its error kept (`report`, shown by `stats()`), and the user's next commit schedules it again. The
+ * usual causes: a write error, which has latched the store read-only, or index damage, which verify() names.
  * @internal
  */
 export class PostingMerger {
@@ -78,6 +100,8 @@ export class PostingMerger {
   readonly #writer: BatchWriter;
   readonly #ctx: TxnContext;
   readonly #queued = new Set<string>();
+  #failures = 0;
+  #lastError: PostingMergeError | null = null;
 
   constructor(lock: WriteLock, writer: BatchWriter, ctx: TxnContext) {
     this.#lock = lock;
@@ -92,9 +116,24 @@ export class PostingMerger {
       this.#queued.add(user);
       void this.#lock
         .run(() => this.#merge(user))
-        .catch(() => undefined)
+        .catch((err: unknown) => {
+          this.#failures++;
+          this.#lastError = {
+            userId: user,
+            code: err instanceof AkashicError ? err.code : 'AKASHIC_IO',
+            message: err instanceof Error ? err.message : String(err),
+            at: Date.now(),
+          };
+        })
         .finally(() => this.#queued.delete(user));
     }
+  }
+
+  /** Pending chunks, failed merges since open and the last failure (`stats().postingMerge`). */
+  report(): PostingMergeReport {
+    let pendingChunks = 0;
+    for (const n of this.#ctx.pendingPostings.values()) pendingChunks += n;
+    return { pendingChunks, failures: this.#failures, lastError: this.#lastError };
   }
 
   /** Posts every pending chunk of `userId`. REQUIRES: the write lock. */

@@ -4,6 +4,7 @@ import { decodeBlockInfo, invalidRatio } from '../record/block-info.js';
 import { decodeDirEntry } from '../record/dir-entry.js';
 import { FORMAT_VERSION } from '../record/envelope.js';
 import type { StoreCore } from './store-core.js';
+import type { PostingMergeReport } from './posting-merge.js';
 
 /**
  * Engine figures. Field names are a stable, documented contract (docs/format.md, "Stats"); `akashic stats --json`
@@ -57,6 +58,12 @@ export interface StoreStats {
   /** Mean blocks touched per retrieval since the database was created (null before any). */
   readonly blocksPerRetrieval: number | null;
   readonly blockCapacity: number;
+  /**
+   * The candidate index's background posting merges: chunks whose postings are still pending, merges that failed
+   * since open (each changed nothing; the pending chunks stay findable and the merge is retried at the user's next
+   * write), and the last failure with its code.
+   */
+  readonly postingMerge: PostingMergeReport;
 }
 
 /** LevelDB's diagnostic files: its text log (rewritten on every open, read-only ones too) and the lock. */
@@ -132,5 +139,6 @@ export async function computeStats(core: StoreCore, location: string | null): Pr
     retrievals: a.retrievals,
     blocksPerRetrieval: ratio(a.retrievalBlocks, a.retrievals),
     blockCapacity: core.options.blockCapacity,
+    postingMerge: core.postingMergeReport(),
   };
 }

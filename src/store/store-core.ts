@@ -16,7 +16,7 @@ import { openFamilies, type ColumnFamilies } from './column-families.js';
 import { openEngineMeta } from './engine-meta.js';
 import { GroupCommit } from './group-commit.js';
 import { openCandidateIndex } from './index-rebuild.js';
-import { PostingMerger } from './posting-merge.js';
+import { PostingMerger, type PostingMergeReport } from './posting-merge.js';
 import { ALLOC_NEXT_KEY, META_ACCOUNTING_KEY, blockKey } from './keys.js';
 import type { Mutation, MutationResult, WriteExtra } from './mutations.js';
 import type { AnyLevel, ResolvedStoreOptions } from './options.js';
@@ -116,6 +116,11 @@ export class StoreCore {
     core.indexReady = index.ready;
     for (const [user, n] of index.pending) core.ctx.pendingPostings.set(user, n);
     return core;
+  }
+
+  /** The background posting merges: pending chunks and failures (stats). */
+  postingMergeReport(): PostingMergeReport {
+    return this.#postings.report();
   }
 
   /** False only for a database opened read-only that has no candidate index yet (format 1). */

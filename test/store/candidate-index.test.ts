@@ -190,3 +190,37 @@ describe.each(BACKENDS)('posting merge on $name', ({ make }) => {
     }
   });
 });
+
+describe.each(BACKENDS)('a failed posting merge on $name', ({ make }) => {
+  it('is reported by stats() with its code, changes nothing, and is retried at the next write', async () => {
+    const be = await make();
+    const store = await be.open({ postingMergeAt: 5 });
+    try {
+      // A pending key with no directory entry behind it, older than every real one: the merge meets it first.
+      const bogus = ['q', 'u', 'memory', '00000000000000', 's', '01ARZ3NDEKTSV4RRFFQ69G5FAV'].join('\u0000');
+      await be.raw().candidates.put(bogus, Buffer.alloc(0));
+      expect((await store.stats()).postingMerge).toEqual({ pendingChunks: 0, failures: 0, lastError: null });
+      for (let i = 0; i < 5; i++) await store.put('u', { sessionId: 's', text: text(i), keywords: ['tea', `k${i}`] });
+      await store.write('other', [{ op: 'put', sessionId: 's', text: 'queued behind the merge' }]);
+      const failed = (await store.stats()).postingMerge;
+      expect(failed.failures).toBe(1);
+      expect(failed.pendingChunks).toBe(6); // u's five and other's one: the failed merge posted nothing
+      expect(failed.lastError).toMatchObject({ userId: 'u', code: 'AKASHIC_CORRUPTION' });
+      expect(failed.lastError!.message).toContain('pending key');
+      await be.raw().candidates.del(bogus);
+      // Still exact: the chunks the merge failed to post are found through their pending keys.
+      const read = await store.candidates('u', { sessionId: null, kinds: ['memory'], keywords: ['tea'], window: 5, prefilter: 8 });
+      expect(read?.entries.length).toBe(5);
+      await store.put('u', { sessionId: 's', text: text(9), keywords: ['tea'] });
+      await store.write('other', [{ op: 'put', sessionId: 's', text: 'queued behind the retry' }]);
+      const after = (await store.stats()).postingMerge;
+      expect(after.failures).toBe(1);
+      expect(after.pendingChunks).toBe(2); // u's six were posted; other's two wait
+      expect(after.lastError).toEqual(failed.lastError);
+      expect((await store.verify()).problems).toEqual([]);
+    } finally {
+      await store.close();
+      await be.cleanup();
+    }
+  });
+});
