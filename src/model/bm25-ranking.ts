@@ -1,49 +1,98 @@
 /**
- * Okapi BM25 over pre-tokenized documents, delegated to `wink-bm25-text-search`.
+ * Okapi BM25 over pre-tokenized documents, with the arithmetic of `wink-bm25-text-search` (k1 1.2, b 0.75, IDF
+ * `ln((N − n + 0.5) / (n + 0.5) + 1)`, per-term weights rounded to 9 decimals), computed directly.
  *
- * Why wink and not `okapibm25`: okapibm25 counts a term with `new RegExp(term)` and computes IDF with
- * `String.includes`, so it matches substrings (`car` inside `cards`), throws on terms such as `c++`, and scores a
- * term differently in TF and IDF. wink keeps a real inverted index over exact tokens and lets us supply the
- * tokenizer, so the same normalized terms are used on both sides.
+ * Why not wink itself: it builds a full inverted index (every term of every document, a rounded weight per
+ * document and term) for one query and throws it away; SELECT does that on every recall over hundreds of
+ * candidates, and it was about half of a recall's CPU time. Only the query's terms need weights, so this computes
+ * document lengths, the query terms' document frequencies and their weights in the documents that hold them — the
+ * same operations in the same order, so every score is bit-for-bit wink's (a test checks it against wink).
  *
- * wink refuses to consolidate fewer than 3 documents. Small candidate sets are padded with placeholder documents
- * made of a token our tokenizer can never produce; they match no query and are dropped from the result. Padding
- * changes N and the average document length, so absolute scores differ from unpadded BM25, but IDF still falls with
- * document frequency and length normalization still favours shorter matches, so the ranking keeps BM25's shape.
- * Only the order (and score > 0) is used by callers.
+ * Why wink's scheme and not another BM25: the rankings SELECT and the evaluation baseline produce are wink's, and a
+ * speed change must not move them. wink refuses to consolidate fewer than 3 documents, so small candidate sets were
+ * padded with placeholder documents of a token our tokenizer never produces (one token each); they still count in
+ * N and the average length here. Padding changes absolute scores, not BM25's shape; callers use only the order and
+ * score > 0.
  *
  * @internal
  */
-import winkBm25 from 'wink-bm25-text-search';
 
 const MIN_DOCS = 3;
-/** NUL cannot occur in a term from `termsOf`, so placeholder documents never match. */
+/** The placeholder documents' one token (NUL cannot occur in a term from `termsOf`). */
 const PLACEHOLDER_TERM = '\u0000';
-/** wink rounds per-term weights to this many decimals; 9 is its maximum and keeps ties rare. */
+const K1 = 1.2;
+const B = 0.75;
+/** Added inside the IDF's logarithm (wink's `k`), which keeps IDF positive. */
+const IDF_K = 1;
+/** Per-term weights are rounded to this many decimals, as wink's consolidation (at its maximum, 9) rounds them. */
 const PRECISION = 9;
 
-const splitTerms = (input: string): string[] => input.split(' ').filter((term) => term.length > 0);
+/** Terms as wink's space tokenizer sees them: joined by spaces and split again, empty pieces dropped. */
+function tokensOf(terms: readonly string[]): readonly string[] {
+  for (const t of terms) {
+    if (t.length === 0 || t.includes(' ')) return terms.join(' ').split(' ').filter((x) => x.length > 0);
+  }
+  return terms;
+}
 
 /**
  * BM25 score of every document against the query terms, by document index; 0 for documents that match nothing.
- * Terms must already be normalized and must not contain spaces.
+ * Terms must already be normalized. A query term given twice counts twice.
  */
 export function bm25Scores(documents: readonly (readonly string[])[], queryTerms: readonly string[]): number[] {
   const scores = documents.map(() => 0);
   if (documents.length === 0 || queryTerms.length === 0) return scores;
 
-  const engine = winkBm25();
-  engine.defineConfig({ fldWeights: { body: 1 }, bm25Params: { k1: 1.2, b: 0.75, k: 1 } });
-  engine.definePrepTasks([splitTerms]);
-  documents.forEach((terms, i) => engine.addDoc({ body: terms.join(' ') }, i));
-  for (let pad = documents.length; pad < MIN_DOCS; pad += 1) {
-    engine.addDoc({ body: PLACEHOLDER_TERM }, pad);
-  }
-  engine.consolidate(PRECISION);
+  const query = tokensOf(queryTerms);
+  /** Distinct query token → its position among the distinct ones. */
+  const slot = new Map<string, number>();
+  for (const t of query) if (!slot.has(t)) slot.set(t, slot.size);
+  const pads = Math.max(0, MIN_DOCS - documents.length);
+  const totalDocs = documents.length + pads;
 
-  for (const [id, score] of engine.search(queryTerms.join(' '), Math.max(documents.length, MIN_DOCS))) {
-    const i = Number(id);
-    if (i < documents.length) scores[i] = score;
+  // One pass over the documents: lengths, and each query token's frequency in each document holding it.
+  const lengths = new Array<number>(documents.length);
+  /** Per distinct query token: [document index, frequency] in document order. */
+  const postings: [number, number][][] = Array.from({ length: slot.size }, () => []);
+  let totalLength = pads; // each placeholder document is one token long
+  documents.forEach((terms, d) => {
+    const tokens = tokensOf(terms);
+    lengths[d] = tokens.length;
+    totalLength += tokens.length;
+    for (const t of tokens) {
+      const s = slot.get(t);
+      if (s === undefined) continue;
+      const list = postings[s]!;
+      const last = list[list.length - 1];
+      if (last !== undefined && last[0] === d) last[1] += 1;
+      else list.push([d, 1]);
+    }
+  });
+  const placeholderSlot = slot.get(PLACEHOLDER_TERM);
+
+  const avgLength = totalLength / totalDocs;
+  const weight = new Array<number[] | null>(slot.size).fill(null);
+  for (let s = 0; s < slot.size; s++) {
+    const list = postings[s]!;
+    // Placeholder documents hold the placeholder token: it is in pads more documents (they are never scored).
+    const n = list.length + (s === placeholderSlot ? pads : 0);
+    if (n === 0) continue;
+    const idf = Math.log((totalDocs - n + 0.5) / (n + 0.5) + IDF_K);
+    weight[s] = list.map(([d, freq]) => {
+      const normalization = 1 - B + B * (lengths[d]! / avgLength);
+      return Math.sign(freq) * Number((Math.abs((freq * (K1 + 1)) / (K1 * normalization + freq)) * idf).toFixed(PRECISION));
+    });
+  }
+  // Summed in query order, a repeated query token once per occurrence, as wink's search sums them.
+  for (const t of query) {
+    const s = slot.get(t)!;
+    const w = weight[s];
+    if (w === null || w === undefined) continue;
+    const list = postings[s]!;
+    for (let i = 0; i < list.length; i++) {
+      const d = list[i]![0];
+      scores[d] = w[i]! + scores[d]!;
+    }
   }
   return scores;
 }

@@ -16,7 +16,7 @@ import type {
 import { invalidArgument } from '../errors.js';
 import { associationComponents } from './association.js';
 import { bm25Scores } from './bm25-ranking.js';
-import { DEFAULT_KEYWORD_LIMIT, extractKeywords, termsOf } from './keywords.js';
+import { DEFAULT_KEYWORD_LIMIT, extractKeywords, keywordTerms, termsOf } from './keywords.js';
 import { checkThreshold, checkTopP, checkUniqueIds } from './model-arguments.js';
 import { denseScores, lexicalThenDense, vectorsOf } from './dense-signal.js';
 import { offlineWordVectors, type WordVectors } from './word-vectors.js';
@@ -109,7 +109,7 @@ export class EmbeddedModel implements MemoryModel {
 
     // A term named in both the keywords and the text counts once: BM25 has no query-side term frequency.
     const queryTerms = [...new Set([...termsOf(query.keywords.join('\n')), ...termsOf(query.text)])];
-    const documents = candidates.map((candidate) => termsOf(candidate.keywords.join('\n')));
+    const documents = candidates.map((candidate) => keywordTerms(candidate.keywords));
     const lexical = bm25Scores(documents, queryTerms);
     const vectors = this.wordVectors;
     // With word vectors: BM25's matches first, then candidates that share no word with the query but hold words

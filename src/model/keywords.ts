@@ -123,6 +123,25 @@ export function termsOf(text: string): string[] {
   return tokenize(text).map((token) => token.term);
 }
 
+/**
+ * Matching terms of a keyword list (`termsOf` of the keywords, one per line), memoized: SELECT turns the same
+ * candidates' keywords into terms on every recall. A pure function of the list, so the memo changes no result;
+ * bounded, and forgotten whole when full. The returned array is shared: do not mutate it.
+ */
+const KEYWORD_TERMS_MEMO = new Map<string, readonly string[]>();
+const KEYWORD_TERMS_MEMO_MAX = 4096;
+
+export function keywordTerms(keywords: readonly string[]): readonly string[] {
+  const key = keywords.join('\n');
+  let terms = KEYWORD_TERMS_MEMO.get(key);
+  if (terms === undefined) {
+    terms = termsOf(key);
+    if (KEYWORD_TERMS_MEMO.size >= KEYWORD_TERMS_MEMO_MAX) KEYWORD_TERMS_MEMO.clear();
+    KEYWORD_TERMS_MEMO.set(key, terms);
+  }
+  return terms;
+}
+
 interface TermStats {
   count: number;
   salient: boolean;

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import winkBm25 from 'wink-bm25-text-search';
+import { bm25Scores } from '../../src/model/bm25-ranking.js';
+import { termsOf } from '../../src/model/keywords.js';
+
+/** The scores as wink-bm25-text-search computes them (the implementation bm25Scores replaced, kept as the reference). */
+function winkScores(documents: readonly (readonly string[])[], queryTerms: readonly string[]): number[] {
+  const scores = documents.map(() => 0);
+  if (documents.length === 0 || queryTerms.length === 0) return scores;
+  const engine = winkBm25();
+  engine.defineConfig({ fldWeights: { body: 1 }, bm25Params: { k1: 1.2, b: 0.75, k: 1 } });
+  engine.definePrepTasks([(s: string) => s.split(' ').filter((t) => t.length > 0)]);
+  documents.forEach((terms, i) => engine.addDoc({ body: terms.join(' ') }, i));
+  for (let pad = documents.length; pad < 3; pad += 1) engine.addDoc({ body: '\u0000' }, pad);
+  engine.consolidate(9);
+  for (const [id, score] of engine.search(queryTerms.join(' '), Math.max(documents.length, 3))) {
+    const i = Number(id);
+    if (i < documents.length) scores[i] = score;
+  }
+  return scores;
+}
+
+const vocabulary = ['cat', 'dog', 'berlin', 'move', 'vet', 'jazz', 'tea', 'rent', 'python', 'garden', 'x'];
+const term = fc.constantFrom(...vocabulary);
+
+describe('bm25Scores', () => {
+  it('gives exactly the scores wink-bm25-text-search gives (any documents, repeated and unknown terms, fewer than 3 documents)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.array(term, { maxLength: 12 }), { maxLength: 12 }), fc.array(fc.oneof(term, fc.constant('unknown')), { maxLength: 6 }), (docs, query) => {
+        expect(bm25Scores(docs, query)).toEqual(winkScores(docs, query));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('gives exactly wink\'s scores on text-derived terms (terms with spaces split as wink splits them)', () => {
+    const texts = [
+      'Alice moved to Berlin last spring and rents a flat near the river',
+      'The vet said the cat needs a vaccination before the move',
+      'We listened to jazz records and drank tea in the garden',
+      'Bob refactored the Python tests; pytest runs in seconds now',
+      '',
+    ];
+    const docs = [...texts.map((t) => termsOf(t)), ['two words', 'cat'], ['  ', 'jazz']];
+    for (const q of ['Where does Alice live now?', 'cat vet move', 'jazz tea garden python', 'two words', 'nothing matches here']) {
+      const query = [...new Set(termsOf(q))];
+      expect(bm25Scores(docs, query)).toEqual(winkScores(docs, query));
+      expect(bm25Scores(docs, [...query, ...query])).toEqual(winkScores(docs, [...query, ...query]));
+      expect(bm25Scores(docs.slice(0, 2), query)).toEqual(winkScores(docs.slice(0, 2), query));
+    }
+  });
+});
