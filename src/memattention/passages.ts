@@ -145,12 +145,26 @@ export async function selectPassages(
     });
     return { chunks: chunkIdx.map((ci) => ranked[ci]!), passages, text: blocks.join(CHUNK_SEPARATOR) };
   };
-  let out = render(kept);
+  return fitToBudget(kept, render, tok, budget);
+}
+
+/**
+ * Renders `kept` (rank order, most relevant first) and counts the text exactly; while that count is over `budget`
+ * (the greedy fill sums estimates; never seen over in practice), drops the lowest-ranked item and renders again.
+ * Serves both recall units: whole-turn passages here, sentences in `sentence-passages.ts`.
+ */
+export function fitToBudget<T>(
+  kept: readonly T[],
+  render: (keep: readonly T[]) => Omit<PassageSelection, 'tokenCount'>,
+  tok: Tokenizer,
+  budget: number,
+): PassageSelection {
+  const keep = [...kept];
+  let out = render(keep);
   let tokenCount = tok.count(out.text);
-  // Exact count over the budget (never seen in practice): drop the lowest-ranked passages until it fits.
-  while (kept.length > 0 && tokenCount > budget) {
-    kept.pop();
-    out = render(kept);
+  while (keep.length > 0 && tokenCount > budget) {
+    keep.pop();
+    out = render(keep);
     tokenCount = tok.count(out.text);
   }
   return { ...out, tokenCount };

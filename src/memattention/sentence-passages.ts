@@ -11,7 +11,7 @@
  */
 import type { Tokenizer } from '../model/tokenizer.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
-import { CHUNK_SEPARATOR, PASSAGE_SEPARATOR, splitChunk, type PassageSelection, type RecalledPassage } from './passages.js';
+import { CHUNK_SEPARATOR, fitToBudget, PASSAGE_SEPARATOR, splitChunk, type PassageSelection, type RecalledPassage } from './passages.js';
 
 /**
  * Share of the neighbouring turns' best sentence score a sentence takes (as whole-turn passages take half their
@@ -131,12 +131,5 @@ export async function selectSentencePassages(
     });
     return { chunks: chunkIdx.map((ci) => ranked[ci]!), passages, text: blocks.join(CHUNK_SEPARATOR) };
   };
-  let out = render(kept);
-  let tokenCount = tok.count(out.text);
-  while (kept.length > 0 && tokenCount > budget) {
-    kept.pop();
-    out = render(kept);
-    tokenCount = tok.count(out.text);
-  }
-  return { ...out, tokenCount };
+  return fitToBudget(kept, render, tok, budget);
 }

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AkashicStore } from '../../src/engine/akashic-store.js';
 import { AkashicMemory } from '../../src/memattention/memory.js';
+import { fitToBudget } from '../../src/memattention/passages.js';
 import { EmbeddedModel } from '../../src/model/embedded-model.js';
 import { memoryStore, tokenizer } from './fixtures.js';
 
@@ -108,5 +109,25 @@ describe("passage recall (recallUnit 'passage': whole turns)", () => {
 
   it('rejects an unknown recallUnit', () => {
     expect(() => new AkashicMemory(store, { recallUnit: 'word' as never })).toThrow(/recallUnit/);
+  });
+});
+
+describe('fitToBudget (the exact-count correction both recall units share)', () => {
+  // A tokenizer whose count of a joined text exceeds the sum of its parts' counts (one token per character), so the
+  // greedy estimate can be over and the exact count must trim.
+  const perChar = { name: 'per-char', count: (text: string) => text.length };
+  const render = (keep: readonly string[]) => ({ chunks: [], passages: [], text: keep.join(' | ') });
+
+  it('drops the lowest-ranked items until the exact count fits, keeping rank order', () => {
+    const out = fitToBudget(['alpha', 'beta', 'gamma', 'delta'], render, perChar, 14);
+    expect(out.text).toBe('alpha | beta');
+    expect(out.tokenCount).toBe(12);
+  });
+
+  it('keeps everything when it already fits, and renders nothing when not even the best item fits', () => {
+    const kept = ['alpha', 'beta'];
+    expect(fitToBudget(kept, render, perChar, 100)).toEqual({ chunks: [], passages: [], text: 'alpha | beta', tokenCount: 12 });
+    expect(kept).toEqual(['alpha', 'beta']);
+    expect(fitToBudget(kept, render, perChar, 3)).toEqual({ chunks: [], passages: [], text: '', tokenCount: 0 });
   });
 });
