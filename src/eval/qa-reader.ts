@@ -4,11 +4,8 @@
  * Timeouts, 429 and 5xx are retried with back-off (`model/openai-connection.ts`); then AKASHIC_MODEL.
  * @internal
  */
-import { setTimeout as sleep } from 'node:timers/promises';
-import type OpenAI from 'openai';
-import { AkashicError, invalidArgument } from '../errors.js';
-import { backOffMs, connect, describeError, isTransient, resolveConnection, type OpenAIConnectionOptions, type ResolvedConnection } from '../model/openai-connection.js';
-import type { OpenAIPackage } from '../model/openai-package.js';
+import { invalidArgument } from '../errors.js';
+import { OpenAIConnection, type OpenAIConnectionOptions } from '../model/openai-connection.js';
 
 /** Options of {@link ChatReader}. */
 export interface ChatReaderOptions extends OpenAIConnectionOptions {
@@ -31,9 +28,8 @@ export function readerPrompt(context: string, question: string): string {
 
 export class ChatReader {
   readonly model: string;
-  readonly #connection: ResolvedConnection;
+  readonly #connection: OpenAIConnection;
   readonly #maxTokens: number;
-  #client: { sdk: OpenAIPackage; client: OpenAI } | null = null;
   /** HTTP requests sent (first attempts and retries). */
   requests = 0;
   promptTokens = 0;
@@ -47,23 +43,13 @@ export class ChatReader {
     if (!Number.isSafeInteger(maxTokens) || maxTokens < 1 || maxTokens > 4096) throw invalidArgument(`maxAnswerTokens must be an integer in [1, 4096]`);
     this.model = options.model;
     this.#maxTokens = maxTokens;
-    this.#connection = resolveConnection(options);
+    this.#connection = new OpenAIConnection(options);
   }
 
   /** The model's answer to `question` from `context` (trimmed; '' when it said nothing). */
   async answer(context: string, question: string): Promise<string> {
-    this.#client ??= await connect(this.#connection);
-    const { sdk, client } = this.#client;
-    let lastError: unknown;
-    let attempts = 0;
-    while (attempts <= this.#connection.maxRetries) {
-      if (attempts > 0) {
-        const delay = backOffMs(attempts, this.#connection.retryDelayMs, lastError, sdk);
-        if (delay > 0) await sleep(delay);
-      }
-      attempts++;
-      try {
-        this.requests++;
+    return this.#connection.request(
+      async (client) => {
         const completion = await client.chat.completions.create({
           model: this.model,
           temperature: 0,
@@ -80,12 +66,15 @@ export class ChatReader {
         const content = completion.choices?.[0]?.message?.content;
         if (typeof content !== 'string') throw new MalformedAnswer('the reply has no message content');
         return content.trim();
-      } catch (err) {
-        lastError = err;
-        if (!(err instanceof MalformedAnswer || err instanceof SyntaxError || isTransient(err, sdk))) break;
-      }
-    }
-    throw new AkashicError('AKASHIC_MODEL', `chat model ${this.model} failed to answer after ${attempts} request(s): ${describeError(lastError)}`, { cause: lastError });
+      },
+      {
+        retryable: (err) => err instanceof MalformedAnswer || err instanceof SyntaxError,
+        failed: `chat model ${this.model} failed to answer`,
+        onRequest: () => {
+          this.requests++;
+        },
+      },
+    );
   }
 }
 

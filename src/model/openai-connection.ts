@@ -1,11 +1,12 @@
 /**
- * What every OpenAI-compatible client (the chat model, the embedder) shares: resolving the endpoint, key, timeout
- * and retry options (with their environment defaults), which failures are worth another attempt, and how long to
- * wait before it.
+ * What every OpenAI-compatible client (the chat model, the embedder, the QA reader) shares: resolving the endpoint,
+ * key, timeout and retry options (with their environment defaults), making the `openai` client on first use, and
+ * the retry loop (which failures are worth another attempt, how long to wait before it, the final AKASHIC_MODEL).
  * @internal
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type OpenAI from 'openai';
-import { invalidArgument } from '../errors.js';
+import { AkashicError, invalidArgument } from '../errors.js';
 import { loadOpenAI, type OpenAIPackage } from './openai-package.js';
 
 /** Connection options common to the OpenAI-compatible clients; every one is optional. */
@@ -71,17 +72,78 @@ export function resolveConnection(options: OpenAIConnectionOptions): ResolvedCon
   return { clientOptions: { apiKey, baseURL, timeout: timeoutMs, maxRetries: 0 }, maxRetries, retryDelayMs };
 }
 
-/** The `openai` client for these settings (the package is optional and loaded on first use). */
-export async function connect(conn: ResolvedConnection): Promise<{ sdk: OpenAIPackage; client: OpenAI }> {
-  const sdk = await loadOpenAI();
-  return { sdk, client: new sdk.default(conn.clientOptions) };
+/** How one call is retried and reported; the counters are the caller's stats. */
+export interface RetryPolicy {
+  /** Failures worth another attempt besides the transient transport ones (`isTransient`): e.g. a malformed reply. */
+  readonly retryable: (err: unknown) => boolean;
+  /** The start of the final error's message: `<failed> after N request(s): <last failure>`. */
+  readonly failed: string;
+  /** Aborts the back-off and stops further attempts; the last failure is then the signal's reason. */
+  readonly signal?: AbortSignal | undefined;
+  /** Before each back-off (every attempt but the first). */
+  readonly onRetry?: () => void;
+  /** Before each request. */
+  readonly onRequest?: () => void;
+  /** When the call gives up. */
+  readonly onFailure?: () => void;
+}
+
+/**
+ * One validated endpoint: its settings, the `openai` client made on the first request (the package is optional and
+ * loaded then), and the retry loop every request goes through.
+ */
+export class OpenAIConnection {
+  readonly settings: ResolvedConnection;
+  #client: { sdk: OpenAIPackage; client: OpenAI } | null = null;
+
+  /** @throws AkashicError `AKASHIC_INVALID_ARGUMENT` naming the bad option, or when no API key can be found. */
+  constructor(options: OpenAIConnectionOptions) {
+    this.settings = resolveConnection(options);
+  }
+
+  /**
+   * `send(client)` until it resolves, at most `maxRetries + 1` times, with `backOffMs` between attempts; a failure
+   * neither transient nor `policy.retryable` ends the loop at once.
+   * @throws AkashicError `AKASHIC_MODEL` whose `cause` is the last failure.
+   */
+  async request<R>(send: (client: OpenAI) => Promise<R>, policy: RetryPolicy): Promise<R> {
+    if (this.#client === null) {
+      const sdk = await loadOpenAI();
+      this.#client = { sdk, client: new sdk.default(this.settings.clientOptions) };
+    }
+    const { sdk, client } = this.#client;
+    const { signal } = policy;
+    let lastError: unknown;
+    let attempts = 0;
+    while (attempts <= this.settings.maxRetries) {
+      if (attempts > 0) {
+        policy.onRetry?.();
+        const delay = backOffMs(attempts, this.settings.retryDelayMs, lastError, sdk);
+        if (delay > 0) await sleep(delay, undefined, signal === undefined ? {} : { signal }).catch(() => undefined);
+      }
+      if (signal?.aborted === true) {
+        lastError = signal.reason;
+        break;
+      }
+      attempts += 1;
+      try {
+        policy.onRequest?.();
+        return await send(client);
+      } catch (err) {
+        lastError = err;
+        if (!(policy.retryable(err) || isTransient(err, sdk))) break;
+      }
+    }
+    policy.onFailure?.();
+    throw new AkashicError('AKASHIC_MODEL', `${policy.failed} after ${attempts} request(s): ${describeError(lastError)}`, { cause: lastError });
+  }
 }
 
 /**
  * Transport failures worth another attempt: timeouts, lost connections, HTTP 408/409/429 and 5xx. Other 4xx (bad
  * key, unknown model) will not heal by retrying; a caller's abort is never retried.
  */
-export function isTransient(err: unknown, sdk: OpenAIPackage): boolean {
+function isTransient(err: unknown, sdk: OpenAIPackage): boolean {
   if (err instanceof sdk.APIUserAbortError) return false;
   if (err instanceof sdk.APIConnectionError) return true;
   if (err instanceof sdk.APIError) {
@@ -101,11 +163,11 @@ function retryAfterMs(err: unknown, sdk: OpenAIPackage): number | undefined {
 }
 
 /** Milliseconds to wait before retry number `retry` (1-based): exponential, or the server's hint, capped. */
-export function backOffMs(retry: number, baseDelayMs: number, lastError: unknown, sdk: OpenAIPackage): number {
+function backOffMs(retry: number, baseDelayMs: number, lastError: unknown, sdk: OpenAIPackage): number {
   const exponential = baseDelayMs * 2 ** (retry - 1);
   return Math.min(MAX_RETRY_DELAY_MS, Math.max(exponential, retryAfterMs(lastError, sdk) ?? 0));
 }
 
-export function describeError(err: unknown): string {
+function describeError(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }

@@ -3,21 +3,9 @@
  * Ollama, text-embeddings-inference, ...), through the official `openai` package (an optional peer dependency,
  * loaded on the first call).
  */
-import { setTimeout as sleep } from 'node:timers/promises';
-import { AkashicError, invalidArgument } from '../errors.js';
+import { invalidArgument } from '../errors.js';
 import type { Embedder } from './embedder.js';
-import {
-  backOffMs,
-  connect,
-  describeError,
-  isTransient,
-  nonEmptyEnv,
-  resolveConnection,
-  type OpenAIConnectionOptions,
-  type ResolvedConnection,
-} from './openai-connection.js';
-import type { OpenAIPackage } from './openai-package.js';
-import type OpenAI from 'openai';
+import { nonEmptyEnv, OpenAIConnection, type OpenAIConnectionOptions } from './openai-connection.js';
 
 /** Options of {@link OpenAIEmbedder}. */
 export interface OpenAIEmbedderOptions extends OpenAIConnectionOptions {
@@ -75,10 +63,9 @@ export class OpenAIEmbedder implements Embedder {
   readonly dimensions: number;
   /** The model name sent with every request. */
   readonly model: string;
-  readonly #connection: ResolvedConnection;
+  readonly #connection: OpenAIConnection;
   readonly #batchSize: number;
   readonly #requestDimensions: boolean;
-  #client: { sdk: OpenAIPackage; client: OpenAI } | null = null;
   readonly #stats = { calls: 0, requests: 0, retries: 0, failures: 0, texts: 0, promptTokens: 0 };
 
   /** @throws AkashicError `AKASHIC_INVALID_ARGUMENT` naming the bad or missing option. */
@@ -100,7 +87,7 @@ export class OpenAIEmbedder implements Embedder {
       throw invalidArgument(`batchSize must be an integer in [1, ${MAX_BATCH}], got ${String(batchSize)}`);
     }
     if (options.requestDimensions !== undefined && typeof options.requestDimensions !== 'boolean') throw invalidArgument('requestDimensions must be a boolean');
-    this.#connection = resolveConnection(options);
+    this.#connection = new OpenAIConnection(options);
     this.model = model;
     this.dimensions = dimensions;
     this.id = `openai:${model}@${dimensions}`;
@@ -126,38 +113,27 @@ export class OpenAIEmbedder implements Embedder {
   }
 
   async #request(batch: readonly string[], signal: AbortSignal | undefined): Promise<Float32Array[]> {
-    this.#client ??= await connect(this.#connection);
-    const { sdk, client } = this.#client;
-    let lastError: unknown;
-    let attempts = 0;
-    while (attempts <= this.#connection.maxRetries) {
-      if (attempts > 0) {
-        this.#stats.retries += 1;
-        const delay = backOffMs(attempts, this.#connection.retryDelayMs, lastError, sdk);
-        if (delay > 0) await sleep(delay, undefined, signal === undefined ? {} : { signal }).catch(() => undefined);
-      }
-      if (signal?.aborted === true) {
-        lastError = signal.reason;
-        break;
-      }
-      attempts += 1;
-      try {
-        this.#stats.requests += 1;
+    const stats = this.#stats;
+    return this.#connection.request(
+      async (client) => {
         // Empty strings are refused by some servers; one space embeds as "nothing" everywhere.
         const input = batch.map((t) => (t === '' ? ' ' : t));
         const reply = await client.embeddings.create(
           { model: this.model, input, encoding_format: 'float', ...(this.#requestDimensions ? { dimensions: this.dimensions } : {}) },
           signal === undefined ? {} : { signal },
         );
-        if (reply.usage !== undefined && reply.usage !== null) this.#stats.promptTokens += reply.usage.prompt_tokens ?? 0;
+        if (reply.usage !== undefined && reply.usage !== null) stats.promptTokens += reply.usage.prompt_tokens ?? 0;
         return this.#vectors(reply, batch.length);
-      } catch (err) {
-        lastError = err;
-        if (!(err instanceof MalformedEmbeddingReply || err instanceof SyntaxError || isTransient(err, sdk))) break;
-      }
-    }
-    this.#stats.failures += 1;
-    throw new AkashicError('AKASHIC_MODEL', `${this.id} embeddings failed after ${attempts} request(s): ${describeError(lastError)}`, { cause: lastError });
+      },
+      {
+        retryable: (err) => err instanceof MalformedEmbeddingReply || err instanceof SyntaxError,
+        failed: `${this.id} embeddings failed`,
+        signal,
+        onRetry: () => (stats.retries += 1),
+        onRequest: () => (stats.requests += 1),
+        onFailure: () => (stats.failures += 1),
+      },
+    );
   }
 
   /** The reply's vectors in input order, checked. */

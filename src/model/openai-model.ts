@@ -3,8 +3,6 @@
  * through the official `openai` package. Every MemAttention decision is one JSON-mode chat request whose reply is
  * parsed, schema-checked and meaning-checked before it is returned (see `llm-replies.ts`).
  */
-import { setTimeout as sleep } from 'node:timers/promises';
-import type OpenAI from 'openai';
 import type { z } from 'zod';
 import type {
   ChunkBodyView,
@@ -16,18 +14,8 @@ import type {
   MetaResult,
   ModelTurn,
 } from './memory-model.js';
-import { AkashicError, invalidArgument } from '../errors.js';
-import type { OpenAIPackage } from './openai-package.js';
-import {
-  backOffMs,
-  connect,
-  describeError,
-  isTransient,
-  nonEmptyEnv,
-  resolveConnection,
-  type OpenAIConnectionOptions,
-  type ResolvedConnection,
-} from './openai-connection.js';
+import { invalidArgument } from '../errors.js';
+import { nonEmptyEnv, OpenAIConnection, type OpenAIConnectionOptions } from './openai-connection.js';
 import { checkThreshold, checkTopP, checkUniqueIds } from './model-arguments.js';
 import type { Prompt } from './llm-prompts.js';
 import {
@@ -80,14 +68,6 @@ export interface OpenAIChatModelStats {
 const DEFAULT_MODEL = 'gpt-4o-mini';
 
 /**
- * Failures worth another attempt: the model's own sloppiness (malformed JSON, wrong shape, unknown ids), and the
- * transient transport failures of `isTransient` (timeouts, lost connections, rate limits, server errors).
- */
-function isRetryable(err: unknown, sdk: OpenAIPackage): boolean {
-  return err instanceof MalformedReplyError || isTransient(err, sdk);
-}
-
-/**
  * {@link MemoryModel} over an OpenAI-compatible chat-completions API.
  *
  * Every call sends a system and a user message with `response_format: {type: 'json_object'}` and temperature 0.
@@ -107,8 +87,7 @@ export class OpenAIChatModel implements MemoryModel {
   readonly name: string;
   /** The model name sent with every request. */
   readonly model: string;
-  readonly #connection: ResolvedConnection;
-  #client: { sdk: OpenAIPackage; client: OpenAI } | null = null;
+  readonly #connection: OpenAIConnection;
   readonly #temperature: number;
   readonly #stats = { calls: 0, requests: 0, retries: 0, failures: 0, promptTokens: 0, completionTokens: 0 };
 
@@ -120,18 +99,12 @@ export class OpenAIChatModel implements MemoryModel {
     if (!Number.isFinite(temperature) || temperature < 0 || temperature > 2) {
       throw invalidArgument(`temperature must be a number in [0, 2], got ${String(temperature)}`);
     }
-    const connection = resolveConnection(options);
+    const connection = new OpenAIConnection(options);
 
     this.model = model;
     this.name = `openai:${model}`;
     this.#temperature = temperature;
     this.#connection = connection;
-  }
-
-  /** The `openai` client, made on the first call (the package is optional; see openai-package.ts). */
-  async #connect(): Promise<{ sdk: OpenAIPackage; client: OpenAI }> {
-    this.#client ??= await connect(this.#connection);
-    return this.#client;
   }
 
   /** A snapshot of the counters; later calls do not change a returned object. */
@@ -195,22 +168,14 @@ export class OpenAIChatModel implements MemoryModel {
 
   /**
    * One model call: request, parse against `schema`, then `accept` (which throws `MalformedReplyError` to reject),
-   * retrying retryable failures. The whole pipeline is inside the loop so a meaning-level rejection is retried too.
+   * retrying retryable failures: the model's own sloppiness (malformed JSON, wrong shape, unknown ids) and the
+   * transient transport failures. The whole pipeline is inside the loop so a meaning-level rejection is retried too.
    */
   async #call<T, R>(method: string, prompt: Prompt, schema: z.ZodType<T>, accept: (reply: T) => R): Promise<R> {
-    this.#stats.calls += 1;
-    const { sdk, client } = await this.#connect();
-    let lastError: unknown;
-    let attempts = 0;
-    while (attempts <= this.#connection.maxRetries) {
-      if (attempts > 0) {
-        this.#stats.retries += 1;
-        const delay = backOffMs(attempts, this.#connection.retryDelayMs, lastError, sdk);
-        if (delay > 0) await sleep(delay);
-      }
-      attempts += 1;
-      try {
-        this.#stats.requests += 1;
+    const stats = this.#stats;
+    stats.calls += 1;
+    return this.#connection.request(
+      async (client) => {
         const completion = await client.chat.completions.create({
           model: this.model,
           temperature: this.#temperature,
@@ -221,20 +186,18 @@ export class OpenAIChatModel implements MemoryModel {
           ],
         });
         if (completion.usage) {
-          this.#stats.promptTokens += completion.usage.prompt_tokens;
-          this.#stats.completionTokens += completion.usage.completion_tokens;
+          stats.promptTokens += completion.usage.prompt_tokens;
+          stats.completionTokens += completion.usage.completion_tokens;
         }
         return accept(parseReply(completion.choices[0]?.message.content, schema));
-      } catch (err) {
-        lastError = err;
-        if (!isRetryable(err, sdk)) break;
-      }
-    }
-    this.#stats.failures += 1;
-    throw new AkashicError(
-      'AKASHIC_MODEL',
-      `${this.name} ${method} failed after ${attempts} request(s): ${describeError(lastError)}`,
-      { cause: lastError },
+      },
+      {
+        retryable: (err) => err instanceof MalformedReplyError,
+        failed: `${this.name} ${method} failed`,
+        onRetry: () => (stats.retries += 1),
+        onRequest: () => (stats.requests += 1),
+        onFailure: () => (stats.failures += 1),
+      },
     );
   }
 }
