@@ -15,6 +15,27 @@ export interface ActiveTurn {
   readonly at: number;
   /** Tokens of `text` by the memory's tokenizer. */
   readonly tokenCount: number;
+  /** The agent the turn belongs to (absent: none). */
+  readonly agentId?: string;
+  /** The run the turn belongs to (absent: none). */
+  readonly runId?: string;
+}
+
+/**
+ * The turns of a session's active chunk split by agent/run scope, each group in arrival order, groups in the order
+ * of their oldest turn. Each group is compacted on its own (its own gate), so a compacted chunk holds the turns of
+ * one scope only and carries that scope: a chunk is never returned outside its scope.
+ */
+export function scopeGroups<T extends ActiveTurn>(turns: readonly T[]): T[][] {
+  const groups = new Map<string, T[]>();
+  for (const t of turns) {
+    // JSON of the pair: ids cannot hold control characters, but an absent id must differ from every present one.
+    const k = JSON.stringify([t.agentId ?? null, t.runId ?? null]);
+    const g = groups.get(k);
+    if (g === undefined) groups.set(k, [t]);
+    else g.push(t);
+  }
+  return [...groups.values()];
 }
 
 /** Sum of the turns' token counts: L_chunk of the gate. */

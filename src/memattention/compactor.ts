@@ -14,7 +14,7 @@
  * @internal
  */
 import type { AkashicStore } from '../engine/akashic-store.js';
-import { activeTurnLog, type Mutation, type StoredTurn } from '../engine/internal-seams.js';
+import { activeTurnLog, type ListedEntry, type Mutation, type StoredTurn } from '../engine/internal-seams.js';
 import type { ChunkKind, ChunkRecord } from '../record/chunk-record.js';
 import { checkContent, LIMITS, type ChunkRef } from '../store/chunk-input.js';
 import { gatherCandidates } from './candidates.js';
@@ -88,7 +88,12 @@ export async function compactTurns(ctx: CompactorContext, userId: string, sessio
   const scope = options.reconcileScope === 'session' ? sessionId : null;
   const bounds = { window: options.candidateWindow, prefilter: options.candidatePrefilter, keywords: options.candidateKeywords };
   // Only chunks this layer writes are reconciled: notes or summaries put by the application are never rewritten.
-  const { candidates, scanned } = await gatherCandidates(store, userId, scope, km, bounds, { kinds: MEMORY_ONLY });
+  // The turns share one agent/run scope (scopeGroups); the chunk carries it, and only chunks of exactly that scope
+  // are reconciled: an agent never rewrites another agent's (or the unscoped) memory.
+  const agentId = turns[0]!.agentId;
+  const runId = turns[0]!.runId;
+  const sameScope = (e: ListedEntry): boolean => e.entry.agentId === agentId && e.entry.runId === runId;
+  const { candidates, scanned } = await gatherCandidates(store, userId, scope, km, bounds, { kinds: MEMORY_ONLY, accept: sameScope });
   const metas = candidates.map((c) => c.meta);
   const lexical = await model.select({ text: m, keywords: km }, metas, options.topP);
   const selected = mVector === undefined ? lexical : fuseRankings(lexical, denseRanking(mVector, metas, options.topP), options.topP);
@@ -146,7 +151,18 @@ export async function compactTurns(ctx: CompactorContext, userId: string, sessio
     // Dated by its newest turn, so replayed conversations keep their own timeline.
     const createdAt = Math.max(...turns.map((t) => t.at));
     const content = checkContent(
-      { kind: 'memory', text: joint.text, tokenCount, keywords, attributes, provenance: unionProvenance([], turnIds), supersedes: joint.deletions.map((id) => relatedById.get(id)!.ref), ...(chunkVector === undefined ? {} : { embedding: chunkVector }) },
+      {
+        kind: 'memory',
+        text: joint.text,
+        tokenCount,
+        keywords,
+        attributes,
+        provenance: unionProvenance([], turnIds),
+        supersedes: joint.deletions.map((id) => relatedById.get(id)!.ref),
+        ...(chunkVector === undefined ? {} : { embedding: chunkVector }),
+        ...(agentId === undefined ? {} : { agentId }),
+        ...(runId === undefined ? {} : { runId }),
+      },
       'compacted chunk',
     );
     mutations.push({ op: 'put', sessionId, chunkId, createdAt, content });

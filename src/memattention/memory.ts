@@ -17,7 +17,9 @@ import { LIMITS } from '../store/chunk-input.js';
 import { checkId } from '../store/ids.js';
 import { KeyedQueue } from '../util/keyed-queue.js';
 import { SEP } from '../store/keys.js';
-import { activeTokens, gatedPrefix, type ActiveTurn } from './active-chunk.js';
+import { activeTokens, gatedPrefix, scopeGroups, type ActiveTurn } from './active-chunk.js';
+import type { ActiveTurnValue } from '../record/engine-records.js';
+import type { StoredTurn } from '../engine/internal-seams.js';
 import { checkTurn, type TurnInput } from './turn-input.js';
 import { OnlineRelocation, type RelocationOutcome } from './colocation.js';
 import { compactTurns, type CompactionResult, type CompactorContext } from './compactor.js';
@@ -177,8 +179,12 @@ export class AkashicMemory {
    * The request-completion hook (§4.3): appends a finished request's turns in one batch and runs the gate once.
    * With `enableWriteback: false` nothing is written.
    */
-  async completeRequest(input: SessionRef & { readonly turns: readonly TurnInput[]; readonly enableWriteback?: boolean }): Promise<AppendResult & { readonly writtenBack: boolean }> {
+  async completeRequest(
+    input: SessionRef & { readonly turns: readonly TurnInput[]; readonly enableWriteback?: boolean; readonly agentId?: string; readonly runId?: string },
+  ): Promise<AppendResult & { readonly writtenBack: boolean }> {
     const ns = checkNamespace(input);
+    if (input.agentId !== undefined) checkId(input.agentId, 'agentId');
+    if (input.runId !== undefined) checkId(input.runId, 'runId');
     if (input.enableWriteback !== undefined && typeof input.enableWriteback !== 'boolean') throw invalidArgument('enableWriteback must be a boolean');
     if (!Array.isArray(input.turns) || input.turns.length > 1024) throw invalidArgument('turns must be an array of at most 1024 turns');
     // A sparse array has holes that would reach the store as undefined turns.
@@ -188,7 +194,10 @@ export class AkashicMemory {
       const turns = await this.#queues.run(ns.key, () => storage(this.#store[activeTurnLog].read(ns.user, ns.session)));
       return { turnIds: [], activeTokens: activeTokens(turns), writtenBack: false };
     }
-    return { ...(await this.#append(ns, input.turns)), writtenBack: true };
+    // The request's agent/run apply to each of its turns that names none of its own.
+    const scope = { ...(input.agentId === undefined ? {} : { agentId: input.agentId }), ...(input.runId === undefined ? {} : { runId: input.runId }) };
+    const turns = Object.keys(scope).length === 0 ? input.turns : Array.from(input.turns, (t) => (t === null || typeof t !== 'object' ? t : { ...scope, ...t }));
+    return { ...(await this.#append(ns, turns)), writtenBack: true };
   }
 
   async #append(ns: Namespace, inputs: readonly TurnInput[]): Promise<AppendResult> {
@@ -196,10 +205,18 @@ export class AkashicMemory {
     const now = this.#store.options.now();
     const tok = this.#options.tokenizer;
     const checked = inputs.map((t, i) => checkTurn(t, `turns[${i}]`));
-    const fresh: { turnId: string; role: string; text: string; at: number; tokenCount: number }[] = [];
+    const fresh: ActiveTurnValue[] = [];
     // Counted in slices that yield to the event loop: a 1 MiB turn must not stall other requests.
     for (const c of checked) {
-      fresh.push({ turnId: c.turnId ?? this.#ctx.ulid(now), role: c.role, text: c.text, at: c.at ?? now, tokenCount: await countTokensYielding(tok, c.text) });
+      fresh.push({
+        turnId: c.turnId ?? this.#ctx.ulid(now),
+        role: c.role,
+        text: c.text,
+        at: c.at ?? now,
+        tokenCount: await countTokensYielding(tok, c.text),
+        ...(c.agentId === undefined ? {} : { agentId: c.agentId }),
+        ...(c.runId === undefined ? {} : { runId: c.runId }),
+      });
     }
     this.#checkWritable();
     const ids = new Set(fresh.map((t) => t.turnId));
@@ -216,7 +233,9 @@ export class AkashicMemory {
         turnIds: stored.map((t) => t.turnId),
         activeTokens: left,
       };
-      const prefix = gatedPrefix(turns, this.#options.chunkGateTokens);
+      // One compaction per append at most: the first agent/run scope whose own active turns reach the gate.
+      let prefix: StoredTurn[] | null = null;
+      for (const group of scopeGroups(turns)) if ((prefix = gatedPrefix(group, this.#options.chunkGateTokens)) !== null) break;
       if (prefix !== null) {
         try {
           result.compacted = await compactTurns(this.#ctx, ns.user, ns.session, prefix);
@@ -244,7 +263,8 @@ export class AkashicMemory {
     for (;;) {
       const turns = await storage(this.#store[activeTurnLog].read(ns.user, ns.session));
       if (turns.length === 0) return out;
-      out.push(await compactTurns(this.#ctx, ns.user, ns.session, gatedPrefix(turns, this.#options.chunkGateTokens) ?? turns));
+      const group = scopeGroups(turns)[0]!;
+      out.push(await compactTurns(this.#ctx, ns.user, ns.session, gatedPrefix(group, this.#options.chunkGateTokens) ?? group));
     }
   }
 
@@ -318,7 +338,6 @@ export class AkashicMemory {
     if (input.enableRetrieval !== undefined && typeof input.enableRetrieval !== 'boolean') throw invalidArgument('enableRetrieval must be a boolean');
     if (input.turnId !== undefined && typeof input.turnId !== 'string') throw invalidArgument('turnId must be a string');
     if (input.filter !== undefined) compileFilter(input.filter, 'filter');
-    compileScope(input, 'recall');
     if (input.asOf !== undefined && (typeof input.asOf !== 'number' || !Number.isFinite(input.asOf))) throw invalidArgument('asOf must be a finite number of ms since the epoch');
     if (input.includeSuperseded !== undefined && typeof input.includeSuperseded !== 'boolean') throw invalidArgument('includeSuperseded must be a boolean');
     const view = {
@@ -329,7 +348,9 @@ export class AkashicMemory {
     };
     this.#checkOpen();
 
-    const active = (await this.activeTurns(input)).filter((t) => t.turnId !== input.turnId);
+    // A recall scoped to agents or runs sees only those scopes' pending turns too.
+    const inScope = compileScope(input, 'recall');
+    const active = (await this.activeTurns(input)).filter((t) => t.turnId !== input.turnId && (inScope === null || inScope(t)));
     if (input.enableRetrieval === false) {
       return { chunks: [], passages: [], text: '', tokenCount: 0, blocksTouched: 0, activeTurns: active, candidates: 0, dropped: 0, relocation: { status: 'skipped', reason: 'retrieval-disabled' } };
     }
@@ -354,13 +375,6 @@ export class AkashicMemory {
   }
 
   /**
-   * Provable erasure of a user or of one session, active turns included (`AkashicStore.purge`, whose report it
-   * returns). Queued work of the scope finishes first and its idle timers are cancelled, so no compaction of the
-   * scope lands after the purge; a write that arrives while the purge runs lands after it.
-   *
-   * @throws AKASHIC_INVALID_ARGUMENT for a bad scope (nothing changes), AKASHIC_NOT_OPEN.
-   */
-  /**
    * Every readable version of one chunk, newest first, with when and why each ended and the chunk that superseded
    * it (`AkashicStore.history`): what reconciliation changed, and into what.
    */
@@ -370,6 +384,13 @@ export class AkashicMemory {
     return storage(this.#store.history(ns.user, ns.session, input.chunkId));
   }
 
+  /**
+   * Provable erasure of a user or of one session, active turns included (`AkashicStore.purge`, whose report it
+   * returns). Queued work of the scope finishes first and its idle timers are cancelled, so no compaction of the
+   * scope lands after the purge; a write that arrives while the purge runs lands after it.
+   *
+   * @throws AKASHIC_INVALID_ARGUMENT for a bad scope (nothing changes), AKASHIC_NOT_OPEN.
+   */
   async purge(scope: { readonly user: string; readonly session?: string }): Promise<PurgeReport> {
     if (scope === null || typeof scope !== 'object') throw invalidArgument('scope must be { user, session? }');
     const user = checkId(scope.user, 'user');

@@ -101,6 +101,10 @@ export interface ActiveTurnValue {
   readonly text: string;
   readonly at: number;
   readonly tokenCount: number;
+  /** The agent the turn belongs to; the chunk compacted from it carries it. */
+  readonly agentId?: string;
+  /** The run the turn belongs to. */
+  readonly runId?: string;
 }
 
 export function encodeActiveTurn(t: ActiveTurnValue): Buffer {
@@ -108,7 +112,9 @@ export function encodeActiveTurn(t: ActiveTurnValue): Buffer {
   const id = b.createString(t.turnId);
   const role = b.createString(t.role);
   const text = b.createString(t.text);
-  b.finish(FbActiveTurn.createActiveTurn(b, FORMAT_VERSION, id, role, text, t.at, t.tokenCount));
+  const agent = t.agentId === undefined ? 0 : b.createString(t.agentId);
+  const run = t.runId === undefined ? 0 : b.createString(t.runId);
+  b.finish(FbActiveTurn.createActiveTurn(b, FORMAT_VERSION, id, role, text, t.at, t.tokenCount, agent, run));
   return wrapEnvelope(ValueType.ActiveTurn, b.asUint8Array());
 }
 
@@ -116,7 +122,17 @@ export function decodeActiveTurn(value: Uint8Array, what: string): ActiveTurnVal
   const body = unwrapEnvelope(ValueType.ActiveTurn, value, what);
   return guard(what, 'active turn', () => {
     const t = FbActiveTurn.getRootAsActiveTurn(new flatbuffers.ByteBuffer(body));
-    return { turnId: t.turnId() ?? '', role: t.role() ?? '', text: t.text() ?? '', at: t.atMs(), tokenCount: t.tokenCount() };
+    const agentId = t.agentId();
+    const runId = t.runId();
+    return {
+      turnId: t.turnId() ?? '',
+      role: t.role() ?? '',
+      text: t.text() ?? '',
+      at: t.atMs(),
+      tokenCount: t.tokenCount(),
+      ...(agentId === null ? {} : { agentId }),
+      ...(runId === null ? {} : { runId }),
+    };
   });
 }
 

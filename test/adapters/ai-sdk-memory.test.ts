@@ -164,6 +164,26 @@ describe('akashicMemory middleware on memory-level', () => {
     await expect(generateText({ model, prompt: 'hi', providerOptions: { akashic: { userId: 'a' } } })).rejects.toThrow(/sessionId/);
     expect(() => akashicMemory({} as never)).toThrow(/memory/);
   });
+
+  it('writes back under the call\'s agent and run, and recalls only the scopes it asks for', async () => {
+    const model = (base: MockLanguageModelV3) => wrapLanguageModel({ model: base, middleware: akashicMemory({ memory, compactOnSessionChange: false }) });
+    await generateText({ model: model(generating('Noted.')), prompt: 'The launch date is Friday, launch.', providerOptions: akashic('team', 's1', { agentId: 'planner', runId: 'r1' }) });
+    await generateText({ model: model(generating('Ugh.')), prompt: 'The launch build is broken, launch.', providerOptions: akashic('team', 's1', { agentId: 'coder', runId: 'r1' }) });
+    await memory.endSession({ user: 'team', session: 's1' });
+    const scopes = [];
+    for await (const e of engine.list('team')) scopes.push(`${e.entry.agentId}/${e.entry.runId}`);
+    expect([...new Set(scopes)].sort()).toEqual(['coder/r1', 'planner/r1']);
+    const base = generating('It is broken.');
+    await generateText({ model: model(base), prompt: 'What about the launch?', providerOptions: akashic('team', 's1', { enableWriteback: false, recall: { agentId: 'coder' } }) });
+    const injected = String(base.doGenerateCalls[0]!.prompt[0]!.content);
+    expect(injected).toContain('build is broken');
+    expect(injected).not.toContain('Friday');
+    // A bad scope fails before the model runs.
+    const never = generating('x');
+    await expect(generateText({ model: model(never), prompt: 'hi', providerOptions: akashic('team', 's1', { recall: { agentId: '' } }) })).rejects.toThrow(/agentId/);
+    await expect(generateText({ model: model(never), prompt: 'hi', providerOptions: akashic('team', 's1', { runId: 'a\u0000' }) })).rejects.toThrow(/runId/);
+    expect(never.doGenerateCalls).toHaveLength(0);
+  });
 });
 
 describe('akashicMemory middleware on classic-level', () => {

@@ -10,6 +10,9 @@
 import type { LanguageModelMiddleware } from 'ai';
 import { invalidArgument } from '../../errors.js';
 import type { AkashicMemory, MemoryScope, TurnInput } from '../../memattention/index.js';
+import { compileFilter, type ChunkFilter } from '../../store/chunk-filter.js';
+import { checkId } from '../../store/ids.js';
+import { compileScope } from '../../store/scope-filter.js';
 
 type CallOptions = Parameters<NonNullable<LanguageModelMiddleware['transformParams']>>[0]['params'];
 type Prompt = CallOptions['prompt'];
@@ -27,6 +30,16 @@ export interface AkashicProviderOptions {
   readonly enableWriteback?: boolean;
   /** Token budget of the injected memory; default the memory's `memoryBudgetTokens`. */
   readonly memoryBudgetTokens?: number;
+  /** The agent making the call: the turns written back (and the chunks compacted from them) carry it. */
+  readonly agentId?: string;
+  /** The run the call belongs to: the turns written back carry it. */
+  readonly runId?: string;
+  /**
+   * Narrows what the call recalls (`AkashicMemory.recall`'s options of the same names): agent and run scopes (an
+   * id, or several: a shared scope such as a team's memory) and a filter on attributes and creation time. Default:
+   * all of the user's memory.
+   */
+  readonly recall?: { readonly agentId?: string | readonly string[]; readonly runId?: string | readonly string[]; readonly filter?: ChunkFilter };
 }
 
 export interface AkashicMemoryOptions {
@@ -63,13 +76,23 @@ function callOptions(params: CallOptions): AkashicProviderOptions | null {
   const raw = params.providerOptions?.['akashic'] as Record<string, unknown> | undefined;
   if (raw === undefined) return null;
   if (raw === null || typeof raw !== 'object') throw invalidArgument('providerOptions.akashic must be an object');
-  const { userId, sessionId, enableRetrieval, enableWriteback, memoryBudgetTokens } = raw;
+  const { userId, sessionId, enableRetrieval, enableWriteback, memoryBudgetTokens, agentId, runId, recall } = raw;
   if (typeof userId !== 'string' || typeof sessionId !== 'string') throw invalidArgument('providerOptions.akashic needs string userId and sessionId');
   for (const [name, v] of [['enableRetrieval', enableRetrieval], ['enableWriteback', enableWriteback]] as const) {
     if (v !== undefined && typeof v !== 'boolean') throw invalidArgument(`providerOptions.akashic.${name} must be a boolean`);
   }
   if (memoryBudgetTokens !== undefined && (typeof memoryBudgetTokens !== 'number' || !Number.isSafeInteger(memoryBudgetTokens) || memoryBudgetTokens < 0)) {
     throw invalidArgument('providerOptions.akashic.memoryBudgetTokens must be a non-negative integer');
+  }
+  // Checked before the model runs, so a bad id never costs a model call whose write-back would then fail.
+  if (agentId !== undefined) checkId(agentId, 'providerOptions.akashic.agentId');
+  if (runId !== undefined) checkId(runId, 'providerOptions.akashic.runId');
+  if (recall !== undefined) {
+    if (recall === null || typeof recall !== 'object' || Array.isArray(recall)) throw invalidArgument('providerOptions.akashic.recall must be an object');
+    const r = recall as Record<string, unknown>;
+    for (const k of Object.keys(r)) if (!['agentId', 'runId', 'filter'].includes(k)) throw invalidArgument(`providerOptions.akashic.recall: unknown field ${JSON.stringify(k)}`);
+    compileScope(r, 'providerOptions.akashic.recall');
+    if (r['filter'] !== undefined) compileFilter(r['filter'], 'providerOptions.akashic.recall.filter');
   }
   return raw as unknown as AkashicProviderOptions;
 }
@@ -137,7 +160,13 @@ export function akashicMemory(options: AkashicMemoryOptions): LanguageModelMiddl
     if (answer !== '') turns.push({ role: 'assistant', text: answer });
     if (turns.length === 0) return;
     try {
-      await memory.completeRequest({ user: o.userId, session: o.sessionId, turns });
+      await memory.completeRequest({
+        user: o.userId,
+        session: o.sessionId,
+        turns,
+        ...(o.agentId === undefined ? {} : { agentId: o.agentId }),
+        ...(o.runId === undefined ? {} : { runId: o.runId }),
+      });
     } catch (err) {
       if (onWritebackError === undefined) throw err;
       onWritebackError(err);
@@ -160,6 +189,9 @@ export function akashicMemory(options: AkashicMemoryOptions): LanguageModelMiddl
         query,
         scope: recallScope,
         ...(o.memoryBudgetTokens === undefined ? {} : { memoryBudgetTokens: o.memoryBudgetTokens }),
+        ...(o.recall?.agentId === undefined ? {} : { agentId: o.recall.agentId }),
+        ...(o.recall?.runId === undefined ? {} : { runId: o.recall.runId }),
+        ...(o.recall?.filter === undefined ? {} : { filter: o.recall.filter }),
       });
       if (recalled.text === '') return params;
       return { ...params, prompt: [{ role: 'system', content: `${header}\n\n${recalled.text}` }, ...params.prompt] };

@@ -60,8 +60,22 @@ tokenCount():number {
   return offset ? this.bb!.readUint32(this.bb_pos + offset) : 0;
 }
 
+agentId():string|null
+agentId(optionalEncoding:flatbuffers.Encoding):string|Uint8Array|null
+agentId(optionalEncoding?:any):string|Uint8Array|null {
+  const offset = this.bb!.__offset(this.bb_pos, 16);
+  return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
+}
+
+runId():string|null
+runId(optionalEncoding:flatbuffers.Encoding):string|Uint8Array|null
+runId(optionalEncoding?:any):string|Uint8Array|null {
+  const offset = this.bb!.__offset(this.bb_pos, 18);
+  return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
+}
+
 static startActiveTurn(builder:flatbuffers.Builder) {
-  builder.startObject(6);
+  builder.startObject(8);
 }
 
 static addFormatVersion(builder:flatbuffers.Builder, formatVersion:number) {
@@ -88,12 +102,20 @@ static addTokenCount(builder:flatbuffers.Builder, tokenCount:number) {
   builder.addFieldInt32(5, tokenCount, 0);
 }
 
+static addAgentId(builder:flatbuffers.Builder, agentIdOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(6, agentIdOffset, 0);
+}
+
+static addRunId(builder:flatbuffers.Builder, runIdOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(7, runIdOffset, 0);
+}
+
 static endActiveTurn(builder:flatbuffers.Builder):flatbuffers.Offset {
   const offset = builder.endObject();
   return offset;
 }
 
-static createActiveTurn(builder:flatbuffers.Builder, formatVersion:number, turnIdOffset:flatbuffers.Offset, roleOffset:flatbuffers.Offset, textOffset:flatbuffers.Offset, atMs:number, tokenCount:number):flatbuffers.Offset {
+static createActiveTurn(builder:flatbuffers.Builder, formatVersion:number, turnIdOffset:flatbuffers.Offset, roleOffset:flatbuffers.Offset, textOffset:flatbuffers.Offset, atMs:number, tokenCount:number, agentIdOffset:flatbuffers.Offset, runIdOffset:flatbuffers.Offset):flatbuffers.Offset {
   ActiveTurn.startActiveTurn(builder);
   ActiveTurn.addFormatVersion(builder, formatVersion);
   ActiveTurn.addTurnId(builder, turnIdOffset);
@@ -101,6 +123,8 @@ static createActiveTurn(builder:flatbuffers.Builder, formatVersion:number, turnI
   ActiveTurn.addText(builder, textOffset);
   ActiveTurn.addAtMs(builder, atMs);
   ActiveTurn.addTokenCount(builder, tokenCount);
+  ActiveTurn.addAgentId(builder, agentIdOffset);
+  ActiveTurn.addRunId(builder, runIdOffset);
   return ActiveTurn.endActiveTurn(builder);
 }
 }
