@@ -23,7 +23,7 @@ export type { ChunkContent, ChunkRef } from './store/chunk-input.js';
 export { LIMITS } from './store/chunk-input.js';
 export { MAX_ID_BYTES } from './store/ids.js';
 export type { MutationResult } from './store/mutations.js';
-export type { ReadResult, ListedEntry } from './store/read-path.js';
+export type { ReadResult, ListedEntry, LocatedRef } from './store/read-path.js';
 export type { RelocationResult } from './store/relocation.js';
 export type { PurgeReport } from './store/purge.js';
 export type { SweepReport } from './store/expiry-sweep.js';

@@ -60,7 +60,14 @@ export interface PolicyFigures extends CoreFigures, EndToEndFigures {
   readonly available: boolean;
   /** Requests (non-empty recall sets) replayed. */
   readonly requests: number;
+  /**
+   * Median cold fetch of the sampled requests' chunks, by slot (`getManyBySlot`, as a recall fetches: the locations
+   * come with its candidates and are read warm before the cache drop); `p95ColdMs` and `bytesReadPerRequest` too.
+   */
   readonly p50ColdMs: number | null;
+  /** The same fetch by ref (`getMany`: a directory read, then the blocks), cold. */
+  readonly p50ColdFetchByRefMs: number | null;
+  readonly bytesReadPerFetchByRef: number | null;
   readonly coldSamples: number;
   /** Median of the sampled requests' read_bytes. */
   readonly bytesReadPerRequestP50: number | null;

@@ -14,7 +14,7 @@ import { retrieve } from '../memattention/recall.js';
 import { coldReopen } from '../engine/internal-seams.js';
 import { EmbeddedModel } from '../model/embedded-model.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
-import type { ChunkRef } from '../store/chunk-input.js';
+import type { ChunkRef, LocatedRef } from '../store/chunk-input.js';
 import { lowerBoundBlocks } from '../store/relocation.js';
 import type { StoreStats } from '../store/stats.js';
 import type { WriteOp } from '../engine/akashic-store.js';
@@ -119,6 +119,19 @@ export class PolicyReplayer {
   /** Serves a request: one getMany. Its cost is what the layout gives before anything this request triggers. */
   async read(user: string, refs: readonly ChunkRef[]): Promise<RequestCost> {
     const r = await this.#store.getMany(user, refs);
+    this.#lastChunks = r.chunks;
+    const live = r.chunks.filter((c) => c !== null).length;
+    return { blocksTouched: r.blocksTouched, lowerBound: lowerBoundBlocks(live, this.params.blockCapacity), liveChunks: live, engineBytesRead: r.bytesRead };
+  }
+
+  /** Where each chunk of a request is (the directory read a recall's candidate gathering does for its fetch). */
+  async locate(user: string, refs: readonly ChunkRef[]): Promise<LocatedRef[]> {
+    return (await this.#store.locate(user, refs)).filter((l): l is LocatedRef => l !== null);
+  }
+
+  /** Serves a request as a recall fetches it: by slot, from locations its candidates carried (`locate`). */
+  async readBySlot(user: string, located: readonly LocatedRef[]): Promise<RequestCost> {
+    const r = await this.#store.getManyBySlot(user, located);
     this.#lastChunks = r.chunks;
     const live = r.chunks.filter((c) => c !== null).length;
     return { blocksTouched: r.blocksTouched, lowerBound: lowerBoundBlocks(live, this.params.blockCapacity), liveChunks: live, engineBytesRead: r.bytesRead };

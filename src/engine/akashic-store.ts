@@ -12,7 +12,7 @@ import type { CandidateRead } from '../store/candidate-reader.js';
 import { candidateIndexPurgeHook } from '../store/candidate-index.js';
 import { isExpired } from '../record/dir-entry.js';
 import { compileFilter, type ChunkFilter } from '../store/chunk-filter.js';
-import { LIMITS, checkContent, checkRef, checkRefs, type ChunkContent, type ChunkRef, type SupersedesRef } from '../store/chunk-input.js';
+import { LIMITS, checkContent, checkLocatedRefs, checkRef, checkRefs, type ChunkContent, type ChunkRef, type SupersedesRef } from '../store/chunk-input.js';
 import { checkChunkId, checkId } from '../store/ids.js';
 import { openError, storageError } from '../store/level-errors.js';
 import { refString } from '../store/keys.js';
@@ -29,7 +29,7 @@ import { checkTables } from '../store/leveldb/table-check.js';
 import { computeStats, type StoreStats } from '../store/stats.js';
 import { StoreCore } from '../store/store-core.js';
 import type { Expiry, Mutation, MutationResult } from '../store/mutations.js';
-import type { ListedEntry, ReadResult } from '../store/read-path.js';
+import type { ListedEntry, LocatedRef, ReadResult } from '../store/read-path.js';
 import { verifyStore, type VerifyReport } from '../store/verify.js';
 import {
   activeTurnLog,
@@ -343,6 +343,33 @@ export class AkashicStore {
     const checked = checkRefs(refs, 'refs');
     if (opts.asOf !== undefined) return this.#track(readAsOf(this.#core, userId, checked, checkTime(opts.asOf, 'asOf')));
     return this.#track(this.#core.read(userId, checked));
+  }
+
+  /**
+   * Where each chunk's current version is stored (null: absent, deleted or expired): one directory read. A
+   * `LocatedRef` is a hint for `getManyBySlot`; it stays usable after the chunk moves (the read then goes through
+   * the directory), so a caller may keep it.
+   */
+  async locate(userId: string, refs: readonly ChunkRef[]): Promise<(LocatedRef | null)[]> {
+    this.#checkOpen();
+    checkId(userId, 'userId');
+    const checked = checkRefs(refs, 'refs');
+    return this.#track(this.#core.locate(userId, checked));
+  }
+
+  /**
+   * Fetch by slot: `getMany` for chunks whose location the caller already holds (from `locate`, or the directory
+   * entries of `candidates`), without reading the directory first: one read of the blocks the hints name, one
+   * decompression per frame not in cache. A hint is never trusted: where the slot no longer holds that chunk at that
+   * version (GC released the block, the slot holds another record) the chunk is read through the directory, in the
+   * same snapshot. A chunk deleted, updated or moved after its hint was taken, while its old slot still exists,
+   * reads as the hint's version (as of when the hint was taken); an expired hint reads as null.
+   */
+  async getManyBySlot(userId: string, located: readonly LocatedRef[]): Promise<ReadResult> {
+    this.#checkOpen();
+    checkId(userId, 'userId');
+    const checked = checkLocatedRefs(located, 'located');
+    return this.#track(this.#core.readLocated(userId, checked));
   }
 
   /**

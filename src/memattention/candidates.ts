@@ -19,7 +19,7 @@ import type { ChunkFilter } from '../store/chunk-filter.js';
  */
 import type { AkashicStore } from '../engine/akashic-store.js';
 import type { ChunkMetaView } from '../model/memory-model.js';
-import type { ChunkRef } from '../store/chunk-input.js';
+import type { ChunkRef, LocatedRef } from '../store/chunk-input.js';
 import { refString } from '../store/keys.js';
 import type { ListedEntry } from '../store/read-path.js';
 import type { ListedChunk } from '../engine/akashic-store.js';
@@ -35,6 +35,8 @@ export interface Candidate {
   readonly meta: ChunkMetaView;
   /** Set on a superseded version (recall with `includeSuperseded`): read it from history, not from the blocks. */
   readonly superseded?: SupersededMark;
+  /** Where this version was stored when the candidates were gathered (current versions): fetch by slot. */
+  readonly located?: LocatedRef;
 }
 
 /** Which versions and scopes candidates are drawn from (any of them makes the candidates come from a scan). */
@@ -147,10 +149,17 @@ function candidateKey(e: ListedChunk): string {
 }
 
 function toCandidate(e: ListedChunk, bounds: CandidateBounds): Candidate {
+  const ref = { sessionId: e.sessionId, chunkId: e.chunkId };
+  const loc = e.entry.location;
+  const located: LocatedRef | null =
+    e.superseded !== undefined || loc === null
+      ? null
+      : { ...ref, version: e.entry.version, location: loc, ...(e.entry.expiresAt === undefined ? {} : { expiresAt: e.entry.expiresAt }) };
   return {
-    ref: { sessionId: e.sessionId, chunkId: e.chunkId },
+    ref,
     version: e.entry.version,
     ...(e.superseded === undefined ? {} : { superseded: e.superseded }),
+    ...(located === null ? {} : { located }),
     meta: {
       id: candidateKey(e),
       sessionId: e.sessionId,

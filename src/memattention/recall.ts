@@ -76,7 +76,12 @@ export async function retrieve(store: AkashicStore, model: CheckedModel, options
   const current = picked.filter((c) => c.superseded === undefined);
   const old = picked.filter((c) => c.superseded !== undefined);
   const asOf = req.view?.asOf;
-  const read = await store.getMany(req.userId, current.map((c) => c.ref), asOf === undefined ? {} : { asOf });
+  // Fetch by slot: the candidates carry where each chunk was when they were gathered, so the fetch reads the blocks
+  // directly instead of the directory first (a stale location falls back to the directory inside the store).
+  const bySlot = asOf === undefined && current.every((c) => c.located !== undefined);
+  const read = bySlot
+    ? await store.getManyBySlot(req.userId, current.map((c) => c.located!))
+    : await store.getMany(req.userId, current.map((c) => c.ref), asOf === undefined ? {} : { asOf });
   const oldRecords = old.length === 0 ? [] : await store.keptVersions(req.userId, old.map((c) => ({ ...c.ref, version: c.version })));
   const found = new Map<Candidate, RecalledChunk | null>();
   current.forEach((c, i) => found.set(c, read.chunks[i] ?? null));

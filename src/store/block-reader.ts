@@ -28,7 +28,34 @@ export async function readSlots(
   locs: readonly SlotRef[],
   snapshot?: AbstractSnapshot,
 ): Promise<SlotReadResult> {
+  const r = await readSlotsOrNull(blocks, cache, locs, snapshot);
+  const records = r.records.map((rec, i) => {
+    if (rec !== null) return rec;
+    const l = locs[i]!;
+    throw corruption(r.missingFrames.has(frameKey(l.blockId, l.frame)) ? `block frame ${frameKey(l.blockId, l.frame)} is missing` : `block ${blockKey(l.blockId)} frame ${l.frame} has no slot ${l.slot}`);
+  });
+  return { records, blocksTouched: r.blocksTouched, framesRead: r.framesRead, bytesRead: r.bytesRead };
+}
+
+/** `readSlots` for slot locations that may no longer exist (hints): a missing frame or slot reads as null. */
+export interface HintedSlotRead extends Omit<SlotReadResult, 'records'> {
+  readonly records: (Buffer | null)[];
+  /** Frame keys the store does not hold (a released block). */
+  readonly missingFrames: ReadonlySet<string>;
+}
+
+/**
+ * Like `readSlots`, but a frame the store does not hold, or a slot its frame does not have, reads as null instead
+ * of failing: the caller holds locations that may be stale and falls back to the directory for those.
+ */
+export async function readSlotsOrNull(
+  blocks: Family,
+  cache: BlockCache,
+  locs: readonly SlotRef[],
+  snapshot?: AbstractSnapshot,
+): Promise<HintedSlotRead> {
   const frames = new Map<string, DecodedFrame | null>();
+  const missingFrames = new Set<string>();
   const blockIds = new Set<number>();
   for (const l of locs) {
     blockIds.add(l.blockId);
@@ -44,23 +71,20 @@ export async function readSlots(
     const decoded = await Promise.all(
       missing.map((k, i) => {
         const v = values[i];
-        if (v === undefined) throw corruption(`block frame ${k} is missing`);
+        if (v === undefined) {
+          missingFrames.add(k);
+          return null;
+        }
         bytesRead += v.length;
         return decodeFrame(v, `block frame ${k}`);
       }),
     );
     missing.forEach((k, i) => {
-      const f = decoded[i]!;
+      const f = decoded[i] ?? null;
       frames.set(k, f);
-      cache.set(k, f);
+      if (f !== null) cache.set(k, f);
     });
   }
-  const records = locs.map((l) => {
-    const k = frameKey(l.blockId, l.frame);
-    const f = frames.get(k);
-    const r = f?.records[l.slot];
-    if (r === undefined) throw corruption(`block ${blockKey(l.blockId)} frame ${l.frame} has no slot ${l.slot}`);
-    return r;
-  });
-  return { records, blocksTouched: blockIds.size, framesRead: missing.length, bytesRead };
+  const records = locs.map((l) => frames.get(frameKey(l.blockId, l.frame))?.records[l.slot] ?? null);
+  return { records, blocksTouched: blockIds.size, framesRead: missing.length - missingFrames.size, bytesRead, missingFrames };
 }

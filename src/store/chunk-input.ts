@@ -1,6 +1,7 @@
 import { invalidArgument } from '../errors.js';
 import { CHUNK_KINDS, type ChunkKind, type FullChunkRef } from '../record/chunk-record.js';
 import type { ChunkEmbedding } from '../record/chunk-embedding.js';
+import type { SlotRef } from '../record/dir-entry.js';
 import { checkChunkId, checkId } from './ids.js';
 
 /** Limits on one chunk record (docs/format.md, "ChunkRecord (inside frames)"). */
@@ -212,4 +213,48 @@ export function checkRefs(refs: unknown, what: string, max = 10_000): ChunkRef[]
   if (!Array.isArray(refs)) throw invalidArgument(`${what} must be an array`);
   if (refs.length > max) throw invalidArgument(`${what} has ${refs.length} items; the limit is ${max}`);
   return Array.from(refs as unknown[], (r, i) => checkRef(r, `${what}[${i}]`)); // holes of a sparse array included
+}
+
+/**
+ * Where a chunk's version was, as a directory entry said when the caller read it (candidate gathering, `locate`):
+ * a hint that lets a read skip the directory. Never trusted: the record found there must be this chunk at this
+ * version, or the read goes through the directory.
+ */
+export interface LocatedRef extends ChunkRef {
+  readonly version: number;
+  readonly location: SlotRef;
+  /** The entry's expiry (ms since the epoch), if any. */
+  readonly expiresAt?: number;
+}
+
+/** Block ids are 12 hex digits; frame and slot numbers are u16 (docs/format.md). */
+const MAX_BLOCK_ID = 2 ** 48 - 1;
+const MAX_FRAME_OR_SLOT = 0xffff;
+
+function checkIndex(v: unknown, max: number, what: string): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > max) throw invalidArgument(`${what} must be an integer in [0, ${max}]`);
+  return v;
+}
+
+export function checkLocatedRefs(located: unknown, what: string, max = 10_000): LocatedRef[] {
+  if (!Array.isArray(located)) throw invalidArgument(`${what} must be an array`);
+  if (located.length > max) throw invalidArgument(`${what} has ${located.length} items; the limit is ${max}`);
+  return Array.from(located as unknown[], (r, i) => {
+    const w = `${what}[${i}]`;
+    const ref = checkRef(r, w);
+    const o = r as Record<string, unknown>;
+    const version = o['version'];
+    if (typeof version !== 'number' || !Number.isInteger(version) || version < 1 || version > LIMITS.version) throw invalidArgument(`${w}.version must be an integer in [1, ${LIMITS.version}]`);
+    const loc = o['location'];
+    if (loc === null || typeof loc !== 'object') throw invalidArgument(`${w}.location must be { blockId, frame, slot }`);
+    const l = loc as Record<string, unknown>;
+    const location = {
+      blockId: checkIndex(l['blockId'], MAX_BLOCK_ID, `${w}.location.blockId`),
+      frame: checkIndex(l['frame'], MAX_FRAME_OR_SLOT, `${w}.location.frame`),
+      slot: checkIndex(l['slot'], MAX_FRAME_OR_SLOT, `${w}.location.slot`),
+    };
+    const exp = o['expiresAt'];
+    if (exp !== undefined && (typeof exp !== 'number' || !Number.isSafeInteger(exp) || exp < 1)) throw invalidArgument(`${w}.expiresAt must be a positive integer of ms`);
+    return { ...ref, version, location, ...(exp === undefined ? {} : { expiresAt: exp }) };
+  });
 }

@@ -5,8 +5,10 @@ import type { Accounting } from '../record/accounting.js';
 import { decodeBlockInfo, type BlockInfo } from '../record/block-info.js';
 import { decodeChunkRecord, type ChunkRecord } from '../record/chunk-record.js';
 import { decodeDirEntry, isExpired, type DirEntry } from '../record/dir-entry.js';
-import { readSlots, type SlotReadResult } from './block-reader.js';
-import type { ChunkRef } from './chunk-input.js';
+import { readSlots, readSlotsOrNull, type SlotReadResult } from './block-reader.js';
+import type { ChunkRef, LocatedRef } from './chunk-input.js';
+
+export type { LocatedRef } from './chunk-input.js';
 import type { ColumnFamilies } from './column-families.js';
 import { SEP, afterPrefix, dirKey, parseDirKey, prefixRange } from './keys.js';
 import type { AnyLevel } from './options.js';
@@ -49,25 +51,96 @@ export function checkRecord(bytes: Uint8Array, entry: DirEntry, userId: string, 
 export async function readChunks(src: ReadSource, accounting: Accounting, now: () => number, userId: string, refs: readonly ChunkRef[]): Promise<ReadResult> {
   const snapshot = src.db.snapshot();
   try {
-    const keys = refs.map((r) => dirKey(userId, r.sessionId, r.chunkId));
-    const values = keys.length === 0 ? [] : await src.cf.dir.getMany(keys, { snapshot });
-    // A damaged LevelDB filter block turns point lookups into silent misses; re-check misses with a scan.
-    await confirmMisses(src.cf.dir, keys, values, snapshot);
-    const entries = values.map((v, i) => (v === undefined ? null : decodeDirEntry(v, `directory entry ${JSON.stringify(keys[i])}`)));
-    const wanted: { i: number; entry: DirEntry }[] = [];
-    const at = now();
-    entries.forEach((e, i) => {
-      if (e !== null && e.state === 'live' && !isExpired(e, at)) wanted.push({ i, entry: e });
-    });
-    const slots = await readSlots(src.cf.blocks, src.cache, wanted.map((w) => w.entry.location!), snapshot);
-    const chunks: (ChunkRecord | null)[] = refs.map(() => null);
-    wanted.forEach((w, k) => {
-      const ref = refs[w.i]!;
-      chunks[w.i] = checkRecord(slots.records[k]!, w.entry, userId, ref.sessionId, ref.chunkId);
-    });
+    const r = await readThroughDirectory(src, now, userId, refs, snapshot);
     accounting.retrievals++;
-    accounting.retrievalBlocks += slots.blocksTouched;
-    return { chunks, blocksTouched: slots.blocksTouched, framesRead: slots.framesRead, bytesRead: slots.bytesRead };
+    accounting.retrievalBlocks += r.blocksTouched;
+    return r;
+  } finally {
+    await snapshot.close();
+  }
+}
+
+/** The live entries (null: absent, deleted or expired at `now()`) of `refs`, from `snapshot`. */
+async function liveEntries(src: ReadSource, now: () => number, userId: string, refs: readonly ChunkRef[], snapshot: AbstractSnapshot): Promise<(DirEntry | null)[]> {
+  const keys = refs.map((r) => dirKey(userId, r.sessionId, r.chunkId));
+  const values = keys.length === 0 ? [] : await src.cf.dir.getMany(keys, { snapshot });
+  // A damaged LevelDB filter block turns point lookups into silent misses; re-check misses with a scan.
+  await confirmMisses(src.cf.dir, keys, values, snapshot);
+  const at = now();
+  return values.map((v, i) => {
+    const e = v === undefined ? null : decodeDirEntry(v, `directory entry ${JSON.stringify(keys[i])}`);
+    return e !== null && e.state === 'live' && !isExpired(e, at) ? e : null;
+  });
+}
+
+/** The directory read, then one read of the slots it names. */
+async function readThroughDirectory(src: ReadSource, now: () => number, userId: string, refs: readonly ChunkRef[], snapshot: AbstractSnapshot): Promise<ReadResult> {
+  const entries = await liveEntries(src, now, userId, refs, snapshot);
+  const wanted: { i: number; entry: DirEntry }[] = [];
+  entries.forEach((e, i) => {
+    if (e !== null) wanted.push({ i, entry: e });
+  });
+  const slots = await readSlots(src.cf.blocks, src.cache, wanted.map((w) => w.entry.location!), snapshot);
+  const chunks: (ChunkRecord | null)[] = refs.map(() => null);
+  wanted.forEach((w, k) => {
+    const ref = refs[w.i]!;
+    chunks[w.i] = checkRecord(slots.records[k]!, w.entry, userId, ref.sessionId, ref.chunkId);
+  });
+  return { chunks, blocksTouched: slots.blocksTouched, framesRead: slots.framesRead, bytesRead: slots.bytesRead };
+}
+
+/** The location hints of `refs` (null: absent, deleted or expired), read from the directory. */
+export async function locateChunks(src: ReadSource, now: () => number, userId: string, refs: readonly ChunkRef[]): Promise<(LocatedRef | null)[]> {
+  const snapshot = src.db.snapshot();
+  try {
+    const entries = await liveEntries(src, now, userId, refs, snapshot);
+    return entries.map((e, i) => (e === null ? null : locatedRef(refs[i]!, e)));
+  } finally {
+    await snapshot.close();
+  }
+}
+
+export function locatedRef(ref: ChunkRef, e: DirEntry): LocatedRef {
+  return { sessionId: ref.sessionId, chunkId: ref.chunkId, version: e.version, location: e.location!, ...(e.expiresAt === undefined ? {} : { expiresAt: e.expiresAt }) };
+}
+
+/**
+ * Fetch by slot: reads the blocks the hints name (one getMany of the frames not cached, one decompression each),
+ * without reading the directory first. A chunk whose hint is stale (its block released, or the slot holding
+ * something else) is read through the directory, in the same snapshot; one whose hint has expired at `now()`
+ * reads as absent. A chunk deleted, updated or moved after the hint was taken, while its old slot still exists,
+ * reads as the hint's version: the read is then as of when the hint was taken (the recall that gathered it).
+ */
+export async function readLocated(src: ReadSource, accounting: Accounting, now: () => number, userId: string, located: readonly LocatedRef[]): Promise<ReadResult> {
+  const snapshot = src.db.snapshot();
+  try {
+    const at = now();
+    const live = located.filter((l) => !isExpired(l, at));
+    const slots = await readSlotsOrNull(src.cf.blocks, src.cache, live.map((l) => l.location), snapshot);
+    const byLoc = new Map<LocatedRef, ChunkRecord>();
+    const stale: LocatedRef[] = [];
+    live.forEach((l, k) => {
+      const bytes = slots.records[k] ?? null;
+      const rec = bytes === null ? null : decodeChunkRecord(bytes, `record at block ${l.location.blockId} frame ${l.location.frame} slot ${l.location.slot}`);
+      if (rec !== null && rec.userId === userId && rec.sessionId === l.sessionId && rec.chunkId === l.chunkId && rec.version === l.version) byLoc.set(l, rec);
+      else stale.push(l);
+    });
+    let blocksTouched = slots.blocksTouched;
+    let framesRead = slots.framesRead;
+    let bytesRead = slots.bytesRead;
+    if (stale.length > 0) {
+      const again = await readThroughDirectory(src, now, userId, stale, snapshot);
+      stale.forEach((l, i) => {
+        const c = again.chunks[i] ?? null;
+        if (c !== null) byLoc.set(l, c);
+      });
+      blocksTouched += again.blocksTouched;
+      framesRead += again.framesRead;
+      bytesRead += again.bytesRead;
+    }
+    accounting.retrievals++;
+    accounting.retrievalBlocks += blocksTouched;
+    return { chunks: located.map((l) => byLoc.get(l) ?? null), blocksTouched, framesRead, bytesRead };
   } finally {
     await snapshot.close();
   }

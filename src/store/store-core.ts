@@ -20,7 +20,7 @@ import { PostingMerger, type PostingMergeReport } from './posting-merge.js';
 import { ALLOC_NEXT_KEY, META_ACCOUNTING_KEY, blockKey } from './keys.js';
 import type { Mutation, MutationResult, WriteExtra } from './mutations.js';
 import type { AnyLevel, ResolvedStoreOptions } from './options.js';
-import { checkRecord, listBlockInfos, listEntries, listSessions, listUsers, readChunks, readLiveRecords, type ListedEntry, type ReadResult } from './read-path.js';
+import { checkRecord, listBlockInfos, listEntries, listSessions, listUsers, locateChunks, readChunks, readLiveRecords, readLocated, type ListedEntry, type LocatedRef, type ReadResult } from './read-path.js';
 import { Txn, type TxnContext } from './txn/txn.js';
 import { WriteLock } from './write-lock.js';
 
@@ -199,6 +199,16 @@ export class StoreCore {
   /** Materializes chunks from one consistent snapshot (`read-path.ts`). */
   read(userId: string, refs: readonly ChunkRef[]): Promise<ReadResult> {
     return readChunks(this, this.ctx.accounting, () => this.options.now(), userId, refs);
+  }
+
+  /** Location hints of chunks, from the directory (`read-path.ts`). */
+  locate(userId: string, refs: readonly ChunkRef[]): Promise<(LocatedRef | null)[]> {
+    return locateChunks(this, () => this.options.now(), userId, refs);
+  }
+
+  /** Fetch by slot: reads the hinted slots without the directory, the stale ones through it (`read-path.ts`). */
+  readLocated(userId: string, located: readonly LocatedRef[]): Promise<ReadResult> {
+    return readLocated(this, this.ctx.accounting, () => this.options.now(), userId, located);
   }
 
   /** Directory entries in key order (`listEntries`, `read-path.ts`). */
