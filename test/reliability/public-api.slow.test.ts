@@ -1,6 +1,6 @@
 /**
  * Every public entry point, property-based, ≥ 10,000 calls: AkashicStore (put, write, restore, get, getMany,
- * locate, getManyBySlot, history, keptVersions, list, users, sessions, sweepExpired, relocate, recordCoAccess, coAccess, gc, purge,
+ * history, keptVersions, list, users, sessions, sweepExpired, relocate, recordCoAccess, coAccess, gc, purge,
  * stats, verify, blocks) and AkashicMemory (appendTurn, completeRequest, endSession, endOtherSessions,
  * activeTurns, recall, purge). Arguments mix well-formed values (ids that exist, ids that do not, separator-laden
  * ids) with hostile ones (wrong types, lone surrogates, oversized values, `fc.anything()`).
@@ -125,10 +125,6 @@ const call: fc.Arbitrary<Call> = fc.oneof(
   fc.tuple(user, fc.oneof(fc.array(hostile, { maxLength: 3 }), hostile)).map(([u, recs]): Call => ({ name: 'restore', kind: 'write', run: () => store.restore(u as string, recs as never) })),
   chunkRef.map((r): Call => ({ name: 'get', kind: 'read', run: () => store.get(r?.user ?? 'alice', refOf(r).sessionId, refOf(r).chunkId) })),
   fc.tuple(user, fc.oneof(fc.array(chunkRef.map(refOf), { maxLength: 6 }), hostile)).map(([u, refs]): Call => ({ name: 'getMany', kind: 'read', run: () => store.getMany(u as string, refs as never) })),
-  fc.tuple(user, fc.oneof(fc.array(chunkRef.map(refOf), { maxLength: 6 }), hostile)).map(([u, refs]): Call => ({ name: 'locate', kind: 'read', run: () => store.locate(u as string, refs as never) })),
-  fc
-    .tuple(user, fc.oneof(fc.array(fc.tuple(chunkRef, version, fc.oneof(fc.record({ blockId: fc.nat(40), frame: fc.nat(4), slot: fc.nat(20) }), hostile)).map(([r, v, l]) => ({ ...refOf(r), version: v, location: l })), { maxLength: 4 }), hostile))
-    .map(([u, refs]): Call => ({ name: 'getManyBySlot', kind: 'read', run: () => store.getManyBySlot(u as string, refs as never) })),
   fc.tuple(user, chunkRef).map(([u, r]): Call => ({ name: 'history', kind: 'read', run: () => store.history(u as string, refOf(r).sessionId, refOf(r).chunkId) })),
   fc.tuple(user, fc.oneof(fc.array(fc.tuple(chunkRef, version).map(([r, v]) => ({ ...refOf(r), version: v })), { maxLength: 3 }), hostile)).map(([u, refs]): Call => ({ name: 'keptVersions', kind: 'read', run: () => store.keptVersions(u as string, refs as never) })),
   fc.tuple(user, fc.oneof(fc.record({ sessionId: session, includeDeleted: fc.boolean(), limit: fc.oneof(fc.nat(50), hostile) }, { requiredKeys: [] }), hostile)).map(([u, o]): Call => ({ name: 'list', kind: 'read', run: () => drain(store.list(u as string, o as never)) })),
