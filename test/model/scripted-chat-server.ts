@@ -3,9 +3,8 @@
  * `OpenAIChatModel` through its success, retry and failure paths. Each request to `POST /v1/chat/completions`
  * consumes the next step of a script; requests are recorded so tests can check what the client sent.
  */
-import { createServer } from 'node:http';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import { sendJsonText, startScriptedHttpServer } from './scripted-http-server.js';
 
 /** One scripted reaction to one request. */
 export type ScriptStep =
@@ -56,20 +55,8 @@ export interface ScriptedChatServer {
 /** Usage reported with every successful reply, so token accounting can be asserted. */
 export const SCRIPTED_USAGE = { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 } as const;
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    req.on('data', (part: Buffer) => parts.push(part));
-    req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  if (res.writableEnded || res.destroyed) return;
-  const payload = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...headers });
-  res.end(payload);
+  sendJsonText(res, status, JSON.stringify(body), headers);
 }
 
 function completion(model: string, content: string): object {
@@ -124,24 +111,10 @@ export async function startScriptedChatServer(): Promise<ScriptedChatServer> {
     for (const w of due) w.resolve();
   };
 
-  const server = createServer((req, res) => {
-    void readBody(req).then((raw) => {
-      let body: ChatRequestBody = {};
-      try {
-        body = JSON.parse(raw) as ChatRequestBody;
-      } catch {
-        // Recorded as an empty body; the test inspecting it will fail with a clear diff.
-      }
-      requests.push({
-        method: req.method ?? '',
-        url: req.url ?? '',
-        authorization: req.headers.authorization,
-        body,
-      });
-      if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
-        sendJson(res, 404, { error: { message: `no route ${req.method} ${req.url}`, type: 'not_found' } });
-        return;
-      }
+  const server = await startScriptedHttpServer<ChatRequestBody>(
+    '/chat/completions',
+    (req, body) => requests.push({ method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization, body }),
+    (body, res) => {
       const step = script.shift();
       if (step === undefined) {
         // 400 is not retried by the client, so an exhausted script fails the test fast and visibly.
@@ -149,17 +122,11 @@ export async function startScriptedChatServer(): Promise<ScriptedChatServer> {
         return;
       }
       perform(res, step, body.model ?? 'unknown', onAbandoned);
-    });
-  });
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+    },
+  );
 
   return {
-    baseURL: `http://127.0.0.1:${port}/v1`,
+    baseURL: server.baseURL,
     requests,
     enqueue: (...steps) => {
       script.push(...steps);
@@ -177,11 +144,6 @@ export async function startScriptedChatServer(): Promise<ScriptedChatServer> {
       abandoned = 0;
       abandonWaiters = [];
     },
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        // Keep-alive sockets from the client's fetch would otherwise hold close() open.
-        server.closeAllConnections();
-        server.close((err) => (err ? reject(err) : resolve()));
-      }),
+    close: () => server.close(),
   };
 }

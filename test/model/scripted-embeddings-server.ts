@@ -3,9 +3,7 @@
  * through its success, retry and failure paths. A request consumes the next scripted step, or, with the script
  * empty, is answered by `embed` (a deterministic function of the text), so whole MemAttention runs can use it.
  */
-import { createServer } from 'node:http';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { sendJsonText as send, startScriptedHttpServer } from './scripted-http-server.js';
 
 export type EmbeddingStep =
   /** 200 with these vectors (one per input expected, but the test decides). */
@@ -31,21 +29,6 @@ export interface ScriptedEmbeddingsServer {
   close(): Promise<void>;
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    req.on('data', (p: Buffer) => parts.push(p));
-    req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-function send(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
-  if (res.writableEnded || res.destroyed) return;
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
-  res.end(body);
-}
-
 function reply(model: string, vectors: readonly (readonly number[])[], reverse = false): string {
   const data = vectors.map((embedding, index) => ({ object: 'embedding', index, embedding }));
   if (reverse) data.reverse();
@@ -56,19 +39,10 @@ function reply(model: string, vectors: readonly (readonly number[])[], reverse =
 export async function startScriptedEmbeddingsServer(embed: (text: string) => number[]): Promise<ScriptedEmbeddingsServer> {
   const script: EmbeddingStep[] = [];
   const requests: EmbeddingRequest[] = [];
-  const server = createServer((req, res) => {
-    void readBody(req).then((raw) => {
-      let body: EmbeddingRequest = {};
-      try {
-        body = JSON.parse(raw) as EmbeddingRequest;
-      } catch {
-        // recorded empty
-      }
-      requests.push(body);
-      if (req.method !== 'POST' || req.url !== '/v1/embeddings') {
-        send(res, 404, JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
-        return;
-      }
+  const server = await startScriptedHttpServer<EmbeddingRequest>(
+    '/embeddings',
+    (_req, body) => requests.push(body),
+    (body, res) => {
       const inputs = typeof body.input === 'string' ? [body.input] : (body.input ?? []);
       const model = body.model ?? 'unknown';
       const step = script.shift();
@@ -86,26 +60,17 @@ export async function startScriptedEmbeddingsServer(embed: (text: string) => num
           return;
         }
       }
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+    },
+  );
   return {
-    baseURL: `http://127.0.0.1:${port}/v1`,
+    baseURL: server.baseURL,
     requests,
     enqueue: (...steps) => void script.push(...steps),
     reset: () => {
       script.length = 0;
       requests.length = 0;
     },
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((err) => (err ? reject(err) : resolve()));
-      }),
+    close: () => server.close(),
   };
 }
 
