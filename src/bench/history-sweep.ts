@@ -15,7 +15,7 @@
  * The corpus is synthetic and deterministic: pronounceable words from a Zipf-distributed vocabulary, each chunk
  * about a topic (a fifth of its words from the topic's own words), keywords = its distinct words by frequency.
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
@@ -42,6 +42,16 @@ export interface HistorySweepOptions {
   readonly ingestChunks?: number;
   readonly ingestSyncChunks?: number;
   readonly seed?: number;
+  /**
+   * Keep the grown history (the akashic and FTS5 stores, and where the corpus stopped) in this directory and resume
+   * from it: a run continues growing the history from what an earlier run left there (same seed), and sizes below
+   * it are skipped. Lets a 100k history be grown once, outside a time-boxed measuring run.
+   */
+  readonly historyDir?: string;
+  /** Only grow the history to the largest size: no recall measurements (needs `historyDir`). */
+  readonly buildOnly?: boolean;
+  /** Leave out the ingest table (`ingest` is then null). */
+  readonly skipIngest?: boolean;
   readonly command?: string;
   readonly log?: (line: string) => void;
 }
@@ -92,7 +102,7 @@ export interface HistorySweepResult {
     readonly notes: readonly string[];
   };
   readonly sweep: SweepRow[];
-  readonly ingest: IngestFigures;
+  readonly ingest: IngestFigures | null;
 }
 
 const SYLLABLES = ['ka', 'lu', 'mer', 'to', 'sa', 'vin', 'dor', 'pe', 'ri', 'xo', 'nam', 'bel', 'tu', 'go', 'fi', 'ze', 'qua', 'nes'];
@@ -183,10 +193,13 @@ export async function runHistorySweep(opts: HistorySweepOptions = {}): Promise<H
   const sqlite = await loadSqlite();
   if (!sqlite.ok) notes.push(sqlite.reason);
   try {
-    const sweep = await sweepRecall(work, sizes, seed, warmSamples, coldSamples, drop.ok, sqlite.ok ? sqlite.Database : null, log);
+    if (opts.buildOnly === true && opts.historyDir === undefined) throw new Error('history sweep: buildOnly needs historyDir');
+    const history = opts.historyDir ?? join(work, 'history');
+    const sweep = await sweepRecall(history, sizes, seed, warmSamples, coldSamples, drop.ok, sqlite.ok ? sqlite.Database : null, log, opts.buildOnly === true, notes);
     const ingestChunks = opts.ingestChunks ?? 4_000;
     const ingestSyncChunks = opts.ingestSyncChunks ?? 640;
-    const ingest = await ingestTable(work, seed, ingestChunks, ingestSyncChunks, sqlite.ok ? sqlite.Database : null, log);
+    const ingest =
+      opts.skipIngest === true || opts.buildOnly === true ? null : await ingestTable(work, seed, ingestChunks, ingestSyncChunks, sqlite.ok ? sqlite.Database : null, log);
     return {
       meta: {
         command: opts.command ?? 'akashic bench --history-sweep',
@@ -211,6 +224,13 @@ export async function runHistorySweep(opts: HistorySweepOptions = {}): Promise<H
   }
 }
 
+/** Where a kept history stopped (`historyDir`): the corpus position and the clock of the last chunk. */
+interface HistoryState {
+  readonly seed: number;
+  readonly chunks: number;
+  readonly clock: number;
+}
+
 async function sweepRecall(
   work: string,
   sizes: readonly number[],
@@ -220,8 +240,20 @@ async function sweepRecall(
   cold: boolean,
   Database: SqliteConstructor | null,
   log: (line: string) => void,
+  buildOnly: boolean,
+  notes: string[],
 ): Promise<SweepRow[]> {
+  await mkdir(work, { recursive: true });
+  const statePath = join(work, 'history-state.json');
+  const state = await readFile(statePath, 'utf8').then(
+    (t) => JSON.parse(t) as HistoryState,
+    () => null,
+  );
+  if (state !== null && state.seed !== seed) throw new Error(`history sweep: ${work} holds a history of seed ${state.seed}, not ${seed}`);
   const corpus = new SweepCorpus(seed);
+  // Resuming: the corpus continues where the kept history stopped.
+  for (let i = 0; i < (state?.chunks ?? 0); i++) corpus.chunk();
+  if (state !== null) notes.push(`resumed a kept history of ${state.chunks} chunks (${work})`);
   const queries = new SweepCorpus(seed + 1);
   const storePath = join(work, 'akashic');
   const store = await AkashicStore.open({ path: storePath, durability: 'relaxed', gc: { intervalMs: 0 } });
@@ -231,10 +263,15 @@ async function sweepRecall(
   await mkdir(ftsDir, { recursive: true });
   const fts = Database === null ? null : SqliteFts5Peer.open(Database, ftsDir);
   const rows: SweepRow[] = [];
-  let have = 0;
-  let clock = Date.UTC(2025, 0, 1);
+  let have = state?.chunks ?? 0;
+  let clock = state?.clock ?? Date.UTC(2025, 0, 1);
   try {
     for (const size of sizes) {
+      if (size < have) {
+        notes.push(`size ${size} skipped: the kept history already holds ${have} chunks`);
+        continue;
+      }
+      if (buildOnly && size !== sizes[sizes.length - 1]) continue;
       // Grow both stores to `size` chunks, in bulk writes (the import path) of 256 chunks.
       let akashicMs = 0;
       let ftsMs = 0;
@@ -256,8 +293,10 @@ async function sweepRecall(
         });
         if (fts !== null) ftsMs += await timeIt(() => fts.write({ kind: 'write', user: USER, ops: trace, neighbours: [] }));
         have += n;
+        await writeFile(statePath, JSON.stringify({ seed, chunks: have, clock } satisfies HistoryState));
       }
       log(`history sweep: ${size} chunks (akashic ingest ${(akashicMs / 1000).toFixed(1)} s, fts5 ${(ftsMs / 1000).toFixed(1)} s)`);
+      if (buildOnly) continue;
       // Warm: one pass to warm, then the measured pass, the stores interleaved.
       const qs = Array.from({ length: warmSamples }, () => queries.query());
       for (const q of qs.slice(0, 10)) {
@@ -421,13 +460,17 @@ export function historySweepMarkdown(r: HistorySweepResult): string {
       (s) =>
         `| ${s.chunksPerUser} | ${f(s.recallP50Ms)} | ${f(s.recallP95Ms)} | ${f(s.coldRecallP50Ms)} | ${f(s.coldRecallP95Ms)} | ${f(s.bytesReadPerRecall)} | ${f(s.fts5RecallP50Ms)} | ${f(s.fts5RecallP95Ms)} | ${f(s.fts5ColdRecallP50Ms)} | ${f(s.fts5BytesReadPerRecall)} |`,
     ),
-    ``,
-    `| ingest (chunks/s) | relaxed | sync |`,
-    `|---|---|---|`,
-    `| akashic, 1 writer | ${r.ingest.akashic} | ${r.ingest.akashicSync} |`,
-    `| akashic, 16 writers | ${r.ingest.akashicConcurrent} | ${r.ingest.akashicSyncConcurrent} |`,
-    `| classic-level, one key per chunk | ${r.ingest['leveldb-naive']} | ${r.ingest['leveldb-naive-sync']} |`,
-    `| SQLite, one row per chunk | ${f(r.ingest.sqlite)} | ${f(r.ingest['sqlite-sync'])} |`,
+    ...(r.ingest === null
+      ? []
+      : [
+          ``,
+          `| ingest (chunks/s) | relaxed | sync |`,
+          `|---|---|---|`,
+          `| akashic, 1 writer | ${r.ingest.akashic} | ${r.ingest.akashicSync} |`,
+          `| akashic, 16 writers | ${r.ingest.akashicConcurrent} | ${r.ingest.akashicSyncConcurrent} |`,
+          `| classic-level, one key per chunk | ${r.ingest['leveldb-naive']} | ${r.ingest['leveldb-naive-sync']} |`,
+          `| SQLite, one row per chunk | ${f(r.ingest.sqlite)} | ${f(r.ingest['sqlite-sync'])} |`,
+        ]),
     ``,
     ...r.meta.notes.map((n) => `- ${n}`),
   ];

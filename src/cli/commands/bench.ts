@@ -41,6 +41,9 @@ interface BenchCliOptions {
   scaleBaseline?: true;
   historySweep?: true;
   sizes?: string;
+  historyDir?: string;
+  buildOnly?: true;
+  ingest: boolean;
 }
 
 function parseNonNegative(value: string): number {
@@ -88,6 +91,9 @@ export function register(program: Command): void {
     .option('--scale-baseline', 'also run append-only in the scale run (about twice as long)')
     .option('--history-sweep', 'recall cost as one user\'s history grows (100 to 100k chunks) against SQLite FTS5, and the ingest table')
     .option('--sizes <list>', 'history sweep: comma-separated chunks per user (default 100,1000,10000,100000)')
+    .option('--history-dir <dir>', 'history sweep: keep the grown history in DIR and resume from what an earlier run left there')
+    .option('--build-only', 'history sweep: only grow the history in --history-dir to the largest size (no measurements)')
+    .option('--no-ingest', 'history sweep: leave out the ingest table')
     .addHelpText('after', example('akashic bench --locomo ./locomo10.json --out bench-out') + LOCOMO_HELP)
     .action(async (opts: BenchCliOptions, cmd: Command) => {
       const io = ioOf(cmd);
@@ -100,6 +106,9 @@ export function register(program: Command): void {
           ...(opts.coldSamples === undefined ? {} : { coldSamples: opts.coldSamples }),
           ...(opts.workDir === undefined ? {} : { workDir: opts.workDir }),
           ...(opts.seed === undefined ? {} : { seed: opts.seed }),
+          ...(opts.historyDir === undefined ? {} : { historyDir: opts.historyDir }),
+          ...(opts.buildOnly === true ? { buildOnly: true } : {}),
+          ...(opts.ingest ? {} : { skipIngest: true }),
           log: (line) => io.stderr.write(line + '\n'),
         });
         if (opts.out !== undefined) {
