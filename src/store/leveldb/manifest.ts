@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { logRecords } from './log-check.js';
 
 /**
  * The table files LevelDB's current MANIFEST names as live.
@@ -8,11 +9,12 @@ import { join } from 'node:path';
  * orphan and deletes it at open, so the table check must not call it damage (it would refuse every open after a
  * crash during a compaction).
  *
- * Format (LevelDB 1.x): CURRENT names the MANIFEST, a log-format file (32 KiB blocks of records with a 7-byte
- * header; FULL = 1, FIRST = 2, MIDDLE = 3, LAST = 4) whose records are VersionEdits: varint tags, among them
- * 6 = deleted file (level, number) and 7 = new file (level, number, size, smallest key, largest key).
+ * Format (LevelDB 1.x): CURRENT names the MANIFEST, a log-format file (read by `logRecords`, as the write-ahead
+ * logs are) whose records are VersionEdits: varint tags, among them 6 = deleted file (level, number) and 7 = new
+ * file (level, number, size, smallest key, largest key).
  *
- * Returns null when CURRENT or the MANIFEST cannot be read or parsed: the caller then treats every table as live.
+ * Returns null when CURRENT or the MANIFEST cannot be read or parsed (a damaged frame included): the caller then
+ * treats every table as live.
  */
 export async function liveTableNumbers(dir: string): Promise<Set<number> | null> {
   try {
@@ -20,37 +22,10 @@ export async function liveTableNumbers(dir: string): Promise<Set<number> | null>
     if (!/^MANIFEST-\d+$/.test(current)) return null;
     const buf = await readFile(join(dir, current));
     const live = new Set<number>();
-    for (const edit of manifestRecords(buf)) applyEdit(edit, live);
+    for (const edit of logRecords(buf)) applyEdit(edit, live);
     return live;
   } catch {
     return null;
-  }
-}
-
-const BLOCK = 32 * 1024;
-const HEADER = 7;
-
-function* manifestRecords(buf: Uint8Array): Generator<Uint8Array> {
-  let parts: Uint8Array[] = [];
-  for (let block = 0; block < buf.length; block += BLOCK) {
-    const end = Math.min(block + BLOCK, buf.length);
-    let at = block;
-    while (end - at >= HEADER) {
-      const length = buf[at + 4]! | (buf[at + 5]! << 8);
-      const type = buf[at + 6]!;
-      if (type === 0 && length === 0) break;
-      if (at + HEADER + length > end) return; // a torn tail: LevelDB stops there too
-      const payload = buf.subarray(at + HEADER, at + HEADER + length);
-      if (type === 1) yield payload;
-      else if (type === 2) parts = [payload];
-      else if (type === 3) parts.push(payload);
-      else if (type === 4) {
-        parts.push(payload);
-        yield Buffer.concat(parts);
-        parts = [];
-      } else throw new Error(`unknown manifest record type ${type}`);
-      at += HEADER + length;
-    }
   }
 }
 
