@@ -62,8 +62,9 @@ export class TurnBm25Baseline {
 
   /**
    * The top-ranked turns that fit `budget` tokens: turns with a BM25 score > 0 (as SELECT returns only matching
-   * chunks), best first, ties to the earlier turn; stops at the first turn that would overflow the budget, so the
-   * selection is a prefix of the ranking, as MemAttention's budget cut keeps a prefix of SELECT's ranking.
+   * chunks), best first, ties to the earlier turn; a turn that would overflow the budget is skipped and the next
+   * ones are still tried, as MemAttention's recall fills its budget (greedy in rank order, skipping what does not
+   * fit), so both sides get the same fill rule.
    */
   select(question: string, budget: number): BaselineSelection {
     const queryTerms = [...new Set(termsOf(question))];
@@ -82,7 +83,7 @@ export class TurnBm25Baseline {
     let estimate = 0;
     for (const { t } of ranked) {
       const next = estimate + (picked.length === 0 ? 0 : 1) + t.tokens;
-      if (next > budget) break;
+      if (next > budget) continue;
       estimate = next;
       picked.push(t);
     }

@@ -9,6 +9,7 @@
  * one turn and carries that turn's id.
  * @internal
  */
+import { termsOf } from '../model/keywords.js';
 import type { Tokenizer } from '../model/tokenizer.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
 import { CHUNK_SEPARATOR, fitToBudget, PASSAGE_SEPARATOR, splitChunk, type PassageSelection, type RecalledPassage } from './passages.js';
@@ -25,6 +26,22 @@ const GAP = ' … ';
 export function sentencesOf(text: string): string[] {
   const parts = text.split(/(?<=[.!?])\s+(?=[\p{Lu}\p{N}"'“‘(])/u).filter((s) => s.trim() !== '');
   return parts.length === 0 ? [text] : parts;
+}
+
+/**
+ * The sentences in order without repeats: a sentence whose content words (the set of its `termsOf` terms) are those
+ * of a sentence ranked before it adds no evidence, only tokens, so it is left out (a reader sees it once). Sentences
+ * with no content word ("Wow!") are kept: they carry the neighbour share of the turn they answer.
+ */
+function withoutRepeats<S extends { readonly text: string }>(order: readonly S[]): S[] {
+  const seen = new Set<string>();
+  return order.filter((x) => {
+    const key = [...new Set(termsOf(x.text))].sort().join(' ');
+    if (key === '') return true;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 interface Turn {
@@ -77,10 +94,12 @@ export async function selectSentencePassages(
     const next = x.turn + 1 < turns.length && turns[x.turn + 1]?.chunk === t.chunk ? (best[x.turn + 1] ?? 0) : 0;
     x.score = (raw[k] ?? 0) + NEIGHBOUR_SHARE * Math.max(prev, next);
   });
-  const order = sentences
-    .map((x, k) => ({ x, k }))
-    .sort((a, b) => b.x.score - a.x.score || turns[a.x.turn]!.chunk - turns[b.x.turn]!.chunk || a.k - b.k)
-    .map((e) => e.x);
+  const order = withoutRepeats(
+    sentences
+      .map((x, k) => ({ x, k }))
+      .sort((a, b) => b.x.score - a.x.score || turns[a.x.turn]!.chunk - turns[b.x.turn]!.chunk || a.k - b.k)
+      .map((e) => e.x),
+  );
 
   const headerTokens = splits.map((s) => (s.header === null ? 0 : tok.count(s.header) + 1));
   const prefixTokens = turns.map((t) => (t.prefix === '' ? 0 : tok.count(t.prefix)));

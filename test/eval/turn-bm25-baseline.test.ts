@@ -23,7 +23,7 @@ describe('BM25 over raw turns', () => {
     expect(b.select('nothing matches zzyzx', 10_000)).toEqual({ turnIds: [], tokenCount: 0, text: '' });
   });
 
-  it('fills the budget with a prefix of the ranking and reports the exact token count of the rendered text', () => {
+  it('fills the budget greedily in rank order, skipping a turn that does not fit, and reports the exact token count of the rendered text', () => {
     const b = new TurnBm25Baseline(tokenizer);
     b.add(turns);
     const all = b.select('Dolomites', 10_000);
@@ -37,7 +37,11 @@ describe('BM25 over raw turns', () => {
     const one = b.select('Dolomites', oneBudget);
     expect(one).toEqual({ turnIds: [first], tokenCount: oneBudget, text: rendered(first) });
     expect(all.tokenCount).toBe(tokenizer.count(all.turnIds.map(rendered).join('\n')));
-    expect(b.select('Dolomites', oneBudget - 1).turnIds).toEqual([]);
+    // The best turn no longer fits: it is skipped and the next ones that fit are still taken (as recall fills).
+    const skipped = b.select('Dolomites', oneBudget - 1);
+    expect(skipped.turnIds).not.toContain(first);
+    expect(skipped.turnIds).toEqual(all.turnIds.filter((id) => id !== first && tokenizer.count(rendered(id)) <= oneBudget - 1));
+    expect(skipped.tokenCount).toBeLessThanOrEqual(oneBudget - 1);
   });
 
   it('sees only the turns added so far', () => {
