@@ -32,7 +32,8 @@ export default defineConfig({
     // Two cores on CI: at most two test files at a time.
     maxWorkers: 2,
     projects: [
-      { extends: true, test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: SLOW } },
+      // The fast tier runs the sources, but the GC and trace workers load dist/: refuse a dist older than their sources.
+      { extends: true, test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: SLOW, globalSetup: ['test/helpers/worker-freshness.ts'] } },
       {
         extends: true,
         // The slow tier runs the built dist/: refuse to test a dist older than its sources.
