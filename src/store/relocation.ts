@@ -19,7 +19,9 @@ export function lowerBoundBlocks(n: number, capacity: number): number {
 
 /**
  * Out-of-place relocation (the Akashic paper, Algorithm 2 lines 3–10): writes the live chunks of `refs` in temporal
- * order into the user's open relocation block (a new block when the group does not fit), tombstones their old slots and repoints the directory, all in one batch.
+ * order into the user's open relocation block (a new block when the group does not fit), invalidates their old slots
+ * (the chunks stay live) and repoints the directory, all in one batch. It re-checks under the write lock that the
+ * set is not already in its fewest blocks (counted per session without cross-session blocks).
  * Readers on an older snapshot keep seeing the old copies; a sealed block left with no live slot is released
  * in the same batch.
  */
