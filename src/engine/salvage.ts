@@ -324,20 +324,25 @@ interface Source {
 
 /**
  * Opens a working copy of the source below the engine (the source itself is never opened, so never written).
- * Every table of the copy is checked first: a damaged table is rebuilt in the copy from its readable blocks (a
- * damaged key would otherwise abort the process in LevelDB's compaction), and LevelDB's repair then rebuilds the
- * copy's MANIFEST. On LevelDB corruption at open, the same repair runs on the copy.
+ * Every table of the copy that its MANIFEST names is checked first: a damaged table is rebuilt in the copy from its
+ * readable blocks (a damaged key would otherwise abort the process in LevelDB's compaction), and LevelDB's repair
+ * then rebuilds the copy's MANIFEST. On LevelDB corruption at open, the same repair runs on the copy. Before any
+ * repair, the tables the MANIFEST does not name (a crash's partial leftovers) are checked and rebuilt too, since
+ * the repair reads them.
  */
 async function openSource(path: string, repair: boolean): Promise<Source> {
   const logDamage = (await findLogDamage(path)).map((d) => `write-ahead log ${d.file} at byte ${d.offset}: ${d.reason} (the rest of that log block is lost)`);
   const copy = await makeWorkingCopy(path);
-  let tableLoss: string[];
-  try {
-    tableLoss = (await rebuildDamagedTables(copy.path)).map((d) => `table ${d.file} at byte ${d.offset}: ${d.reason} (${d.whatIsLost})`);
-  } catch (err) {
-    await copy.remove();
-    throw new AkashicError('AKASHIC_IO', `cannot check the tables of salvage source ${path}: ${(err as Error).message}`, { cause: err });
-  }
+  const rebuild = async (skipOrphans: boolean): Promise<string[]> => {
+    try {
+      return (await rebuildDamagedTables(copy.path, { skipOrphans })).map((d) => `table ${d.file} at byte ${d.offset}: ${d.reason} (${d.whatIsLost})`);
+    } catch (err) {
+      await copy.remove();
+      throw new AkashicError('AKASHIC_IO', `cannot check the tables of salvage source ${path}: ${(err as Error).message}`, { cause: err });
+    }
+  };
+  // Tables the MANIFEST names: a partial table a crash left (LevelDB deletes it at open) is not damage.
+  const tableLoss = await rebuild(true);
   const open = async (): Promise<ClassicLevel<string, Buffer>> => {
     const db = new ClassicLevel<string, Buffer>(copy.path, { keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing: false });
     await db.open();
@@ -362,6 +367,9 @@ async function openSource(path: string, repair: boolean): Promise<Source> {
       }
     }
   }
+  // LevelDB's repair reads every table file, named or not (and the MANIFEST may be what was damaged): the tables
+  // left alone above are checked now, so a damaged one is rebuilt rather than read by the repair.
+  tableLoss.push(...(await rebuild(false)));
   try {
     await ClassicLevel.repair(copy.path);
     const db = await open();

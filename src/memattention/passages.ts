@@ -20,7 +20,7 @@
  */
 import { bm25Scores } from '../model/bm25-ranking.js';
 import { termsOf } from '../model/keywords.js';
-import type { Tokenizer } from '../model/tokenizer.js';
+import { countEachYielding, type Tokenizer } from '../model/tokenizer.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
 
 /** One recalled passage with where it came from. */
@@ -40,6 +40,13 @@ export const PASSAGE_SEPARATOR = '\n';
 export const CHUNK_SEPARATOR = '\n\n';
 
 const HEADER = /^\[[^\]\n]*\]$/u;
+
+/**
+ * Passages (or, in sentence recall, sentences) of one chunk that a recall considers: the first ones, in text order.
+ * Bounds a recall's work (counting, scoring, sorting) when SELECT picks chunks made of very large turns; a chunk
+ * compacted under the default gate holds a few dozen.
+ */
+export const MAX_PASSAGES_PER_CHUNK = 1024;
 
 /** Neighbour share of a passage's score: a turn answering (or asking) a matching turn is half as likely evidence. */
 const NEIGHBOUR_SHARE = 0.5;
@@ -65,7 +72,7 @@ interface Item {
   readonly index: number;
   readonly text: string;
   readonly turnIds: readonly string[];
-  readonly tokens: number;
+  tokens: number;
   score: number;
   distance: number;
 }
@@ -98,10 +105,13 @@ export async function selectPassages(
   const splits = ranked.map(splitChunk);
   const items: Item[] = [];
   splits.forEach((s, chunk) =>
-    s.passages.forEach((p, index) =>
-      items.push({ chunk, index, text: p.text, turnIds: p.turnIds, tokens: tok.count(p.text), score: 0, distance: 0 }),
-    ),
+    s.passages
+      .slice(0, MAX_PASSAGES_PER_CHUNK)
+      .forEach((p, index) => items.push({ chunk, index, text: p.text, turnIds: p.turnIds, tokens: 0, score: 0, distance: 0 })),
   );
+  // Counted yielding to the event loop: a recall over large chunks must not block it for long.
+  const counts = await countEachYielding(tok, items.map((item) => item.text));
+  items.forEach((item, k) => (item.tokens = counts[k] ?? 0));
   const raw = await score(items.map((i) => i.text));
   items.forEach((item, k) => {
     const own = raw[k] ?? 0;

@@ -10,9 +10,10 @@
  * @internal
  */
 import { termsOf } from '../model/keywords.js';
-import type { Tokenizer } from '../model/tokenizer.js';
+import { countEachYielding, type Tokenizer } from '../model/tokenizer.js';
+import { yieldToEventLoop } from '../util/yielding.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
-import { CHUNK_SEPARATOR, fitToBudget, PASSAGE_SEPARATOR, splitChunk, type PassageSelection, type RecalledPassage } from './passages.js';
+import { CHUNK_SEPARATOR, fitToBudget, MAX_PASSAGES_PER_CHUNK, PASSAGE_SEPARATOR, splitChunk, type PassageSelection, type RecalledPassage } from './passages.js';
 
 /**
  * Share of the neighbouring turns' best sentence score a sentence takes (as whole-turn passages take half their
@@ -22,9 +23,23 @@ import { CHUNK_SEPARATOR, fitToBudget, PASSAGE_SEPARATOR, splitChunk, type Passa
 const NEIGHBOUR_SHARE = 0.5;
 const GAP = ' … ';
 
-/** Sentences of a turn's text: split after . ! ? followed by space and an upper-case letter, digit or quote. */
-export function sentencesOf(text: string): string[] {
-  const parts = text.split(/(?<=[.!?])\s+(?=[\p{Lu}\p{N}"'“‘(])/u).filter((s) => s.trim() !== '');
+const SENTENCE_BREAK = /(?<=[.!?])\s+(?=[\p{Lu}\p{N}"'“‘(])/gu;
+
+/**
+ * Sentences of a turn's text: split after . ! ? followed by space and an upper-case letter, digit or quote. With
+ * `max`, only the first `max` sentences are returned (the rest of the text is not read).
+ */
+export function sentencesOf(text: string, max = Number.POSITIVE_INFINITY): string[] {
+  const parts: string[] = [];
+  let from = 0;
+  for (const m of text.matchAll(SENTENCE_BREAK)) {
+    if (parts.length >= max) break;
+    const part = text.slice(from, m.index);
+    if (part.trim() !== '') parts.push(part);
+    from = m.index + m[0].length;
+  }
+  const last = text.slice(from);
+  if (parts.length < max && last.trim() !== '') parts.push(last);
   return parts.length === 0 ? [text] : parts;
 }
 
@@ -71,19 +86,29 @@ export async function selectSentencePassages(
 ): Promise<PassageSelection> {
   const splits = ranked.map(splitChunk);
   const turns: Turn[] = [];
-  const sentences: Sentence[] = [];
-  splits.forEach((s, chunk) =>
+  const pieces: { readonly turn: number; readonly pos: number; readonly text: string }[] = [];
+  splits.forEach((s, chunk) => {
+    // The first MAX_PASSAGES_PER_CHUNK sentences of a chunk are considered (a bound on very large turns).
+    let room = MAX_PASSAGES_PER_CHUNK;
     s.passages.forEach((p, index) => {
+      if (room <= 0) return;
       // A chunk not written one line per turn (a model's summary) is one passage taken whole, as in 'passage' recall.
       const whole = p.text.includes('\n') || (s.passages.length === 1 && p.turnIds.length !== 1);
       const colon = p.text.indexOf(': ');
       const prefix = whole || colon < 0 ? '' : p.text.slice(0, colon + 2);
       const body = whole ? p.text : p.text.slice(prefix.length);
       const t = turns.push({ chunk, index, prefix, turnIds: p.turnIds, whole }) - 1;
-      (whole ? [body] : sentencesOf(body)).forEach((text, pos) => sentences.push({ turn: t, pos, text, tokens: tok.count(text), joined: tok.count(` ${text}`), score: 0 }));
-    }),
-  );
+      const texts = whole ? [body] : sentencesOf(body, room);
+      room -= texts.length;
+      texts.forEach((text, pos) => pieces.push({ turn: t, pos, text }));
+    });
+  });
+  // Counted yielding to the event loop: a recall over large chunks must not block it for long.
+  const tokens = await countEachYielding(tok, pieces.map((x) => x.text));
+  const joined = await countEachYielding(tok, pieces.map((x) => ` ${x.text}`));
+  const sentences: Sentence[] = pieces.map((x, k) => ({ ...x, tokens: tokens[k] ?? 0, joined: joined[k] ?? 0, score: 0 }));
   const raw = await score(sentences.map((x) => x.text));
+  await yieldToEventLoop();
   const best = new Array<number>(turns.length).fill(0);
   sentences.forEach((x, k) => {
     best[x.turn] = Math.max(best[x.turn] ?? 0, raw[k] ?? 0);
@@ -94,6 +119,7 @@ export async function selectSentencePassages(
     const next = x.turn + 1 < turns.length && turns[x.turn + 1]?.chunk === t.chunk ? (best[x.turn + 1] ?? 0) : 0;
     x.score = (raw[k] ?? 0) + NEIGHBOUR_SHARE * Math.max(prev, next);
   });
+  await yieldToEventLoop();
   const order = withoutRepeats(
     sentences
       .map((x, k) => ({ x, k }))

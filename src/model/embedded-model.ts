@@ -19,7 +19,8 @@ import { bm25Scores } from './bm25-ranking.js';
 import { DEFAULT_KEYWORD_LIMIT, extractKeywords, keywordTerms, termsOf } from './keywords.js';
 import { checkThreshold, checkTopP, checkUniqueIds } from './model-arguments.js';
 import { denseScores, lexicalThenDense, vectorsOf } from './dense-signal.js';
-import { offlineWordVectors, type WordVectors } from './word-vectors.js';
+import { loadOfflineWordVectors, offlineWordVectors, type WordVectors } from './word-vectors.js';
+import { mapYielding } from '../util/yielding.js';
 
 /** Options of {@link EmbeddedModel}. */
 export interface EmbeddedModelOptions {
@@ -83,6 +84,11 @@ export class EmbeddedModel implements MemoryModel {
     return this.#dense ? offlineWordVectors() : null;
   }
 
+  /** The same vectors, loaded (on first use) without blocking the event loop for long. */
+  #loadWordVectors(): Promise<WordVectors | null> {
+    return this.#dense ? loadOfflineWordVectors() : Promise.resolve(null);
+  }
+
   async compress(turns: readonly ModelTurn[]): Promise<CompressResult> {
     if (turns.length === 0) return { text: '' };
     const lines = turns.map((turn) => `${turn.role}: ${turn.text}`);
@@ -109,9 +115,11 @@ export class EmbeddedModel implements MemoryModel {
 
     // A term named in both the keywords and the text counts once: BM25 has no query-side term frequency.
     const queryTerms = [...new Set([...termsOf(query.keywords.join('\n')), ...termsOf(query.text)])];
-    const documents = candidates.map((candidate) => keywordTerms(candidate.keywords));
+    // Per-candidate and per-passage work is mapped in slices that yield to the event loop (a large candidate
+    // window or a recall over large chunks must not block it for long); the scores are the same.
+    const documents = await mapYielding(candidates, (candidate) => keywordTerms(candidate.keywords));
     const lexical = bm25Scores(documents, queryTerms);
-    const vectors = this.wordVectors;
+    const vectors = await this.#loadWordVectors();
     // With word vectors: BM25's matches first, then candidates that share no word with the query but hold words
     // related to it; without them, BM25 alone.
     const scores =
@@ -121,7 +129,7 @@ export class EmbeddedModel implements MemoryModel {
             lexical,
             denseScores(
               vectorsOf(vectors, [...query.keywords, ...extractKeywords(query.text)]),
-              candidates.map((c) => vectorsOf(vectors, c.keywords)),
+              await mapYielding(candidates, (c) => vectorsOf(vectors, c.keywords)),
             ),
           );
 
@@ -136,11 +144,11 @@ export class EmbeddedModel implements MemoryModel {
   /** BM25 over the passages; with word vectors, passages matching no query word are ordered by the dense signal. */
   async scorePassages(query: { readonly text: string; readonly keywords: readonly string[] }, passages: readonly string[]): Promise<number[]> {
     const queryTerms = [...new Set([...termsOf(query.keywords.join('\n')), ...termsOf(query.text)])];
-    const lexical = bm25Scores(passages.map((p) => termsOf(p)), queryTerms);
-    const vectors = this.wordVectors;
+    const lexical = bm25Scores(await mapYielding(passages, (p) => termsOf(p)), queryTerms);
+    const vectors = await this.#loadWordVectors();
     if (vectors === null) return lexical;
     const q = vectorsOf(vectors, [...query.keywords, ...extractKeywords(query.text)]);
-    return lexicalThenDense(lexical, denseScores(q, passages.map((p) => vectorsOf(vectors, extractKeywords(p)))));
+    return lexicalThenDense(lexical, denseScores(q, await mapYielding(passages, (p) => vectorsOf(vectors, extractKeywords(p)))));
   }
 
   async jointCompact(

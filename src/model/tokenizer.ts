@@ -5,6 +5,7 @@
 import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
 import { countTokens as countCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
 import { invalidArgument } from '../errors.js';
+import { yieldToEventLoop } from '../util/yielding.js';
 
 /** The BPE encodings Akashic can count with. `o200k_base` is GPT-4o's; `cl100k_base` is GPT-4 / GPT-3.5's. */
 export type TokenizerEncoding = 'o200k_base' | 'cl100k_base';
@@ -59,11 +60,14 @@ export function createTokenizer(encoding: TokenizerEncoding = 'o200k_base'): Tok
  * with whitespace at least every 64 characters, which is nearly all prose, is counted exactly).
  */
 export const MAX_UNSPACED_RUN = 64;
+/**
+ * Only ever used through `matchAll`, which copies the regex with its `lastIndex`: a `test` or `exec` on it would
+ * leave `lastIndex` past the first run, and `matchAll` would then skip that run (it was counted exactly, which is
+ * the quadratic case this bound exists to avoid).
+ */
 const LONG_RUN = new RegExp(`\\S{${MAX_UNSPACED_RUN + 1},}`, 'g');
 
 function countBounded(counter: (text: string) => number, text: string): number {
-  LONG_RUN.lastIndex = 0;
-  if (!LONG_RUN.test(text)) return counter(text);
   let n = 0;
   let from = 0;
   for (const m of text.matchAll(LONG_RUN)) {
@@ -75,6 +79,7 @@ function countBounded(counter: (text: string) => number, text: string): number {
     n += Math.ceil((counter(sample) * run.length) / sample.length);
     from = m.index + run.length;
   }
+  if (from === 0) return counter(text);
   if (from < text.length) n += counter(text.slice(from));
   return n;
 }
@@ -97,13 +102,44 @@ export async function countTokensYielding(tokenizer: Tokenizer, text: string): P
   for (let at = 0; at < text.length; ) {
     let end = Math.min(text.length, at + COUNT_SLICE_CHARS);
     if (end < text.length) {
-      const space = text.lastIndexOf(' ', end);
-      if (space > at + COUNT_SLICE_CHARS / 2) end = space;
+      const space = lastSpace(text, end, at + COUNT_SLICE_CHARS / 2);
+      if (space >= 0) end = space;
       else if (isLowSurrogate(text.charCodeAt(end))) end++;
     }
     n += tokenizer.count(text.slice(at, end));
     at = end;
-    if (at < text.length) await new Promise<void>((resolve) => setImmediate(resolve));
+    if (at < text.length) await yieldToEventLoop();
   }
   return n;
+}
+
+/**
+ * Index of the last space in `text` at or before `end` and after `after`, else -1. Bounded by the slice: the
+ * built-in `lastIndexOf` would scan back to the start of an unspaced text at every slice (quadratic in its length).
+ */
+function lastSpace(text: string, end: number, after: number): number {
+  for (let i = end; i > after; i--) if (text.charCodeAt(i) === 32 /* ' ' */) return i;
+  return -1;
+}
+
+/**
+ * Counts the tokens of each text, as `tokenizer.count` would, yielding to the event loop after every
+ * COUNT_SLICE_CHARS characters counted; a text longer than that is counted by `countTokensYielding` (in slices).
+ */
+export async function countEachYielding(tokenizer: Tokenizer, texts: readonly string[]): Promise<number[]> {
+  const counts: number[] = [];
+  let sinceYield = 0;
+  for (const text of texts) {
+    if (text.length > COUNT_SLICE_CHARS) {
+      counts.push(await countTokensYielding(tokenizer, text));
+      continue;
+    }
+    if (sinceYield + text.length > COUNT_SLICE_CHARS) {
+      await yieldToEventLoop();
+      sinceYield = 0;
+    }
+    counts.push(tokenizer.count(text));
+    sinceYield += text.length;
+  }
+  return counts;
 }

@@ -59,7 +59,7 @@ describe('large turns', () => {
     }
   }, 120_000);
 
-  it('appending, compacting and recalling 1 MiB unspaced and CJK turns never stalls the event loop for long', async () => {
+  it('appending, compacting and recalling 1 MiB unspaced, CJK, prose and sentence-rich turns never stalls the event loop for long', async () => {
     const { store } = await memoryStore();
     const memory = new AkashicMemory(store, { model: new EmbeddedModel() });
     const stalls: Record<string, number> = {};
@@ -69,21 +69,25 @@ describe('large turns', () => {
         unspaced: fill('x', most),
         cjk: fill('記憶の世界で漢字を使う', most),
         words: fill('the quick brown fox jumps ', most),
+        // ~28,000 sentences: recall splits, counts and scores a chunk's sentences.
+        sentences: fill('Alice saw the quick fox at the lake. ', most),
       };
       for (const [name, text] of Object.entries(turns)) {
         const { result, stallMs } = await longestStall(() => memory.appendTurn({ user: 'u', session: name, role, text }));
         expect(result.compactionError).toBeUndefined();
         stalls[`append ${name}`] = stallMs;
       }
+      // The first recall of the process also loads the embedded model's word vectors.
       stalls['recall'] = (await longestStall(() => memory.recall({ user: 'u', session: 'words', query: 'quick fox', scope: 'user' }))).stallMs;
     } finally {
       await memory.close();
       await store.close();
     }
-    // The engine aims at ~100 ms (token counting yields every 2,048 characters; keyword extraction reads at most
-    // 16 KiB). The assertion leaves room for GC pauses on a loaded shared machine; before the fix these stalls were
-    // tens of seconds to minutes.
-    for (const [what, ms] of Object.entries(stalls)) expect(ms, `${what}: ${ms.toFixed(0)} ms`).toBeLessThan(1000);
+    // The engine aims at ~100 ms (token counting and passage scoring yield to the event loop in slices; keyword
+    // extraction reads at most 16 KiB; a recall considers at most 1,024 sentences of a chunk; the word vectors
+    // load in pieces). The bound leaves room for GC pauses and a loaded shared machine; before the
+    // fixes these stalls were seconds (the first recall's vector load, a recall over sentence-rich chunks) to minutes.
+    for (const [what, ms] of Object.entries(stalls)) expect(ms, `${what}: ${ms.toFixed(0)} ms`).toBeLessThan(500);
     console.log('longest event-loop stalls (ms):', Object.fromEntries(Object.entries(stalls).map(([k, v]) => [k, Math.round(v)])));
   }, 300_000);
 });

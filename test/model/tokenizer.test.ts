@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTokenizer } from '../../src/model/tokenizer.js';
+import { COUNT_SLICE_CHARS, countEachYielding, countTokensYielding, createTokenizer, MAX_UNSPACED_RUN } from '../../src/model/tokenizer.js';
 import { isAkashicError } from '../../src/errors.js';
 
 describe('createTokenizer', () => {
@@ -32,5 +32,44 @@ describe('createTokenizer', () => {
       caught = err;
     }
     expect(isAkashicError(caught, 'AKASHIC_INVALID_ARGUMENT')).toBe(true);
+  });
+
+  /** Deterministic CJK text without whitespace (a BPE worst case: one pre-tokenized piece). */
+  const cjk = (n: number, seed: number): string => {
+    let x = seed;
+    let out = '';
+    for (let i = 0; i < n; i++) {
+      x = (x * 1103515245 + 12345) % 2147483648;
+      out += String.fromCharCode(0x4e00 + (x % 3000));
+    }
+    return out;
+  };
+
+  it('counts every unspaced run longer than 64 characters from its first 64, the first run of a text included', () => {
+    const tok = createTokenizer();
+    const first = cjk(5000, 1);
+    const second = cjk(3000, 2);
+    const extrapolated = (run: string): number => Math.ceil((tok.count(run.slice(0, MAX_UNSPACED_RUN)) * run.length) / MAX_UNSPACED_RUN);
+    // The first run used to be skipped by the regex's leftover lastIndex and counted exactly: quadratic BPE work.
+    expect(tok.count(first)).toBe(extrapolated(first));
+    expect(tok.count(`hi ${first} and ${second} bye`)).toBe(tok.count('hi ') + extrapolated(first) + tok.count(' and ') + extrapolated(second) + tok.count(' bye'));
+  });
+
+  it('counts in slices that let the event loop run, with the same counts as count() for short texts', async () => {
+    const tok = createTokenizer();
+    const texts = Array.from({ length: 40 }, (_, i) => `turn ${i}: ${'the quick brown fox '.repeat(20)}`);
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 0);
+    try {
+      expect(await countEachYielding(tok, texts)).toEqual(texts.map((t) => tok.count(t)));
+    } finally {
+      clearInterval(timer);
+    }
+    // 40 texts of ~410 characters: more than one slice of COUNT_SLICE_CHARS, so timers ran in between.
+    expect(texts.join('').length).toBeGreaterThan(2 * COUNT_SLICE_CHARS);
+    expect(ticks).toBeGreaterThan(0);
+    // An unspaced text is cut into slices (never inside a surrogate pair) and counted without scanning back to its start.
+    const long = cjk(COUNT_SLICE_CHARS * 3 + 5, 3);
+    expect(await countTokensYielding(tok, long)).toBeGreaterThan(0);
   });
 });
