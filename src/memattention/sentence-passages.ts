@@ -44,14 +44,15 @@ export function sentencesOf(text: string, max = Number.POSITIVE_INFINITY): strin
 }
 
 /**
- * The sentences in order without repeats: a sentence whose content words (the set of its `termsOf` terms) are those
- * of a sentence ranked before it adds no evidence, only tokens, so it is left out (a reader sees it once). Sentences
- * with no content word ("Wow!") are kept: they carry the neighbour share of the turn they answer.
+ * The sentences in order without repeats: a sentence whose content words (the set of its `termsOf` terms and its
+ * numbers) are those of a sentence ranked before it adds no evidence, only tokens, so it is left out (a reader sees
+ * it once). Sentences with no content word ("Wow!") are kept: they carry the neighbour share of the turn they answer.
  */
 function withoutRepeats<S extends { readonly text: string }>(order: readonly S[]): S[] {
   const seen = new Set<string>();
   return order.filter((x) => {
-    const key = [...new Set(termsOf(x.text))].sort().join(' ');
+    // Numbers count too, even the one-digit ones terms skip: "paid 4" and "paid 5" are different facts.
+    const key = [...new Set([...termsOf(x.text), ...(x.text.match(/\p{N}+/gu) ?? [])])].sort().join(' ');
     if (key === '') return true;
     if (seen.has(key)) return false;
     seen.add(key);

@@ -63,6 +63,17 @@ describe('sentence recall (the default recallUnit)', () => {
     for (const f of FILLER) expect(wide.text.split(f).length - 1, f).toBe(1);
   });
 
+  it('keeps sentences that differ only in a number: they are different facts, not repeats', async () => {
+    const turns = ['The greyhound collar cost 4 euros in March.', 'The greyhound collar cost 9 euros in May.', ...FILLER];
+    for (const [i, text] of turns.entries()) {
+      await memory.appendTurn({ user: U, session: 's1', role: 'Alice', text, at: T0 + i * 1000, turnId: `t${i}` });
+    }
+    await memory.endSession({ user: U, session: 's1' });
+    const r = await memory.recall({ user: U, session: 's2', query: 'greyhound collar cost', memoryBudgetTokens: 10_000 });
+    expect(r.text).toContain('cost 4 euros');
+    expect(r.text).toContain('cost 9 euros');
+  });
+
   it('recalls a chunk whose text is not one line per turn whole', async () => {
     const text = 'Summary: Alice adopted a greyhound. She named it Biscuit.\nIt likes the park.\nShe walks it daily.';
     await store.write(U, [{ op: 'put', sessionId: 'old', kind: 'memory', text, keywords: ['greyhound'], tokenCount: 20, createdAt: T0, provenance: ['a', 'b'] }]);
