@@ -1,8 +1,9 @@
 import type { ChunkFilter } from '../store/chunk-filter.js';
 /**
  * Query-aware retrieval (the Akashic paper, Algorithm 1 lines 14–20; §4.3 request admission): K_q ← BUILDMETA(query);
- * candidate metas without bodies (candidates.ts); S ← SELECT(K_q, M, p); FETCHBYID through one getMany; cut to the
- * memory token budget dropping the lowest-ranked first; SORTBYTIME; the text to prepend.
+ * candidate metas without bodies (candidates.ts); S ← SELECT(K_q, M, p); FETCHBYID by slot (the candidates carry
+ * their locations, so no second directory read); cut to the memory token budget dropping the lowest-ranked first;
+ * SORTBYTIME; the text to prepend.
  * @internal
  */
 import type { AkashicStore } from '../engine/akashic-store.js';
