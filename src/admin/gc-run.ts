@@ -1,4 +1,5 @@
 import type { AkashicStore } from '../engine/akashic-store.js';
+import { readOnlyScans } from '../engine/internal-seams.js';
 import type { GcReport } from '../gc/gc-pass.js';
 import { lineWriter, type LineSink } from '../util/line-sink.js';
 
@@ -17,11 +18,7 @@ export interface GcToolOptions {
 /** Runs one GC pass now and writes its GcReport (`key: value` lines, or one JSON line). */
 export async function runGcToSink(store: AkashicStore, sink: LineSink, opts: GcToolOptions = {}): Promise<GcReport> {
   const threshold = opts.threshold ?? store.options.gcThreshold;
-  if (opts.onProgress !== undefined) {
-    let eligible = 0;
-    for await (const b of store.blocks()) if (b.state === 'sealed' && b.phi >= threshold) eligible++;
-    opts.onProgress(0, Math.min(eligible, opts.maxBlocks ?? eligible));
-  }
+  if (opts.onProgress !== undefined) opts.onProgress(0, await store[readOnlyScans].gcVictims(threshold, opts.maxBlocks ?? Number.MAX_SAFE_INTEGER));
   const report = await store.gc({ threshold, ...(opts.maxBlocks === undefined ? {} : { maxBlocks: opts.maxBlocks }) });
   opts.onProgress?.(report.victims, report.victims);
   const out = lineWriter(sink);

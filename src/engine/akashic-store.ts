@@ -3,6 +3,7 @@ import { stat } from 'node:fs/promises';
 import { AkashicError, invalidArgument } from '../errors.js';
 import type { AffinityModel, CoAccessStats } from '../gc/affinity-model.js';
 import { runGcPass, type GcReport } from '../gc/gc-pass.js';
+import { findVictims, type GcPassOptions } from '../gc/victim-selection.js';
 import { DefaultAffinityModel } from '../gc/default-affinity.js';
 import { GcPool } from '../gc/gc-pool.js';
 import { invalidRatio, type BlockInfo } from '../record/block-info.js';
@@ -221,6 +222,10 @@ export class AkashicStore {
     const core = this.#core;
     return {
       meta: core.meta,
+      gcVictims: (threshold, maxBlocks) => {
+        this.#checkOpen();
+        return this.#track(findVictims(core, this.#gcPassOptions(threshold, maxBlocks)).then((r) => r.victims.length));
+      },
       snapshot: (): SnapshotView => {
         this.#checkOpen();
         const snapshot = core.db.snapshot();
@@ -524,8 +529,7 @@ export class AkashicStore {
     if (typeof threshold !== 'number' || !(threshold > 0 && threshold <= 1)) throw invalidArgument('threshold must be in (0, 1]');
     const maxBlocks = opts.maxBlocks ?? Number.MAX_SAFE_INTEGER;
     if (!Number.isInteger(maxBlocks) || maxBlocks < 1) throw invalidArgument('maxBlocks must be a positive integer');
-    const merge = { mergeBelowFill: o.gcMergeBelowFill, capacity: o.blockCapacity };
-    const passOpts = opts.userId === undefined ? { threshold, maxBlocks, ...merge } : { threshold, maxBlocks, ...merge, userId: checkId(opts.userId, 'userId') };
+    const passOpts = this.#gcPassOptions(threshold, maxBlocks, opts.userId === undefined ? undefined : checkId(opts.userId, 'userId'));
     if (this.#gcRunning !== null) return this.#gcRunning.then(() => this.gc(opts));
     if (this.#exclusiveRun !== null) return this.#exclusiveRun.then(() => this.gc(opts), () => this.gc(opts));
     const run = this.#track(
@@ -539,6 +543,13 @@ export class AkashicStore {
     };
     run.then(clear, clear);
     return run;
+  }
+
+  /** What a GC pass (and the victim count of `readOnlyScans.gcVictims`) decides with: θ, the rate limit, the merge rule. */
+  #gcPassOptions(threshold: number, maxBlocks: number, userId?: string): GcPassOptions {
+    const o = this.#core.options;
+    const merge = { threshold, maxBlocks, mergeBelowFill: o.gcMergeBelowFill, capacity: o.blockCapacity };
+    return userId === undefined ? merge : { ...merge, userId };
   }
 
   #startBackgroundGc(o: ResolvedStoreOptions): void {

@@ -4,8 +4,8 @@
  * column family, lock or cache leaves the engine.
  *
  * - `activeTurnLog`: MemAttention's active chunks (append, read, and the compaction commit that consumes turns).
- * - `readOnlyScans`: the engine meta and consistent snapshot scans of the directory, block infos, records and
- *   active turns, for tools (dump, inspect, blocks, report) and test oracles.
+ * - `readOnlyScans`: the engine meta, consistent snapshot scans of the directory, block infos, records and active
+ *   turns, and GC's victim count, for tools (dump, inspect, blocks, report, gc) and test oracles.
  * - `coldReopen`: cycles the LevelDB handle so benchmarks read cold.
  * - `backgroundGcPasses`: the event of a background GC pass finishing, so callers wait for it instead of polling.
  *
@@ -79,6 +79,11 @@ export interface SnapshotView {
 export interface ReadOnlyScans {
   /** The engine meta: creation time, engine version, the database's layout settings. */
   readonly meta: EngineMeta;
+  /**
+   * How many victims a GC pass with this θ and rate limit would take now: the decide half of `gc()` alone
+   * (`findVictims`), which writes nothing. For a progress bar's total; a pass that runs later may take other blocks.
+   */
+  gcVictims(threshold: number, maxBlocks: number): Promise<number>;
   /** Opens a snapshot view; the caller closes it (a `try … finally`). */
   snapshot(): SnapshotView;
 }
