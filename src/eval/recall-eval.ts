@@ -26,6 +26,7 @@ import {
   type RecallRatios,
 } from './recall-metrics.js';
 import { replayWithBaseline } from './replay-with-baseline.js';
+import { holdsAnswerSentence } from './answer-sentence.js';
 
 /** Options of {@link evaluateRecall}. Every field is optional; the defaults are the library's. */
 export interface RecallEvalOptions {
@@ -199,13 +200,22 @@ interface ConversationRun {
 
 async function replayOne(conv: Conversation, config: RecallEvalConfig, onOutcome: (o: QuestionOutcome) => void): Promise<ConversationRun> {
   const outcomes: QuestionOutcome[] = [];
+  const turnText = new Map<string, string>();
+  for (const s of conv.sessions) for (const t of s.turns) turnText.set(t.turnId, t.text);
   const run = await replayWithBaseline(conv, config, ({ question, recall, evidenceFound }, picked) => {
     const selected = new Set(picked.turnIds);
+    const answerFound = evidenceFound.filter((e) => {
+      const parts = recall.passages.filter((p) => p.turnIds.includes(e));
+      if (parts.length === 0) return true; // an active turn, returned whole
+      if (parts.some((p) => p.turnIds.length > 1)) return true;
+      return holdsAnswerSentence(turnText.get(e) ?? '', parts.map((p) => p.text).join('\n'), question.question, question.answer);
+    });
     const o: QuestionOutcome = {
       conversationId: conv.id,
       category: question.category,
       evidence: question.evidence.length,
       memoryFound: evidenceFound.length,
+      memoryFoundAnswer: answerFound.length,
       bm25Found: question.evidence.filter((e) => selected.has(e)).length,
       memoryTokens: recall.tokenCount,
       bm25Tokens: picked.tokenCount,

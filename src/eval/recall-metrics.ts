@@ -14,6 +14,8 @@ export interface QuestionOutcome {
   readonly evidence: number;
   /** Evidence turns found in the recalled chunks' provenance or the returned active turns. */
   readonly memoryFound: number;
+  /** Of those, evidence turns whose recalled part holds the answer sentence (`holdsAnswerSentence`). */
+  readonly memoryFoundAnswer: number;
   /** Evidence turns among the baseline's selected turns. */
   readonly bm25Found: number;
   /** Tokens of the recalled memory text. */
@@ -37,6 +39,12 @@ export interface RecallRatios {
   readonly evidenceRecallAt5: number | null;
   /** Share of evidence turns recovered, pooled over questions (micro average). */
   readonly turnRecall: number | null;
+  /**
+   * Like `evidenceRecallAt5`, but an evidence turn counts only when its recalled part holds the sentence that
+   * carries the answer (`holdsAnswerSentence`): the stricter figure for sentence recall. The baseline keeps whole
+   * turns, so its counterpart is `bm25EvidenceRecall`.
+   */
+  readonly answerSentenceRecall: number | null;
   /** Share of questions whose evidence turns all lie in the baseline's selected turns. */
   readonly bm25EvidenceRecall: number | null;
   /** Share of evidence turns the baseline recovered, pooled. */
@@ -91,6 +99,7 @@ export function ratiosOf(outcomes: readonly QuestionOutcome[]): RecallRatios {
   let withEvidence = 0;
   let evidenceTurns = 0;
   let memoryAll = 0;
+  let answerAll = 0;
   let memoryTurns = 0;
   let bm25All = 0;
   let bm25Turns = 0;
@@ -101,6 +110,7 @@ export function ratiosOf(outcomes: readonly QuestionOutcome[]): RecallRatios {
     memoryTurns += o.memoryFound;
     bm25Turns += o.bm25Found;
     if (o.memoryFound === o.evidence) memoryAll++;
+    if (o.memoryFoundAnswer === o.evidence) answerAll++;
     if (o.bm25Found === o.evidence) bm25All++;
   }
   return {
@@ -109,6 +119,7 @@ export function ratiosOf(outcomes: readonly QuestionOutcome[]): RecallRatios {
     evidenceTurns,
     evidenceRecallAt5: ratio(memoryAll, withEvidence),
     turnRecall: ratio(memoryTurns, evidenceTurns),
+    answerSentenceRecall: ratio(answerAll, withEvidence),
     bm25EvidenceRecall: ratio(bm25All, withEvidence),
     bm25TurnRecall: ratio(bm25Turns, evidenceTurns),
   };

@@ -15,12 +15,13 @@ export function recallReportLines(r: RecallEvalReport): string[] {
       `${c.keywordLimit} keywords/chunk · scope ${c.scope} · ${c.tokenizer} · ${c.store}`,
     '',
   ];
-  const header = ['category', 'questions', `evidence recall@${c.topP}`, 'turn recall', 'bm25 evidence', 'bm25 turns'];
+  const header = ['category', 'questions', `evidence recall@${c.topP}`, 'turn recall', 'answer sentence', 'bm25 evidence', 'bm25 turns'];
   const row = (label: string, x: RecallRatios): string[] => [
     label,
     String(x.questionsWithEvidence),
     fixed(x.evidenceRecallAt5, 3),
     fixed(x.turnRecall, 3),
+    fixed(x.answerSentenceRecall, 3),
     fixed(x.bm25EvidenceRecall, 3),
     fixed(x.bm25TurnRecall, 3),
   ];

@@ -4,7 +4,7 @@ import { categoryRatiosOf, ratiosOf, type QuestionOutcome } from '../../src/eval
 import { certainConversation, handBuiltConversation } from './fixtures.js';
 
 function outcome(o: Partial<QuestionOutcome> & Pick<QuestionOutcome, 'evidence' | 'memoryFound' | 'bm25Found'>): QuestionOutcome {
-  return { conversationId: 'c', category: 4, memoryTokens: 0, bm25Tokens: 0, chunksRecalled: 0, chunksDropped: 0, blocksTouched: 0, ...o };
+  return { conversationId: 'c', category: 4, memoryFoundAnswer: o.memoryFound, memoryTokens: 0, bm25Tokens: 0, chunksRecalled: 0, chunksDropped: 0, blocksTouched: 0, ...o };
 }
 
 describe('recall counting', () => {
@@ -14,15 +14,18 @@ describe('recall counting', () => {
       outcome({ evidence: 2, memoryFound: 1, bm25Found: 2 }),
       outcome({ evidence: 1, memoryFound: 0, bm25Found: 1 }),
       outcome({ evidence: 0, memoryFound: 0, bm25Found: 0 }),
+      // Both evidence turns found, but one only through a sentence that is not its answer sentence.
+      outcome({ evidence: 2, memoryFound: 2, memoryFoundAnswer: 1, bm25Found: 0 }),
     ]);
     expect(r).toEqual({
-      questions: 4,
-      questionsWithEvidence: 3,
-      evidenceTurns: 5,
-      evidenceRecallAt5: 1 / 3,
-      turnRecall: 3 / 5,
-      bm25EvidenceRecall: 2 / 3,
-      bm25TurnRecall: 4 / 5,
+      questions: 5,
+      questionsWithEvidence: 4,
+      evidenceTurns: 7,
+      evidenceRecallAt5: 2 / 4,
+      turnRecall: 5 / 7,
+      answerSentenceRecall: 1 / 4,
+      bm25EvidenceRecall: 2 / 4,
+      bm25TurnRecall: 4 / 7,
     });
   });
 
@@ -30,6 +33,7 @@ describe('recall counting', () => {
     const r = ratiosOf([outcome({ evidence: 0, memoryFound: 0, bm25Found: 0 })]);
     expect(r.evidenceRecallAt5).toBeNull();
     expect(r.turnRecall).toBeNull();
+    expect(r.answerSentenceRecall).toBeNull();
     expect(r.bm25EvidenceRecall).toBeNull();
     expect(r.bm25TurnRecall).toBeNull();
     expect(ratiosOf([]).questions).toBe(0);
