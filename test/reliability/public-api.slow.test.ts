@@ -9,11 +9,12 @@
  * - it settles within CALL_BOUND_MS (no hang, no runaway work);
  * - it either succeeds or rejects with an AkashicError whose code is one of the stable codes (never a TypeError,
  *   never an untyped error);
- * - a rejected call changes nothing: a digest of the state (stats without the read counters, every directory entry
- *   of every user with its state and version, the active turns) is the same before and after;
+ * - a rejected call changes nothing: a digest of the state (every key and value of the database) is the same
+ *   before and after;
  * - a read that succeeds changes nothing either; a put that succeeds can be read back.
  */
 import fc from 'fast-check';
+import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,7 +22,6 @@ import { MemoryLevel } from 'memory-level';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AkashicStore, isAkashicError } from '../../src/index.js';
 import { AkashicMemory } from '../../src/memattention/index.js';
-import { readOnlyScans } from '../../src/engine/internal-seams.js';
 import { loadOfflineWordVectors } from '../../src/model/word-vectors.js';
 
 const CASES = Number(process.env.PUBLIC_API_CASES ?? 10_500);
@@ -37,24 +37,23 @@ interface Call {
 }
 
 let dir: string;
+let level: MemoryLevel<string, Uint8Array>;
 let store: AkashicStore;
 let memory: AkashicMemory;
 const ids: { user: string; session: string; chunk: string }[] = [];
 const tally: Record<string, { ok: number; rejected: number }> = {};
 
+/**
+ * The state, as one hash: every key and value of the database (one batched read of the whole MemoryLevel). It
+ * holds the directory entries with their state and version, the active turns, the records, blocks, history, the
+ * candidate index and the accounting, which is written in the same batch as each change it counts (the retrieval
+ * counters that reads bump in memory are persisted only at close). A superset of what the public listings show
+ * (`stats()` is derived from it), at a fraction of their cost: one read instead of one scan per user and a stats pass.
+ */
 async function digest(): Promise<string> {
-  const { diskBytes: _d, retrievals: _r, blocksPerRetrieval: _b, ...stats } = await store.stats();
-  const parts: string[] = [JSON.stringify(stats)];
-  for (const u of await store.users()) {
-    for await (const e of store.list(u, { includeDeleted: true })) parts.push(`${u}/${e.sessionId}/${e.chunkId}:${e.entry.state}:${e.entry.version}`);
-  }
-  const view = store[readOnlyScans].snapshot();
-  try {
-    for await (const t of view.activeTurns()) parts.push(`turn ${t.userId}/${t.sessionId}/${t.turnId}`);
-  } finally {
-    await view.close();
-  }
-  return parts.join('\n');
+  const hash = createHash('sha256');
+  for (const [k, v] of await level.iterator({ keyEncoding: 'utf8', valueEncoding: 'view' }).all()) hash.update(k).update('\u0000').update(v).update('\u0000');
+  return hash.digest('hex');
 }
 
 async function drain(it: AsyncIterable<unknown>, max = 500): Promise<number> {
@@ -177,7 +176,8 @@ describe('every public entry point, property-based', () => {
     dir = await mkdtemp(join(tmpdir(), 'akashic-publicapi-'));
     // memory-level, the reference backend: the same engine code above the abstract-level seam, at a speed that
     // lets 10,000 calls and their state digests finish in about a minute.
-    store = await AkashicStore.open({ db: new MemoryLevel(), gc: { intervalMs: 0 }, blockCapacity: 4 });
+    level = new MemoryLevel<string, Uint8Array>();
+    store = await AkashicStore.open({ db: level, gc: { intervalMs: 0 }, blockCapacity: 4 });
     memory = new AkashicMemory(store, { chunkGateTokens: 200 });
     // The per-call bound is for the call's own work: the embedded model's word vectors (a one-off load per process,
     // seconds on a loaded machine) are loaded before the first recall is timed.
