@@ -5,21 +5,26 @@
  */
 import type { ChunkEmbedding } from '../record/chunk-embedding.js';
 
+/** A stored chunk's metadata, as GC and the models' select, colocate and group see it (no body). */
 export interface AffinityChunk {
-  /** `session\0ulid`, unique within the call. */
+  /** Opaque id, unique within the call (the engine passes `session\u0000ulid`). */
   readonly id: string;
   readonly sessionId: string;
   readonly createdAt: number;
   readonly tokenCount: number;
   readonly keywords: readonly string[];
-  /** The chunk's stored vector, when it has one (association by cosine among vectors of one model and length). */
+  /**
+   * The chunk's stored vector and the embedder id that produced it, when it has one (see `Embedder`). Compare it
+   * only with vectors of the same `model` and length.
+   */
   readonly embedding?: ChunkEmbedding;
 }
 
+/** Co-access statistics among a set of chunks: how often each was, and each pair was, materialized by one recall. */
 export interface CoAccessStats {
-  /** Recalls that materialized each chunk. */
+  /** Number of recalls that materialized chunk `id`. */
   readonly accesses: ReadonlyMap<string, number>;
-  /** Pair counts keyed `${a}\0${b}` with a < b. */
+  /** Pair counts; key is `${a}\u0000${b}` with a < b (string order, `pairKey`). */
   readonly pairs: ReadonlyMap<string, number>;
 }
 

@@ -8,7 +8,7 @@
  * `AKASHIC_MODEL` (after the implementation's own bounded retries). Callers apply nothing when a call rejects.
  */
 
-import type { ChunkEmbedding } from '../record/chunk-embedding.js';
+import type { AffinityChunk, CoAccessStats } from '../gc/affinity-model.js';
 
 /** One raw conversation turn as it sits in the active chunk. */
 export interface ModelTurn {
@@ -20,33 +20,19 @@ export interface ModelTurn {
   readonly at: number;
 }
 
-/** What a model sees of a stored chunk when only metadata may be read (select, colocate, group). */
-export interface ChunkMetaView {
-  /** Opaque id, unique within the call (the engine passes `session\u0000ulid`). */
-  readonly id: string;
-  readonly sessionId: string;
-  readonly createdAt: number;
-  readonly tokenCount: number;
-  readonly keywords: readonly string[];
-  /**
-   * The chunk's stored vector and the embedder id that produced it, when it has one (see `Embedder`). Compare it
-   * only with vectors of the same `model` and length.
-   */
-  readonly embedding?: ChunkEmbedding;
-}
+/**
+ * What a model sees of a stored chunk when only metadata may be read (select, colocate, group). The same shape GC
+ * hands its `AffinityModel`, so a MemoryModel can group GC's chunks too.
+ */
+export type ChunkMetaView = AffinityChunk;
 
 /** A stored chunk with its body, as handed to joint compaction. */
 export interface ChunkBodyView extends ChunkMetaView {
   readonly text: string;
 }
 
-/** Co-access statistics among a set of chunks: how often each pair was materialized by the same request. */
-export interface CoAccessView {
-  /** Number of recalls that materialized chunk `id`. */
-  readonly accesses: ReadonlyMap<string, number>;
-  /** Pair counts; key is `${a}\u0000${b}` with a < b (string order). */
-  readonly pairs: ReadonlyMap<string, number>;
-}
+/** Co-access statistics among a set of chunks: how often each pair was materialized by the same request (GC's `CoAccessStats`). */
+export type CoAccessView = CoAccessStats;
 
 export interface CompressResult {
   /** The compacted text of the chunk. */
