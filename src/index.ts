@@ -12,7 +12,7 @@ export {
 } from './engine/akashic-store.js';
 export type { GcOptions, StoreOptions, HistoryRetention, ScopeTtlRule } from './store/options.js';
 export type { ChunkRecord, ChunkKind, FullChunkRef } from './record/chunk-record.js';
-export type { ChunkVersion } from './store/history.js';
+export type { ChunkVersion, RestoredVersion } from './store/history.js';
 export type { SupersededMark } from './store/versioned-read.js';
 export type { ScopeSelector } from './store/scope-filter.js';
 export type { SupersedesRef } from './store/chunk-input.js';

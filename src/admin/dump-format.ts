@@ -4,38 +4,50 @@ import { checkContent } from '../store/chunk-input.js';
 import { checkChunkId, checkId } from '../store/ids.js';
 import { checkTurn } from '../memattention/turn-input.js';
 import type { ActiveTurnValue } from '../record/engine-records.js';
+import type { RestoredVersion } from '../store/history.js';
 import { dirKey } from '../store/keys.js';
 
 /**
  * The logical dump format (JSON Lines), version DUMP_FORMAT. Frozen: a change of any line's shape needs a new
- * version number. Format 2 added active turns (the header's "turns" and the turn lines); format 1 files (no
- * "turns", no turn lines) are still read.
+ * version number. Format 2 added active turns (the header's "turns" and the turn lines); format 3 added history
+ * (version lines, the header's "versions"), the agent/run filter of the header and the scope of turn lines.
+ * Formats 1 and 2 are still read.
  *
- *   line 1   {"type":"header","format":2,"engineVersion":"0.1.0","user":null,"session":null,"chunks":N,"turns":M}
- *   line 2…  {"type":"chunk","userId":…,"sessionId":…,"chunkId":…,"version":…,"createdAt":…,"updatedAt":…,
+ *   line 1   {"type":"header","format":3,"engineVersion":"0.1.0","user":null,"session":null,"agent":null,"run":null,
+ *             "chunks":N,"versions":V,"turns":M}
+ *   chunk    {"type":"chunk","userId":…,"sessionId":…,"chunkId":…,"version":…,"createdAt":…,"updatedAt":…,
  *             "tokenCount":…,"kind":…,"text":…,"keywords":[…],"attributes":{…},"payload":"<base64>"|null,
  *             "supersedes":[…],"provenance":[…]}   then, only when present and in this order, before the `}`:
  *             ,"expiresAt":<ms>  ,"agentId":"…"  ,"runId":"…"  ,"embedding":{"model":…,"vector":[…]} (the embedding is
  *             last; added in 0.1: a reader that predates it rejects such a line as an unknown field rather than
  *             losing the vector)
+ *   version  {"type":"version","validFrom":<ms>,"validUntil":<ms>,"cause":"update"|"delete",
+ *             "supersededBy":null|{"sessionId":…,"chunkId":…},"userId":…,…}   a superseded version kept by history:
+ *             when it was current, what ended it and the chunk that replaced it, then its record exactly as a chunk
+ *             line writes one (same fields, same order).
+ *   turn     {"type":"turn","userId":…,"sessionId":…,"turnId":…,"role":…,"text":…,"at":…,"tokenCount":…}
+ *             then ,"agentId":"…" ,"runId":"…" when the turn has them (format 3).
  *
  * `supersedes` items are a bare chunk id for a chunk of the same session (so dumps of older databases and of
  * ordinary reconciliation keep their bytes) and `{"sessionId":…,"chunkId":…}` for one of another session of the
  * same user.
  *
- *   then     {"type":"turn","userId":…,"sessionId":…,"turnId":…,"role":…,"text":…,"at":…,"tokenCount":…}
- *            one per active turn (MemAttention's turns not compacted yet), after every chunk line, in namespace
- *            order (user, session, as chunk lines) and, within a namespace, in arrival order.
+ * After the header come the chunks in scope in directory key order (user, session, chunkId, compared as UTF-8
+ * bytes, as the engine's directory sorts them); for each, its chunk line when it is live, then the version lines of
+ * its kept versions, oldest first. A deleted chunk has no chunk line, only its version lines (when history kept
+ * any), and the newest of them ended with cause "delete": loading them brings its tombstone back. Then one turn
+ * line per active turn (MemAttention's turns not compacted yet), in namespace order (user, session) and, within a
+ * namespace, in arrival order. The agent/run filter selects chunks by their directory entry's scope (a deleted
+ * chunk's by its tombstone's), their versions go with them, and turns by their own scope.
  *
- * Chunk lines hold the live version of every chunk in scope, in key order (user, session, chunkId, compared as
- * UTF-8 bytes, as the engine's directory sorts them). Every object's keys appear in the order above and
- * attribute keys are sorted, so the same logical content always dumps to the same bytes: a dump loaded into
- * a new database dumps again byte for byte. The header therefore holds no timestamp and no path.
- * `user`/`session` record the dump's filter (null when absent); `chunks` counts the chunk lines and `turns` the
- * turn lines, so a truncated file is detected before anything is loaded.
+ * Every object's keys appear in the order above and attribute keys are sorted, so the same logical content always
+ * dumps to the same bytes: a dump loaded into a new database dumps again byte for byte. The header therefore
+ * holds no timestamp and no path. `user`/`session`/`agent`/`run` record the dump's filter (null when absent);
+ * `chunks`, `versions` and `turns` count the lines of each kind, so a truncated file is detected before anything
+ * is loaded.
  */
-export const DUMP_FORMAT = 2;
-const READABLE_FORMATS = [1, 2];
+export const DUMP_FORMAT = 3;
+const READABLE_FORMATS = [1, 2, 3];
 
 export interface DumpHeader {
   readonly type: 'header';
@@ -43,7 +55,13 @@ export interface DumpHeader {
   readonly engineVersion: string;
   readonly user: string | null;
   readonly session: string | null;
+  /** The agent filter (null when absent, and in formats 1 and 2). */
+  readonly agent: string | null;
+  /** The run filter (null when absent, and in formats 1 and 2). */
+  readonly run: string | null;
   readonly chunks: number;
+  /** Version lines (0 before format 3). */
+  readonly versions: number;
   /** Turn lines that follow the chunk lines (0 in format 1). */
   readonly turns: number;
 }
@@ -74,15 +92,62 @@ const CHUNK_FIELDS = [
   'provenance',
 ] as const;
 
-/** Serializes a header in the frozen key order (`turns` defaults to 0). */
-export function headerLine(h: Omit<DumpHeader, 'type' | 'format' | 'turns'> & { readonly turns?: number }): string {
-  return `{"type":"header","format":${DUMP_FORMAT},"engineVersion":${JSON.stringify(h.engineVersion)},"user":${JSON.stringify(h.user)},"session":${JSON.stringify(h.session)},"chunks":${h.chunks},"turns":${h.turns ?? 0}}`;
+/** Serializes a header in the frozen key order (absent filters are null, absent counts 0). */
+export function headerLine(
+  h: Pick<DumpHeader, 'engineVersion' | 'user' | 'session' | 'chunks'> & Partial<Pick<DumpHeader, 'agent' | 'run' | 'versions' | 'turns'>>,
+): string {
+  const j = JSON.stringify;
+  return (
+    `{"type":"header","format":${DUMP_FORMAT},"engineVersion":${j(h.engineVersion)},"user":${j(h.user)},"session":${j(h.session)}` +
+    `,"agent":${j(h.agent ?? null)},"run":${j(h.run ?? null)},"chunks":${h.chunks},"versions":${h.versions ?? 0},"turns":${h.turns ?? 0}}`
+  );
 }
 
 /** Serializes one active turn in the frozen key order. */
 export function turnLine(t: DumpedTurn): string {
   const j = JSON.stringify;
-  return `{"type":"turn","userId":${j(t.userId)},"sessionId":${j(t.sessionId)},"turnId":${j(t.turnId)},"role":${j(t.role)},"text":${j(t.text)},"at":${j(t.at)},"tokenCount":${j(t.tokenCount)}}`;
+  return (
+    `{"type":"turn","userId":${j(t.userId)},"sessionId":${j(t.sessionId)},"turnId":${j(t.turnId)},"role":${j(t.role)},"text":${j(t.text)},"at":${j(t.at)},"tokenCount":${j(t.tokenCount)}` +
+    (t.agentId === undefined ? '' : `,"agentId":${j(t.agentId)}`) +
+    (t.runId === undefined ? '' : `,"runId":${j(t.runId)}`) +
+    '}'
+  );
+}
+
+const CHUNK_PREFIX = '{"type":"chunk",';
+
+/** Serializes one kept version: its history fields, then its record as a chunk line writes it. */
+export function versionLine(v: RestoredVersion): string {
+  const j = JSON.stringify;
+  const by = v.supersededBy === null ? 'null' : `{"sessionId":${j(v.supersededBy.sessionId)},"chunkId":${j(v.supersededBy.chunkId)}}`;
+  return `{"type":"version","validFrom":${j(v.validFrom)},"validUntil":${j(v.validUntil)},"cause":${j(v.cause)},"supersededBy":${by},` + chunkLine(v.record).slice(CHUNK_PREFIX.length);
+}
+
+const VERSION_FIELDS = ['validFrom', 'validUntil', 'cause', 'supersededBy'] as const;
+
+/**
+ * Parses and validates one version line into what `AkashicStore.restoreHistory` takes: the history fields, then
+ * the record exactly as `parseChunkLine` checks it. Throws AKASHIC_INVALID_ARGUMENT whose message is the reason.
+ */
+export function parseVersionLine(text: string): RestoredVersion {
+  const o = parseObject(text);
+  if (o['type'] !== 'version') throw invalidArgument(`"type" must be "version", got ${JSON.stringify(o['type'])}`);
+  for (const f of VERSION_FIELDS) if (!Object.hasOwn(o, f)) throw invalidArgument(`missing field "${f}"`);
+  const validFrom = finiteNumber(o['validFrom'], 'validFrom');
+  const validUntil = finiteNumber(o['validUntil'], 'validUntil');
+  const cause = o['cause'];
+  if (cause !== 'update' && cause !== 'delete') throw invalidArgument('"cause" must be "update" or "delete"');
+  const by = o['supersededBy'];
+  let supersededBy: RestoredVersion['supersededBy'] = null;
+  if (by !== null) {
+    if (typeof by !== 'object' || Array.isArray(by)) throw invalidArgument('"supersededBy" must be null or {"sessionId","chunkId"}');
+    checkFields(by as Record<string, unknown>, ['sessionId', 'chunkId']);
+    const b = by as Record<string, unknown>;
+    supersededBy = { sessionId: checkId(b['sessionId'], '"supersededBy.sessionId"'), chunkId: checkChunkId(b['chunkId'], '"supersededBy.chunkId"') };
+  }
+  const rest: Record<string, unknown> = { type: 'chunk' };
+  for (const [k, v] of Object.entries(o)) if (k !== 'type' && !(VERSION_FIELDS as readonly string[]).includes(k)) Object.defineProperty(rest, k, { value: v, enumerable: true, writable: true, configurable: true });
+  return { record: parseChunkObject(rest), validFrom, validUntil, cause, supersededBy };
 }
 
 /** The namespace order of turn lines (UTF-8 bytes of user\0session), as chunk lines order their namespaces. */
@@ -97,7 +162,7 @@ export function namespaceOrderKey(t: Pick<DumpedTurn, 'userId' | 'sessionId'>): 
 export function parseTurnLine(text: string): DumpedTurn {
   const o = parseObject(text);
   if (o['type'] !== 'turn') throw invalidArgument(o['type'] === 'chunk' ? 'a chunk line after the turn lines' : `"type" must be "turn", got ${JSON.stringify(o['type'])}`);
-  checkFields(o, TURN_FIELDS);
+  checkFields(o, TURN_FIELDS, ['agentId', 'runId']);
   const userId = checkId(o['userId'], '"userId"');
   const sessionId = checkId(o['sessionId'], '"sessionId"');
   if (typeof o['at'] !== 'number' || !Number.isFinite(o['at']) || o['at'] < 0) throw invalidArgument('"at" must be a non-negative number of ms');
@@ -105,12 +170,32 @@ export function parseTurnLine(text: string): DumpedTurn {
   if (typeof tokenCount !== 'number' || !Number.isSafeInteger(tokenCount) || tokenCount < 0) throw invalidArgument('"tokenCount" must be a non-negative integer');
   let turn;
   try {
-    turn = checkTurn({ role: o['role'] as string, text: o['text'] as string, at: o['at'], turnId: o['turnId'] as string }, 'turn');
+    turn = checkTurn(
+      {
+        role: o['role'] as string,
+        text: o['text'] as string,
+        at: o['at'],
+        turnId: o['turnId'] as string,
+        ...(o['agentId'] === undefined ? {} : { agentId: o['agentId'] as string }),
+        ...(o['runId'] === undefined ? {} : { runId: o['runId'] as string }),
+      },
+      'turn',
+    );
   } catch (err) {
     if (err instanceof AkashicError) throw invalidArgument(err.message.replace(/^turn\.(\w+)/, '"$1"'));
     throw err;
   }
-  return { userId, sessionId, turnId: turn.turnId!, role: turn.role, text: turn.text, at: o['at'], tokenCount };
+  return {
+    userId,
+    sessionId,
+    turnId: turn.turnId!,
+    role: turn.role,
+    text: turn.text,
+    at: o['at'],
+    tokenCount,
+    ...(turn.agentId === undefined ? {} : { agentId: turn.agentId }),
+    ...(turn.runId === undefined ? {} : { runId: turn.runId }),
+  };
 }
 
 /** Sorted-key JSON object of string values (JSON.stringify would put integer-like keys first). */
@@ -147,7 +232,7 @@ export function chunkOrderKey(r: Pick<ChunkRecord, 'userId' | 'sessionId' | 'chu
   return Buffer.from(dirKey(r.userId, r.sessionId, r.chunkId), 'utf8');
 }
 
-/** The "type" of a line ("header", "chunk", "turn"), or null when it is not a JSON object with a string type. */
+/** The "type" of a line ("header", "chunk", "version", "turn"), or null when it is not a JSON object with a string type. */
 export function lineType(text: string): string | null {
   try {
     const v: unknown = JSON.parse(text);
@@ -183,19 +268,24 @@ export function parseHeaderLine(text: string): DumpHeader {
   if (o['type'] !== 'header') throw invalidArgument('expected the header line ({"type":"header",...}) first');
   if (!READABLE_FORMATS.includes(o['format'] as number)) throw invalidArgument(`unsupported dump format ${JSON.stringify(o['format'])}; this tool reads formats ${READABLE_FORMATS.join(' and ')}`);
   const format = o['format'] as number;
-  checkFields(o, format === 1 ? HEADER_FIELDS : [...HEADER_FIELDS, 'turns']);
+  checkFields(o, format === 1 ? HEADER_FIELDS : format === 2 ? [...HEADER_FIELDS, 'turns'] : [...HEADER_FIELDS, 'turns', 'agent', 'run', 'versions']);
   if (typeof o['engineVersion'] !== 'string') throw invalidArgument('"engineVersion" must be a string');
   const chunks = o['chunks'];
   if (typeof chunks !== 'number' || !Number.isSafeInteger(chunks) || chunks < 0) throw invalidArgument('"chunks" must be a non-negative integer');
   const turns = format === 1 ? 0 : o['turns'];
   if (typeof turns !== 'number' || !Number.isSafeInteger(turns) || turns < 0) throw invalidArgument('"turns" must be a non-negative integer');
+  const versions = format < 3 ? 0 : o['versions'];
+  if (typeof versions !== 'number' || !Number.isSafeInteger(versions) || versions < 0) throw invalidArgument('"versions" must be a non-negative integer');
   return {
     type: 'header',
     format,
     engineVersion: o['engineVersion'],
     user: nullableId(o['user'], '"user"'),
     session: nullableId(o['session'], '"session"'),
+    agent: format < 3 ? null : nullableId(o['agent'], '"agent"'),
+    run: format < 3 ? null : nullableId(o['run'], '"run"'),
     chunks,
+    versions,
     turns,
   };
 }
@@ -227,7 +317,10 @@ function stringArray(v: unknown, what: string): string[] {
  * Throws AKASHIC_INVALID_ARGUMENT whose message is the reason.
  */
 export function parseChunkLine(text: string): ChunkRecord {
-  const o = parseObject(text);
+  return parseChunkObject(parseObject(text));
+}
+
+function parseChunkObject(o: Record<string, unknown>): ChunkRecord {
   if (o['type'] !== 'chunk') throw invalidArgument(o['type'] === 'header' ? 'a second header line' : `"type" must be "chunk", got ${JSON.stringify(o['type'])}`);
   checkFields(o, CHUNK_FIELDS, ['expiresAt', 'agentId', 'runId', 'embedding']);
   const exp = o['expiresAt'];

@@ -9,7 +9,8 @@ import type { AkashicStore } from '../engine/akashic-store.js';
 import { AkashicError } from '../errors.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
 import { activeTurnLog } from '../engine/internal-seams.js';
-import { chunkOrderKey, lineType, namespaceOrderKey, parseChunkLine, parseHeaderLine, parseTurnLine, type DumpedTurn, type DumpHeader } from './dump-format.js';
+import { chunkOrderKey, lineType, namespaceOrderKey, parseChunkLine, parseHeaderLine, parseTurnLine, parseVersionLine, type DumpedTurn, type DumpHeader } from './dump-format.js';
+import type { RestoredVersion } from '../store/history.js';
 
 /** One rejected line of a dump file. */
 export interface LoadProblem {
@@ -27,6 +28,8 @@ export interface DumpValidation {
   readonly header: DumpHeader | null;
   /** Chunk lines that passed. */
   readonly chunks: number;
+  /** Version lines that passed. */
+  readonly versions: number;
   /** Turn lines that passed. */
   readonly turns: number;
   readonly lines: number;
@@ -72,7 +75,24 @@ export async function validateDumpFile(path: string, opts: ValidateOptions = {})
   let turns = 0;
   let turnLines = 0;
   let lines = 0;
+  let versions = 0;
+  let versionLines = 0;
   let prev: Buffer | null = null;
+  // The chunk whose lines are being read: its chunk line (live version) if any, its last version line.
+  let group: { hasChunk: boolean; live: number; last: number; lastCause: string | null; lastLine: number } | null = null;
+  const closeGroup = (): void => {
+    if (group !== null && !group.hasChunk && group.last > 0 && group.lastCause !== 'delete') {
+      bad(group.lastLine, 'the version lines of a chunk without a chunk line (a deleted chunk) must end with its deletion (cause "delete")');
+    }
+    group = null;
+  };
+  // `scope` null: not checked (a version line goes with its chunk, whose scope is its current or last version's).
+  const outsideFilter = (userId: string, sessionId: string, scope: { agentId?: string; runId?: string } | null): boolean =>
+    header !== null &&
+    ((header.user !== null && userId !== header.user) ||
+      (header.session !== null && sessionId !== header.session) ||
+      (scope !== null && header.agent !== null && scope.agentId !== header.agent) ||
+      (scope !== null && header.run !== null && scope.runId !== header.run));
   // Turn lines: the current namespace and the turn ids seen in it (one active chunk's worth).
   let prevNs: Buffer | null = null;
   let nsTurnIds = new Set<string>();
@@ -89,7 +109,39 @@ export async function validateDumpFile(path: string, opts: ValidateOptions = {})
       }
       continue;
     }
-    if (turnLines > 0 || lineType(text) === 'turn') {
+    const type = lineType(text);
+    if (turnLines === 0 && type === 'version') {
+      versionLines++;
+      let v: RestoredVersion;
+      try {
+        v = parseVersionLine(text);
+      } catch (err) {
+        bad(n, reasonOf(err));
+        continue;
+      }
+      const r = v.record;
+      const key = chunkOrderKey(r);
+      const order = prev === null ? 1 : Buffer.compare(key, prev);
+      if (header !== null && header.format < 3) bad(n, `a version line in a format-${header.format} dump`);
+      else if (order < 0) bad(n, 'out of order: version lines follow their chunk (or each other) in (userId, sessionId, chunkId) order, as dump writes them');
+      else if (order === 0 && group !== null && r.version <= group.last) bad(n, `version ${r.version} of ${r.userId}/${r.sessionId}/${r.chunkId} after version ${group.last}: versions go oldest first, each once`);
+      else if (order === 0 && group !== null && group.hasChunk && r.version >= group.live) bad(n, `version ${r.version} of ${r.userId}/${r.sessionId}/${r.chunkId} is not older than its live version ${group.live}`);
+      else if (outsideFilter(r.userId, r.sessionId, null)) bad(n, `version of ${r.userId}/${r.sessionId} is outside the header's filter`);
+      else versions++;
+      if (order > 0) {
+        closeGroup();
+        group = { hasChunk: false, live: 0, last: 0, lastCause: null, lastLine: n };
+        prev = key;
+      }
+      if (group !== null && order >= 0) {
+        group.last = Math.max(group.last, r.version);
+        group.lastCause = v.cause;
+        group.lastLine = n;
+      }
+      continue;
+    }
+    if (turnLines > 0 || type === 'turn') {
+      if (turnLines === 0) closeGroup();
       turnLines++;
       let t: DumpedTurn;
       try {
@@ -104,7 +156,7 @@ export async function validateDumpFile(path: string, opts: ValidateOptions = {})
       if (header !== null && header.format === 1) bad(n, 'a turn line in a format-1 dump');
       else if (order < 0) bad(n, 'out of order: turn lines must be grouped by (userId, sessionId) in key order, as dump writes them');
       else if (nsTurnIds.has(t.turnId)) bad(n, `duplicate turn ${t.userId}/${t.sessionId}/${t.turnId}`);
-      else if (header !== null && ((header.user !== null && t.userId !== header.user) || (header.session !== null && t.sessionId !== header.session))) {
+      else if (outsideFilter(t.userId, t.sessionId, t)) {
         bad(n, `turn of ${t.userId}/${t.sessionId} is outside the header's filter`);
       } else {
         turns++;
@@ -122,23 +174,28 @@ export async function validateDumpFile(path: string, opts: ValidateOptions = {})
       continue;
     }
     const key = chunkOrderKey(r);
+    closeGroup();
     if (prev !== null && Buffer.compare(prev, key) >= 0) {
       bad(n, Buffer.compare(prev, key) === 0 ? `duplicate chunk ${r.userId}/${r.sessionId}/${r.chunkId}` : 'out of order: chunk lines must be sorted by (userId, sessionId, chunkId) as dump writes them');
-    } else if (header !== null && ((header.user !== null && r.userId !== header.user) || (header.session !== null && r.sessionId !== header.session))) {
+    } else if (outsideFilter(r.userId, r.sessionId, r)) {
       bad(n, `chunk ${r.userId}/${r.sessionId} is outside the header's filter`);
     } else {
       chunks++;
     }
+    group = { hasChunk: true, live: r.version, last: 0, lastCause: null, lastLine: n };
     prev = key;
   }
+  closeGroup();
   if (!sawHeader) bad(1, 'empty file: expected a header line');
   else if (header !== null && header.chunks !== chunkLines) {
     bad(headerLineNo, `header says ${header.chunks} chunks, the file has ${chunkLines} chunk lines (truncated or edited?)`);
+  } else if (header !== null && header.versions !== versionLines) {
+    bad(headerLineNo, `header says ${header.versions} versions, the file has ${versionLines} version lines (truncated or edited?)`);
   } else if (header !== null && header.turns !== turnLines) {
     bad(headerLineNo, `header says ${header.turns} turns, the file has ${turnLines} turn lines (truncated or edited?)`);
   }
   problems.sort((a, b) => a.line - b.line);
-  return { ok: problemCount === 0, problems, problemCount, header, chunks, turns, lines };
+  return { ok: problemCount === 0, problems, problemCount, header, chunks, versions, turns, lines };
 }
 
 function reasonOf(err: unknown): string {
@@ -162,6 +219,8 @@ export interface LoadResult {
   /** Records whose version (or a newer one) was already stored: unchanged. */
   readonly skipped: number;
   readonly batches: number;
+  /** Version lines applied through `restoreHistory` (a version history already kept is left as it is). */
+  readonly versions: number;
   /** Active turns appended to their namespace's active chunk. */
   readonly turns: number;
   /** Active turns whose id the namespace's active chunk already held (a load run again): unchanged. */
@@ -182,7 +241,8 @@ export async function applyDumpFile(store: AkashicStore, path: string, opts: App
   let batch: ChunkRecord[] = [];
   let bytes = 0;
   let user = '';
-  const totals = { chunks: 0, restored: 0, skipped: 0, batches: 0, turns: 0, turnsSkipped: 0 };
+  const totals = { chunks: 0, restored: 0, skipped: 0, batches: 0, versions: 0, turns: 0, turnsSkipped: 0 };
+  let versions: RestoredVersion[] = [];
   const log = store[activeTurnLog];
   let turns: DumpedTurn[] = [];
   let held: Set<string> | null = null;
@@ -193,22 +253,29 @@ export async function applyDumpFile(store: AkashicStore, path: string, opts: App
     const fresh = turns.filter((t) => !held!.has(t.turnId));
     totals.turnsSkipped += turns.length - fresh.length;
     if (fresh.length > 0) {
-      await log.append(userId, sessionId, fresh.map(({ turnId, role, text, at, tokenCount }) => ({ turnId, role, text, at, tokenCount })));
+      await log.append(userId, sessionId, fresh.map(({ userId: _u, sessionId: _s, ...turn }) => turn));
       for (const t of fresh) held.add(t.turnId);
     }
     totals.turns += fresh.length;
     turns = [];
   };
+  // Records first, then versions: a version restored where no directory entry exists may bring a tombstone back,
+  // which must not happen for a chunk whose live record is in the same batch.
   const flush = async (): Promise<void> => {
-    if (batch.length === 0) return;
-    const results = await store.restore(user, batch);
-    for (const r of results) {
-      if (r.skipped === true) totals.skipped++;
-      else totals.restored++;
+    if (batch.length === 0 && versions.length === 0) return;
+    if (batch.length > 0) {
+      const results = await store.restore(user, batch);
+      for (const r of results) {
+        if (r.skipped === true) totals.skipped++;
+        else totals.restored++;
+      }
     }
+    if (versions.length > 0) await store.restoreHistory(user, versions);
     totals.chunks += batch.length;
+    totals.versions += versions.length;
     totals.batches++;
     batch = [];
+    versions = [];
     bytes = 0;
     opts.onProgress?.(totals.chunks);
   };
@@ -231,14 +298,16 @@ export async function applyDumpFile(store: AkashicStore, path: string, opts: App
       if (turns.length >= batchSize) await flushTurns();
       continue;
     }
-    const r = parseChunkLine(text);
+    const v = lineType(text) === 'version' ? parseVersionLine(text) : null;
+    const r = v === null ? parseChunkLine(text) : v.record;
     if (r.userId !== user) {
       await flush();
       user = r.userId;
     }
-    batch.push(r);
+    if (v === null) batch.push(r);
+    else versions.push(v);
     bytes += r.text.length + (r.payload?.length ?? 0);
-    if (batch.length >= batchSize || bytes >= batchBytes) await flush();
+    if (batch.length + versions.length >= batchSize || bytes >= batchBytes) await flush();
   }
   await flush();
   await flushTurns();

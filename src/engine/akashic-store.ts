@@ -20,9 +20,9 @@ import { refString } from '../store/keys.js';
 import { resolveStoreOptions, type AnyLevel, type ResolvedStoreOptions, type StoreOptions } from '../store/options.js';
 import { sweepExpired, sweepHistory, type SweepReport } from '../store/expiry-sweep.js';
 import { purgeScope, type PurgeReport } from '../store/purge.js';
-import { historyPurgeHook, type ChunkVersion } from '../store/history.js';
+import { historyPurgeHook, type ChunkVersion, type RestoredVersion } from '../store/history.js';
 import { compileScope, type ScopeSelector } from '../store/scope-filter.js';
-import { chunkHistory, listedAsOf, listedSuperseded, readAsOf, readKept, type SupersededMark } from '../store/versioned-read.js';
+import { chunkHistory, keptVersions, listedAsOf, listedSuperseded, readAsOf, readKept, type SupersededMark } from '../store/versioned-read.js';
 import { relocate, type RelocationResult } from '../store/relocation.js';
 import { findLogDamage } from '../store/leveldb/log-check.js';
 import { isLocked, makeWorkingCopy, refuseIfLocked, type WorkingCopy } from '../store/leveldb/read-only-copy.js';
@@ -235,6 +235,7 @@ export class AkashicStore {
           blockInfos: () => wrapIoGenerator(core.blockInfos(snapshot)),
           activeTurns: () => wrapIoGenerator(scanActiveTurns(core, snapshot)),
           records: (entries) => this.#track(core.liveRecords(entries, snapshot)),
+          keptVersions: (e) => this.#track(keptVersions(core, { userId: e.userId, sessionId: e.sessionId, chunkId: e.chunkId }, snapshot)),
           close: () => (closed ??= snapshot.close()),
         };
       },
@@ -313,16 +314,43 @@ export class AkashicStore {
     this.#checkWritable();
     checkId(userId, 'userId');
     if (!Array.isArray(records)) throw invalidArgument('records must be an array');
-    const mutations: Mutation[] = Array.from(records, (r, i) => {
-      checkRef(r, `records[${i}]`);
-      const c = checkContent(r, `records[${i}]`);
-      if (!Number.isInteger(r.version) || r.version < 1 || r.version > LIMITS.version) {
-        throw invalidArgument(`records[${i}].version must be an integer in [1, ${LIMITS.version}]`);
-      }
-      if (!Number.isFinite(r.createdAt) || !Number.isFinite(r.updatedAt)) throw invalidArgument(`records[${i}] needs finite createdAt and updatedAt`);
-      const exp = (r as { expiresAt?: unknown }).expiresAt;
-      if (exp !== undefined && (typeof exp !== 'number' || !Number.isSafeInteger(exp) || exp < 1)) throw invalidArgument(`records[${i}].expiresAt must be a positive integer of ms`);
-      return { op: 'restore', record: { ...r, ...c, userId, supersedes: c.supersedes.map((x) => ({ userId, sessionId: x.sessionId, chunkId: x.chunkId })) } };
+    const mutations: Mutation[] = Array.from(records, (r, i) => ({ op: 'restore', record: checkRestored(userId, r, `records[${i}]`) }));
+    return this.#track(this.#core.write(userId, mutations));
+  }
+
+  /**
+   * Restores superseded versions exactly (dump/load), as `history()` returns them (`validUntil` set): each is kept
+   * with its times, cause and successor, unless history already keeps that version (then skipped: idempotent). Of
+   * one chunk's versions only the newest `history.versions` are kept; with history off nothing is. A chunk without
+   * a directory entry whose newest restored version ended with `cause: 'delete'` gets its tombstone back, as the
+   * delete left it. One atomic batch; one result per chunk (its newest version; `skipped` when nothing changed).
+   * Errors: AKASHIC_INVALID_ARGUMENT (bad record or fields, a version given twice; nothing changes).
+   */
+  async restoreHistory(userId: string, versions: readonly RestoredVersion[]): Promise<MutationResult[]> {
+    this.#checkWritable();
+    checkId(userId, 'userId');
+    if (!Array.isArray(versions)) throw invalidArgument('versions must be an array');
+    if (versions.length > 10_000) throw invalidArgument(`versions has ${versions.length} items; the limit is 10000`);
+    const byChunk = new Map<string, RestoredVersion[]>();
+    Array.from(versions as unknown[], (v, i) => {
+      const what = `versions[${i}]`;
+      if (v === null || typeof v !== 'object') throw invalidArgument(`${what} must be { record, validFrom, validUntil, cause, supersededBy }`);
+      const o = v as Record<string, unknown>;
+      const record = checkRestored(userId, o['record'] as ChunkRecord, `${what}.record`);
+      const validFrom = checkTime(o['validFrom'], `${what}.validFrom`);
+      const validUntil = checkTime(o['validUntil'], `${what}.validUntil`);
+      if (o['cause'] !== 'update' && o['cause'] !== 'delete') throw invalidArgument(`${what}.cause must be 'update' or 'delete'`);
+      const by = o['supersededBy'] === null || o['supersededBy'] === undefined ? null : checkRef(o['supersededBy'], `${what}.supersededBy`);
+      const k = refString(record.sessionId, record.chunkId);
+      const list = byChunk.get(k) ?? [];
+      if (list.some((x) => x.record.version === record.version)) throw invalidArgument(`${what}: version ${record.version} of ${k} is given twice`);
+      list.push({ record, validFrom, validUntil, cause: o['cause'], supersededBy: by });
+      byChunk.set(k, list);
+    });
+    if (byChunk.size === 0) return [];
+    const mutations: Mutation[] = [...byChunk.values()].map((list) => {
+      list.sort((a, b) => a.record.version - b.record.version);
+      return { op: 'restoreHistory', sessionId: list[0]!.record.sessionId, chunkId: list[0]!.record.chunkId, versions: list };
     });
     return this.#track(this.#core.write(userId, mutations));
   }
@@ -694,6 +722,17 @@ function toMutation(o: WriteOp, what: string): Mutation {
 }
 
 /** A time argument: a finite number of ms since the epoch. */
+/** Validates one exact record of `restore` / `restoreHistory` and returns it as the user's. */
+function checkRestored(userId: string, r: ChunkRecord, what: string): ChunkRecord {
+  checkRef(r, what);
+  const c = checkContent(r, what);
+  if (!Number.isInteger(r.version) || r.version < 1 || r.version > LIMITS.version) throw invalidArgument(`${what}.version must be an integer in [1, ${LIMITS.version}]`);
+  if (!Number.isFinite(r.createdAt) || !Number.isFinite(r.updatedAt)) throw invalidArgument(`${what} needs finite createdAt and updatedAt`);
+  const exp = (r as { expiresAt?: unknown }).expiresAt;
+  if (exp !== undefined && (typeof exp !== 'number' || !Number.isSafeInteger(exp) || exp < 1)) throw invalidArgument(`${what}.expiresAt must be a positive integer of ms`);
+  return { ...r, ...c, userId, supersedes: c.supersedes.map((x) => ({ userId, sessionId: x.sessionId, chunkId: x.chunkId })) };
+}
+
 function checkTime(v: unknown, what: string): number {
   if (typeof v !== 'number' || !Number.isFinite(v)) throw invalidArgument(`${what} must be a finite number of ms since the epoch`);
   return v;

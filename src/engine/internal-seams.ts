@@ -18,6 +18,7 @@ import type { BlockInfo } from '../record/block-info.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
 import type { ActiveTurnValue, EngineMeta } from '../record/engine-records.js';
 import type { NamespacedTurn, StoredTurn } from '../store/active-turns.js';
+import type { RestoredVersion } from '../store/history.js';
 import type { Mutation, MutationResult } from '../store/mutations.js';
 import type { ListedEntry } from '../store/read-path.js';
 
@@ -71,6 +72,8 @@ export interface SnapshotView {
   activeTurns(): AsyncGenerator<NamespacedTurn>;
   /** The records of live entries from `entries`, in the same order, each checked against its entry. */
   records(entries: readonly ListedEntry[]): Promise<ChunkRecord[]>;
+  /** The kept superseded versions of one chunk listed by `entries`, oldest first. */
+  keptVersions(entry: ListedEntry): Promise<RestoredVersion[]>;
   /** Releases the snapshot. Idempotent. */
   close(): Promise<void>;
 }

@@ -11,7 +11,7 @@
 import { compress, decompress } from '@mongodb-js/zstd';
 import type { AbstractSnapshot } from 'abstract-level';
 import { corruption } from '../errors.js';
-import { decodeChunkRecord, type ChunkRecord, type FullChunkRef } from '../record/chunk-record.js';
+import { decodeChunkRecord, encodeChunkRecord, type ChunkRecord, type FullChunkRef } from '../record/chunk-record.js';
 import type { DirEntry } from '../record/dir-entry.js';
 import { HISTORY_AGE_MARK, decodeHistoryVersion, encodeHistoryVersion, type HistoryVersion, type SupersedeCause } from '../record/history-version.js';
 import type { Family } from './column-families.js';
@@ -116,6 +116,47 @@ export async function stageSuperseded(
   txn.acct.historyVersions++;
   txn.acct.historyBytes += bytes.length;
   txn.acct.engineBytesWritten += bytes.length;
+}
+
+/**
+ * A superseded version as `restoreHistory` takes it (and `history()` returns it, minus the current version): the
+ * record, when it was current, what ended it and the chunk that superseded it.
+ */
+export interface RestoredVersion {
+  readonly record: ChunkRecord;
+  readonly validFrom: number;
+  readonly validUntil: number;
+  readonly cause: SupersedeCause;
+  readonly supersededBy: { readonly sessionId: string; readonly chunkId: string } | null;
+}
+
+/**
+ * Stages one restored version (dump/load) unless history already keeps it: its `v` entry, its age entry and the
+ * counters. Returns whether it was staged. Retention by count is left to the caller; by age, to the next sweep.
+ * REQUIRES: the write lock (inside a Txn); the chunk is touched once by this transaction.
+ */
+export async function stageRestoredVersion(txn: Txn, options: ResolvedStoreOptions, v: RestoredVersion): Promise<boolean> {
+  const { userId, sessionId, chunkId, version } = v.record;
+  const key = historyKey(userId, sessionId, chunkId, version);
+  const hist = txn.cf.history;
+  if ((await hist.get(key)) !== undefined) return false;
+  const bytes = encodeChunkRecord(v.record);
+  const h: HistoryVersion = {
+    version,
+    validFrom: v.validFrom,
+    supersededAt: v.validUntil,
+    cause: v.cause,
+    supersededBy: v.supersededBy === null ? null : { sessionId: v.supersededBy.sessionId, chunkId: v.supersededBy.chunkId },
+    recordBytes: bytes.length,
+    codec: 'zstd',
+    record: await compress(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), options.zstdLevel),
+  };
+  txn.raw({ type: 'put', sublevel: hist, key, value: encodeHistoryVersion(h) });
+  txn.raw({ type: 'put', sublevel: hist, key: historyAgeKey(v.validUntil, userId, sessionId, chunkId, version), value: HISTORY_AGE_MARK });
+  txn.acct.historyVersions++;
+  txn.acct.historyBytes += bytes.length;
+  txn.acct.engineBytesWritten += bytes.length;
+  return true;
 }
 
 /** Stages the removal of one kept version and its age entry, and moves the history counters. */

@@ -4,7 +4,8 @@ import { isExpired, type DirEntry, type SlotRef } from '../record/dir-entry.js';
 import { encodeExpiryMark } from '../record/engine-records.js';
 import type { SlotReadResult } from './block-reader.js';
 import { LIMITS, fullRefs, type CheckedContent } from './chunk-input.js';
-import { stageSuperseded } from './history.js';
+import { stageRestoredVersion, stageSuperseded, type RestoredVersion } from './history.js';
+import { entryOfRecord } from './versioned-read.js';
 import type { ChunkIdGenerator } from './chunk-id-generator.js';
 import { dirKey, expiryKey } from './keys.js';
 import { defaultTtlFor, type ResolvedStoreOptions } from './options.js';
@@ -34,7 +35,9 @@ export type Mutation =
       readonly expectVersion?: number;
       readonly supersededBy?: { readonly sessionId: string; readonly chunkId: string };
     }
-  | { readonly op: 'restore'; readonly record: ChunkRecord };
+  | { readonly op: 'restore'; readonly record: ChunkRecord }
+  /** Superseded versions of one chunk (dump/load), oldest first, each of this chunk and of a distinct version. */
+  | { readonly op: 'restoreHistory'; readonly sessionId: string; readonly chunkId: string; readonly versions: readonly RestoredVersion[] };
 
 export interface MutationResult {
   readonly op: Mutation['op'];
@@ -156,6 +159,21 @@ async function applyMutation(c: MutationScope, txn: Txn, userId: string, session
       // history keeps versions, into the history entry, which purge and retention remove).
       txn.putDir(key, { ...withoutAttributes(cur), state: 'deleted', location: null, keywords: [], supersededBy: m.supersededBy ?? null, deletedAt: txn.now });
       return { op: 'delete', sessionId, chunkId, version: cur.version };
+    }
+    case 'restoreHistory': {
+      const newest = m.versions.at(-1)!;
+      // Only the newest `history.versions` are kept, as the write that ended them would have kept them.
+      const kept = m.versions.slice(Math.max(0, m.versions.length - c.options.historyVersions));
+      let staged = 0;
+      for (const v of kept) if (await stageRestoredVersion(txn, c.options, v)) staged++;
+      // A chunk whose history ends with its deletion and that has no directory entry was deleted: its tombstone
+      // comes back with its history (so history() and as-of reads find it), as the delete wrote it.
+      if (existing === null && newest.cause === 'delete' && c.options.historyVersions > 0) {
+        const base = withoutAttributes(entryOfRecord(newest.record, encodeChunkRecord(newest.record).length));
+        txn.putDir(key, { ...base, state: 'deleted', keywords: [], supersededBy: newest.supersededBy, deletedAt: newest.validUntil });
+        staged++;
+      }
+      return { op: 'restoreHistory', sessionId, chunkId, version: newest.record.version, ...(staged === 0 ? { skipped: true } : {}) };
     }
     case 'restore': {
       if (existing !== null && existing.version >= m.record.version) {

@@ -9,7 +9,7 @@ import { decodeDirEntry, isExpired, type DirEntry } from '../record/dir-entry.js
 import type { HistoryVersion, SupersedeCause } from '../record/history-version.js';
 import { readSlots } from './block-reader.js';
 import type { ChunkRef } from './chunk-input.js';
-import { keptAt, readKeptVersions, toChunkVersion, versionRecord, type ChunkVersion } from './history.js';
+import { keptAt, readKeptVersions, toChunkVersion, versionRecord, type ChunkVersion, type RestoredVersion } from './history.js';
 import { dirKey } from './keys.js';
 import { checkRecord, type ListedEntry, type ReadResult } from './read-path.js';
 import type { StoreCore } from './store-core.js';
@@ -74,6 +74,16 @@ export function chunkHistory(core: StoreCore, userId: string, sessionId: string,
     for (const { key: k, h } of await readKeptVersions(core.cf.history, ref, snapshot)) out.push(await toChunkVersion(h, ref, `history ${JSON.stringify(k)}`));
     return out;
   });
+}
+
+/** Every kept superseded version of a chunk, oldest first, as `restoreHistory` takes them (dump). */
+export async function keptVersions(core: StoreCore, ref: { userId: string; sessionId: string; chunkId: string }, snapshot: AbstractSnapshot): Promise<RestoredVersion[]> {
+  const out: RestoredVersion[] = [];
+  for (const { key, h } of await readKeptVersions(core.cf.history, ref, snapshot)) {
+    const record = await versionRecord(h, ref, `history ${JSON.stringify(key)}`);
+    out.push({ record, validFrom: h.validFrom, validUntil: h.supersededAt, cause: h.cause, supersededBy: h.supersededBy });
+  }
+  return out.reverse();
 }
 
 /** The kept version of a chunk that was current at `asOf`, if history still holds it. */

@@ -102,12 +102,19 @@ describe('dump line format', () => {
   });
 
   it('validates headers', () => {
-    const h = headerLine({ engineVersion: '0.1.0', user: null, session: null, chunks: 3, turns: 2 });
-    expect(parseHeaderLine(h)).toEqual({ type: 'header', format: 2, engineVersion: '0.1.0', user: null, session: null, chunks: 3, turns: 2 });
-    // Format 1 (no turns) is still read.
+    const h = headerLine({ engineVersion: '0.1.0', user: null, session: null, agent: 'a', chunks: 3, versions: 4, turns: 2 });
+    expect(h).toBe('{"type":"header","format":3,"engineVersion":"0.1.0","user":null,"session":null,"agent":"a","run":null,"chunks":3,"versions":4,"turns":2}');
+    expect(parseHeaderLine(h)).toEqual({ type: 'header', format: 3, engineVersion: '0.1.0', user: null, session: null, agent: 'a', run: null, chunks: 3, versions: 4, turns: 2 });
+    // Formats 1 (no turns) and 2 (no history, no agent/run) are still read.
     const v1 = '{"type":"header","format":1,"engineVersion":"0.1.0","user":null,"session":null,"chunks":3}';
-    expect(parseHeaderLine(v1)).toEqual({ type: 'header', format: 1, engineVersion: '0.1.0', user: null, session: null, chunks: 3, turns: 0 });
-    expect(() => parseHeaderLine(h.replace('"format":2', '"format":3'))).toThrow(/unsupported dump format 3/);
+    const old = { type: 'header', engineVersion: '0.1.0', user: null, session: null, agent: null, run: null, chunks: 3, versions: 0 };
+    expect(parseHeaderLine(v1)).toEqual({ ...old, format: 1, turns: 0 });
+    const v2 = '{"type":"header","format":2,"engineVersion":"0.1.0","user":null,"session":null,"chunks":3,"turns":2}';
+    expect(parseHeaderLine(v2)).toEqual({ ...old, format: 2, turns: 2 });
+    expect(() => parseHeaderLine(v2.replace('"turns":2', '"turns":2,"versions":1'))).toThrow(/unknown field "versions"/);
+    expect(() => parseHeaderLine(h.replace('"format":3', '"format":4'))).toThrow(/unsupported dump format 4/);
+    expect(() => parseHeaderLine(h.replace('"versions":4', '"versions":1.5'))).toThrow(/"versions" must be a non-negative integer/);
+    expect(() => parseHeaderLine(h.replace('"agent":"a"', '"agent":""'))).toThrow(/"agent"/);
     expect(() => parseHeaderLine(h.replace('"turns":2', '"turns":-2'))).toThrow(/"turns" must be a non-negative integer/);
     expect(() => parseHeaderLine(chunkLine(base()))).toThrow(/expected the header line/);
     expect(() => parseHeaderLine(h.replace('"chunks":3', '"chunks":-1'))).toThrow(/"chunks" must be a non-negative integer/);

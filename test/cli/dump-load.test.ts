@@ -41,8 +41,25 @@ describe('dump and load', () => {
     expect(second).toBe(first);
 
     const recs = first.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(recs[0]).toEqual({ type: 'header', format: 2, engineVersion: '0.1.0', user: null, session: null, chunks: recs.length - 1, turns: 0 });
-    const chunks = recs.slice(1);
+    const chunks = recs.filter((r) => r['type'] === 'chunk');
+    const versions = recs.filter((r) => r['type'] === 'version');
+    expect(recs[0]).toEqual({ type: 'header', format: 3, engineVersion: '0.1.0', user: null, session: null, agent: null, run: null, chunks: chunks.length, versions: versions.length, turns: 0 });
+    expect(chunks.length + versions.length).toBe(recs.length - 1);
+    // History travels: the updated chunk's first version, and the deleted chunks' versions ending with their deletion.
+    expect(versions.some((v) => v['cause'] === 'update' && v['version'] === 1)).toBe(true);
+    expect(versions.some((v) => v['cause'] === 'delete' && v['chunkId'] === sample.deleted.chunkId)).toBe(true);
+    const { userId, sessionId, chunkId } = sample.deleted;
+    const [a, b] = [await openStoreForTool(src, { readOnly: true }), await openStoreForTool(dst, { readOnly: true })];
+    try {
+      const h = await b.history(userId, sessionId, chunkId);
+      expect(h).toEqual(await a.history(userId, sessionId, chunkId));
+      expect(h.map((v) => v.cause)).toEqual(['delete']);
+      expect(await b.get(userId, sessionId, chunkId, { asOf: h[0]!.validFrom })).toEqual(h[0]!.record);
+      expect((await b.verify()).ok).toBe(true);
+    } finally {
+      await a.close();
+      await b.close();
+    }
     expect(chunks.some((c) => typeof c['payload'] === 'string' && c['payload'] !== '')).toBe(true);
     expect(chunks.some((c) => c['version'] === 2 && c['text'] === 'updated text')).toBe(true);
     expect(new Set(chunks.map((c) => c['userId']))).toEqual(new Set(['alice', 'bob', '\u{1F600}emoji', '\uFB00ligature', 'carol']));
@@ -51,13 +68,14 @@ describe('dump and load', () => {
     expect(users).toEqual(['alice', 'bob', 'carol', '\uFB00ligature', '\u{1F600}emoji']);
   });
 
-  it('leaves deleted chunks out and keeps every object key in a fixed order', async () => {
+  it('gives a deleted chunk no chunk line, only its kept versions, and keeps every object key in a fixed order', async () => {
     const text = await dumpText(src);
-    expect(text).not.toContain(sample.deleted.chunkId);
+    const mentions = text.split('\n').filter((l) => l.includes(sample.deleted.chunkId));
+    expect(mentions.map((l) => (JSON.parse(l) as { type: string; cause: string }).type + ':' + (JSON.parse(l) as { cause: string }).cause)).toEqual(['version:delete']);
+    const fields = ['userId', 'sessionId', 'chunkId', 'version', 'createdAt', 'updatedAt', 'tokenCount', 'kind', 'text', 'keywords', 'attributes', 'payload', 'supersedes', 'provenance'];
     for (const l of text.trim().split('\n').slice(1)) {
-      expect(Object.keys(JSON.parse(l) as object)).toEqual([
-        'type', 'userId', 'sessionId', 'chunkId', 'version', 'createdAt', 'updatedAt', 'tokenCount', 'kind', 'text', 'keywords', 'attributes', 'payload', 'supersedes', 'provenance',
-      ]);
+      const o = JSON.parse(l) as { type: string };
+      expect(Object.keys(o)).toEqual(o.type === 'chunk' ? ['type', ...fields] : ['type', 'validFrom', 'validUntil', 'cause', 'supersededBy', ...fields]);
       if (!l.includes('"userId":"carol"')) expect(l).toContain('"attributes":{"10":"ten","2":"two","source":"test","ünï":');
     }
   });
@@ -127,13 +145,15 @@ describe('dump and load', () => {
     const dst = join(tmp.dir, 'cli-dst');
     const l1 = await runCli(['load', '--db', dst], d1.stdout);
     expect(l1.code).toBe(0);
-    const n = d1.stdout.trim().split('\n').length - 1;
-    expect(l1.stdout).toBe(`loaded ${n} chunks: ${n} restored, 0 already present\n`);
+    const n = d1.stdout.split('\n').filter((l) => l.startsWith('{"type":"chunk"')).length;
+    const v = d1.stdout.split('\n').filter((l) => l.startsWith('{"type":"version"')).length;
+    expect(v).toBeGreaterThan(0);
+    expect(l1.stdout).toBe(`loaded ${n} chunks: ${n} restored, 0 already present; ${v} history versions\n`);
     const file = join(tmp.dir, 'd.jsonl');
     await writeFile(file, d1.stdout);
     const l2 = await runCli(['load', '--db', dst, file]);
     expect(l2.code).toBe(0);
-    expect(l2.stdout).toBe(`loaded ${n} chunks: 0 restored, ${n} already present\n`);
+    expect(l2.stdout).toBe(`loaded ${n} chunks: 0 restored, ${n} already present; ${v} history versions\n`);
     const stats = await runCli(['stats', '--db', dst, '--json']);
     expect((JSON.parse(stats.stdout) as { chunks: number }).chunks).toBe(n);
     const d2 = await runCli(['dump', '--db', dst]);

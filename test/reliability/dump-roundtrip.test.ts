@@ -57,7 +57,7 @@ describe('dump → load → dump', () => {
     await memory.close();
     await a.close();
     const lines = first.trimEnd().split('\n');
-    expect(JSON.parse(lines[0]!)).toMatchObject({ type: 'header', format: 2, chunks: 4, turns: 3 });
+    expect(JSON.parse(lines[0]!)).toMatchObject({ type: 'header', format: 3, chunks: 4, versions: 2, turns: 3 });
     expect(lines.filter((l) => l.startsWith('{"type":"turn"'))).toHaveLength(3);
     expect(first).toContain('"__proto__":"p"');
     expect(first).toContain('"expiresAt":');
@@ -67,7 +67,7 @@ describe('dump → load → dump', () => {
     const open = (name: string) => () => AkashicStore.open({ path: join(dir, name), gc: { intervalMs: 0 }, now: () => now });
     const loaded = await loadDump(join(dir, 'first.jsonl'), open('b'));
     expect(loaded.validation.problems).toEqual([]);
-    expect(loaded.result).toMatchObject({ chunks: 4, restored: 4, turns: 3, turnsSkipped: 0 });
+    expect(loaded.result).toMatchObject({ chunks: 4, restored: 4, versions: 2, turns: 3, turnsSkipped: 0 });
     // Loading again: idempotent.
     const again = await loadDump(join(dir, 'first.jsonl'), open('b'));
     expect(again.result).toMatchObject({ restored: 0, skipped: 4, turns: 0, turnsSkipped: 3 });

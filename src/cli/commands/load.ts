@@ -33,7 +33,7 @@ export function register(program: Command): void {
           setExitCode(cmd, EXIT.failure);
           return;
         }
-        await lineWriter(io.stdout).line(`loaded ${result.chunks} chunks: ${result.restored} restored, ${result.skipped} already present${result.turns + result.turnsSkipped > 0 ? `; ${result.turns + result.turnsSkipped} active turns: ${result.turns} appended, ${result.turnsSkipped} already present` : ''}`);
+        await lineWriter(io.stdout).line(`loaded ${result.chunks} chunks: ${result.restored} restored, ${result.skipped} already present${result.versions > 0 ? `; ${result.versions} history versions` : ''}${result.turns + result.turnsSkipped > 0 ? `; ${result.turns + result.turnsSkipped} active turns: ${result.turns} appended, ${result.turnsSkipped} already present` : ''}`);
       } finally {
         bar.stop();
         await spooled?.cleanup();
