@@ -3,7 +3,8 @@
  * turns. A verbatim chunk's turns are split into sentences; each sentence is scored against the query (the model's
  * `scorePassages`, else BM25 over the pool's sentences) plus half the best sentence score of the neighbouring turns
  * of its chunk (the question asked, the remark answered), and the budget is filled greedily in that order (ties
- * to the chunk SELECT ranked higher, then text order). A turn is
+ * to the chunk SELECT ranked higher, then text order), a sentence repeating the content words of a better-ranked
+ * one left out. A turn is
  * rendered once, `role: ` then its kept sentences in order (` … ` where sentences were left out), under its
  * chunk's date line; the role prefix and the date line are paid for once. A recalled passage is the kept part of
  * one turn and carries that turn's id.
