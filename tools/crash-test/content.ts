@@ -43,6 +43,22 @@ export function textOf(t: TextSpec): string {
   return `${t.tag} ${words(t.seed, t.words)}`;
 }
 
+/**
+ * The agent/run scope and expiry of a chunk, derived from its payload seed (which an update keeps), so the child
+ * writes them and the oracle expects them without the plan carrying them. The expiry is far in the future: the
+ * crash test checks that it is stored and indexed consistently, not that it fires.
+ */
+export function scopeOf(c: ContentSpec): { agentId?: string; runId?: string; expiresAt?: number } {
+  const s = Math.abs(c.payloadSeed);
+  const agent = ['planner', 'coder', null][s % 3];
+  const run = ['r1', null][(s >> 2) % 2];
+  return {
+    ...(agent == null ? {} : { agentId: agent }),
+    ...(run == null ? {} : { runId: run }),
+    ...(s % 5 === 0 ? { expiresAt: 4_102_444_800_000 } : {}),
+  };
+}
+
 export function payloadOf(c: ContentSpec): Uint8Array | null {
   if (c.payload === 0) return null;
   const rng = createPrng(c.payloadSeed);

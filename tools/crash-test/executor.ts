@@ -6,7 +6,7 @@
 import type { AkashicStore, WriteOp } from '../../src/engine/akashic-store.js';
 import type { AkashicMemory } from '../../src/memattention/memory.js';
 import type { ChunkRecord } from '../../src/record/chunk-record.js';
-import { payloadOf, textOf, turnText, type ContentSpec } from './content.js';
+import { payloadOf, scopeOf, textOf, turnText, type ContentSpec } from './content.js';
 import type { AckResult } from './oracle.js';
 import type { ChunkRef, PlanOp, SubOp } from './plan.js';
 
@@ -121,6 +121,6 @@ export class PlanExecutor {
   }
 }
 
-function content(c: ContentSpec): { text: string; keywords: string[]; kind: ContentSpec['kind']; payload: Uint8Array | null } {
-  return { text: textOf(c), keywords: [...c.kw], kind: c.kind, payload: payloadOf(c) };
+function content(c: ContentSpec): { text: string; keywords: string[]; kind: ContentSpec['kind']; payload: Uint8Array | null; agentId?: string; runId?: string; expiresAt?: number } {
+  return { text: textOf(c), keywords: [...c.kw], kind: c.kind, payload: payloadOf(c), ...scopeOf(c) };
 }

@@ -15,7 +15,7 @@
 import type { AkashicStore } from '../../src/engine/akashic-store.js';
 import type { ChunkRecord } from '../../src/record/chunk-record.js';
 import { activeTurnLog } from '../../src/engine/internal-seams.js';
-import { payloadOf, textOf, turnText, type ContentSpec, type TurnSpec } from './content.js';
+import { payloadOf, scopeOf, textOf, turnText, type ContentSpec, type TurnSpec } from './content.js';
 import { MEMORY_SESSIONS, MEMORY_USERS, STORE_USERS, type PlanOp, type SubOp } from './plan.js';
 
 export interface ModelChunk {
@@ -27,7 +27,14 @@ export interface ModelChunk {
   state: 'live' | 'deleted';
   version: number;
   content: ContentSpec;
+  /** Texts of the versions updates and the delete ended, oldest first (what history must keep, up to its retention). */
+  past: readonly string[];
+  /** Written by restore: history is not compared (a restore writes versions without their predecessors). */
+  restored: boolean;
 }
+
+/** Superseded versions the store keeps per chunk (the default history retention the crash test runs with). */
+const HISTORY_VERSIONS = 16;
 
 /** What an acknowledged op returned, as the child logs it. */
 export type AckResult = { readonly chunkIds?: readonly string[]; readonly versions?: readonly number[] } & Record<string, unknown>;
@@ -74,7 +81,7 @@ export class StoreModel {
         case 'put': {
           const chunkId = o.chunkId ?? (typeof gotId === 'string' ? gotId : null);
           if (o.chunkId !== undefined && gotId !== undefined && gotId !== o.chunkId) errors.push(`put ${o.name} returned id ${gotId}, asked for ${o.chunkId}`);
-          this.#chunks.set(o.name, { name: o.name, user, session: o.session, chunkId, state: 'live', version: 1, content: o.content });
+          this.#chunks.set(o.name, { name: o.name, user, session: o.session, chunkId, state: 'live', version: 1, content: o.content, past: [], restored: false });
           if (gotVersion !== undefined && gotVersion !== 1) errors.push(`put ${o.name} returned version ${gotVersion}`);
           return;
         }
@@ -85,6 +92,7 @@ export class StoreModel {
             return;
           }
           c.version++;
+          c.past = [...c.past, textOf(c.content)];
           c.content = { ...c.content, ...o.text };
           if (gotVersion !== undefined && gotVersion !== c.version) errors.push(`update of ${o.ref.name} returned version ${gotVersion}, model says ${c.version}`);
           return;
@@ -96,6 +104,7 @@ export class StoreModel {
             return;
           }
           c.state = 'deleted';
+          c.past = [...c.past, textOf(c.content)];
           if (gotVersion !== undefined && gotVersion !== c.version) errors.push(`delete of ${o.ref.name} returned version ${gotVersion}, model says ${c.version}`);
         }
       }
@@ -110,7 +119,7 @@ export class StoreModel {
         op.ops.forEach((o, i) => sub(o, op.user, i));
         break;
       case 'restore':
-        this.#chunks.set(op.name, { name: op.name, user: op.user, session: op.session, chunkId: op.chunkId, state: 'live', version: op.version, content: op.content });
+        this.#chunks.set(op.name, { name: op.name, user: op.user, session: op.session, chunkId: op.chunkId, state: 'live', version: op.version, content: op.content, past: [], restored: true });
         if (ack?.versions?.[0] !== undefined && ack.versions[0] !== op.version) errors.push(`restore ${op.name} returned version ${ack.versions[0]}`);
         break;
       default:
@@ -138,6 +147,8 @@ export interface ActualChunk {
   readonly state: 'live' | 'deleted';
   readonly version: number;
   readonly record: ChunkRecord | null;
+  /** Texts of the kept superseded versions, oldest first (`history()`). */
+  readonly past: readonly string[];
 }
 
 /** Reads every store-level user's chunks (tombstones included) through the public API. */
@@ -150,7 +161,12 @@ export async function readStoreState(store: AkashicStore): Promise<ActualChunk[]
     const read = await store.getMany(user, live.map((e) => ({ sessionId: e.sessionId, chunkId: e.chunkId })));
     const records = new Map(read.chunks.map((r) => [r!.sessionId + '\0' + r!.chunkId, r]));
     for (const e of entries) {
+      const versions = await store.history(user, e.sessionId, e.chunkId);
       out.push({
+        past: versions
+          .filter((v) => v.validUntil !== null)
+          .map((v) => v.record.text)
+          .reverse(),
         user,
         session: e.sessionId,
         chunkId: e.chunkId,
@@ -193,6 +209,16 @@ export function compareStore(model: StoreModel, actual: readonly ActualChunk[]):
       else if (r.keywords.join(',') !== m.content.kw.join(',')) diffs.push(`${m.name} (${k}): keywords differ`);
       else if (r.kind !== m.content.kind) diffs.push(`${m.name} (${k}): kind ${r.kind}, expected ${m.content.kind}`);
       else if (!sameBytes(r.payload, payloadOf(m.content))) diffs.push(`${m.name} (${k}): payload differs`);
+      else {
+        const want = scopeOf(m.content);
+        if (r.agentId !== want.agentId || r.runId !== want.runId || r.expiresAt !== want.expiresAt) {
+          diffs.push(`${m.name} (${k}): scope/expiry ${JSON.stringify([r.agentId, r.runId, r.expiresAt])}, expected ${JSON.stringify([want.agentId, want.runId, want.expiresAt])}`);
+        }
+      }
+    }
+    if (!m.restored) {
+      const want = m.past.slice(-HISTORY_VERSIONS);
+      if (a.past.length !== want.length || a.past.some((t, i) => t !== want[i])) diffs.push(`${m.name} (${k}): history holds ${a.past.length} versions, expected ${want.length} (or other texts)`);
     }
   };
   for (const m of model.chunks()) {
