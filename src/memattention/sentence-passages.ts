@@ -12,7 +12,7 @@
  */
 import { termsOf } from '../model/keywords.js';
 import { countEachYielding, type Tokenizer } from '../model/tokenizer.js';
-import { yieldToEventLoop } from '../util/yielding.js';
+import { mapYielding, yieldToEventLoop } from '../util/yielding.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
 import { CHUNK_SEPARATOR, fitToBudget, MAX_PASSAGES_PER_CHUNK, PASSAGE_SEPARATOR, splitChunk, type PassageSelection, type RecalledPassage } from './passages.js';
 
@@ -49,11 +49,13 @@ export function sentencesOf(text: string, max = Number.POSITIVE_INFINITY): strin
  * numbers) are those of a sentence ranked before it adds no evidence, only tokens, so it is left out (a reader sees
  * it once). Sentences with no content word ("Wow!") are kept: they carry the neighbour share of the turn they answer.
  */
-function withoutRepeats<S extends { readonly text: string }>(order: readonly S[]): S[] {
+async function withoutRepeats<S extends { readonly text: string }>(order: readonly S[]): Promise<S[]> {
   const seen = new Set<string>();
-  return order.filter((x) => {
-    // Numbers count too, even the one-digit ones terms skip: "paid 4" and "paid 5" are different facts.
-    const key = [...new Set([...termsOf(x.text), ...(x.text.match(/\p{N}+/gu) ?? [])])].sort().join(' ');
+  // Numbers count too, even the one-digit ones terms skip: "paid 4" and "paid 5" are different facts. Computed in
+  // slices that yield to the event loop (a recall over large chunks).
+  const keys = await mapYielding(order, (x) => [...new Set([...termsOf(x.text), ...(x.text.match(/\p{N}+/gu) ?? [])])].sort().join(' '));
+  return order.filter((_, i) => {
+    const key = keys[i] ?? '';
     if (key === '') return true;
     if (seen.has(key)) return false;
     seen.add(key);
@@ -122,7 +124,7 @@ export async function selectSentencePassages(
     x.score = (raw[k] ?? 0) + NEIGHBOUR_SHARE * Math.max(prev, next);
   });
   await yieldToEventLoop();
-  const order = withoutRepeats(
+  const order = await withoutRepeats(
     sentences
       .map((x, k) => ({ x, k }))
       .sort((a, b) => b.x.score - a.x.score || turns[a.x.turn]!.chunk - turns[b.x.turn]!.chunk || a.k - b.k)

@@ -148,7 +148,8 @@ export class EmbeddedModel implements MemoryModel {
     const vectors = await this.#loadWordVectors();
     if (vectors === null) return lexical;
     const q = vectorsOf(vectors, [...query.keywords, ...extractKeywords(query.text)]);
-    return lexicalThenDense(lexical, denseScores(q, await mapYielding(passages, (p) => vectorsOf(vectors, extractKeywords(p)))));
+    const docs = await mapYielding(passages, (p) => vectorsOf(vectors, extractKeywords(p)));
+    return lexicalThenDense(lexical, await mapYielding(docs, (d) => denseScores(q, [d])[0] ?? 0));
   }
 
   async jointCompact(
