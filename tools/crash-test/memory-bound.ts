@@ -123,11 +123,11 @@ const result = {
   cacheMb: CACHE / 2 ** 20,
   build: built,
   verify: { ...verify.m, ok: verify.value.ok },
-  dump: { ...dump.m, lines },
+  dump: { ...dump.m, lines, expectedLines: stats.chunks + stats.historyVersions + 1 },
   gc: { ...gcPass.m, victims: gcPass.value.victims, moved: gcPass.value.chunksMoved, released: gcPass.value.blocksReleased },
   verifyAfterGc: after.ok,
 };
 process.stdout.write(JSON.stringify(result) + '\n');
 if (values.dir === undefined && !values.keep) rmSync(dir, { recursive: true, force: true });
 const within = verify.m.peakExtraMb * 2 ** 20 <= BOUND && dump.m.peakExtraMb * 2 ** 20 <= BOUND + CACHE && gcPass.m.peakExtraMb * 2 ** 20 <= BOUND;
-process.exit(within && verify.value.ok && after.ok && lines === stats.chunks + 1 ? 0 : 1);
+process.exit(within && verify.value.ok && after.ok && lines === stats.chunks + stats.historyVersions + 1 ? 0 : 1);
