@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { MemoryLevel } from 'memory-level';
-import { AkashicStore, type AkashicStoreOptions } from '../../src/index.js';
+import { AkashicStore, type AkashicStoreOptions, type ChunkRef } from '../../src/index.js';
 import { rawFamilies, type ColumnFamilies } from './raw-families.js';
 
 /**
@@ -63,4 +63,14 @@ export function text(seed: number, words = 40): string {
     out.push(vocab[x % vocab.length]! + (x % 97).toString());
   }
   return out.join(' ');
+}
+
+/** Puts `n` chunks of `text(i)` for user `u`, alternating sessions s0/s1 and keywords k0..k3; their refs in order. */
+export async function seedChunks(store: AkashicStore, n: number): Promise<ChunkRef[]> {
+  const refs: ChunkRef[] = [];
+  for (let i = 0; i < n; i++) {
+    const r = await store.put('u', { sessionId: `s${i % 2}`, text: text(i), keywords: [`k${i % 4}`] });
+    refs.push({ sessionId: r.sessionId, chunkId: r.chunkId });
+  }
+  return refs;
 }

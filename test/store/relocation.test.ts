@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AkashicStore, ChunkRef } from '../../src/index.js';
-import { BACKENDS, text, type Backend } from '../helpers/backends.js';
+import { BACKENDS, seedChunks, text, type Backend } from '../helpers/backends.js';
 
 describe.each(BACKENDS)('relocation on $name', ({ make }) => {
   let be: Backend;
@@ -10,14 +10,7 @@ describe.each(BACKENDS)('relocation on $name', ({ make }) => {
     await be.cleanup();
   });
 
-  async function seed(n: number): Promise<ChunkRef[]> {
-    const refs: ChunkRef[] = [];
-    for (let i = 0; i < n; i++) {
-      const r = await store.put('u', { sessionId: `s${i % 2}`, text: text(i), keywords: [`k${i % 4}`] });
-      refs.push({ sessionId: r.sessionId, chunkId: r.chunkId });
-    }
-    return refs;
-  }
+  const seed = (n: number): Promise<ChunkRef[]> => seedChunks(store, n);
 
   it('moves a scattered set into one fresh block in time order and tombstones old copies', async () => {
     be = await make();
