@@ -4,8 +4,9 @@
  *
  * A passage is one turn of a chunk: a chunk's body lines (after an optional `[date]` header line) are its turns
  * when their number equals the chunk's provenance (the embedded model's verbatim COMPRESS writes one `role: text`
- * line per turn). A chunk whose text is not aligned with its turns (a model-written summary, a turn spanning
- * several lines) is one passage attributed to all its turns, taken whole or not at all.
+ * line per turn), or, when a turn spans several lines, the runs of lines each opened by a `role: ` line (exactly one
+ * per turn). A chunk whose text is not aligned with its turns (a model-written summary) is one passage attributed
+ * to all its turns, taken whole or not at all.
  *
  * Ranking (all lexical, deterministic):
  * - each passage is scored by the model's `scorePassages` when it has one, else with BM25 against the query terms
@@ -53,18 +54,37 @@ const NEIGHBOUR_SHARE = 0.5;
 
 interface Split {
   readonly header: string | null;
+  /** One passage per turn (else the chunk is one passage carrying all its turns). */
+  readonly aligned: boolean;
   readonly passages: readonly { readonly text: string; readonly turnIds: readonly string[] }[];
 }
+
+/** A line that opens a turn as verbatim COMPRESS writes it: `role: text`, the role on one line without a colon. */
+const TURN_START = /^[^\s:][^:\n]{0,63}: /u;
 
 /** The passages of one chunk (see the module comment for when a chunk is one passage). */
 export function splitChunk(chunk: Pick<ChunkRecord, 'text' | 'provenance'>): Split {
   const lines = chunk.text.split('\n');
   const header = lines.length > 1 && HEADER.test(lines[0] ?? '') ? (lines[0] ?? null) : null;
   const body = header === null ? lines : lines.slice(1);
-  if (chunk.provenance.length > 0 && body.length === chunk.provenance.length && body.every((l) => l.trim() !== '')) {
-    return { header, passages: body.map((text, i) => ({ text, turnIds: [chunk.provenance[i] ?? ''] })) };
+  const n = chunk.provenance.length;
+  if (n > 0 && body.length === n && body.every((l) => l.trim() !== '')) {
+    return { header, aligned: true, passages: body.map((text, i) => ({ text, turnIds: [chunk.provenance[i] ?? ''] })) };
   }
-  return { header: null, passages: [{ text: chunk.text, turnIds: [...chunk.provenance] }] };
+  // A turn whose text spans several lines (a list, a trailing newline): the turns are the runs of lines that start
+  // at a `role: ` line, when exactly one such line per turn opens the body. A continuation line that looks like a
+  // turn start makes the count differ, and the chunk is then one passage as before: never a wrong attribution.
+  if (n > 0 && body.length > n && TURN_START.test(body[0] ?? '')) {
+    const starts = body.flatMap((l, i) => (TURN_START.test(l) ? [i] : []));
+    if (starts.length === n) {
+      const passages = starts.map((from, i) => ({
+        text: body.slice(from, starts[i + 1] ?? body.length).join('\n').trimEnd(),
+        turnIds: [chunk.provenance[i] ?? ''],
+      }));
+      return { header, aligned: true, passages };
+    }
+  }
+  return { header: null, aligned: false, passages: [{ text: chunk.text, turnIds: [...chunk.provenance] }] };
 }
 
 interface Item {

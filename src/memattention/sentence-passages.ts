@@ -75,6 +75,7 @@ interface Sentence {
   readonly turn: number;
   readonly pos: number;
   readonly text: string;
+  readonly lead: string;
   readonly tokens: number;
   /** Tokens when it follows another sentence of its turn (a leading space merges into its first token). */
   readonly joined: number;
@@ -90,21 +91,36 @@ export async function selectSentencePassages(
 ): Promise<PassageSelection> {
   const splits = ranked.map(splitChunk);
   const turns: Turn[] = [];
-  const pieces: { readonly turn: number; readonly pos: number; readonly text: string }[] = [];
+  /** `lead`: what joins a sentence to the one before it in its turn (a space, or a newline at a line break). */
+  const pieces: { readonly turn: number; readonly pos: number; readonly text: string; readonly lead: string }[] = [];
   splits.forEach((s, chunk) => {
     // The first MAX_PASSAGES_PER_CHUNK sentences of a chunk are considered (a bound on very large turns).
     let room = MAX_PASSAGES_PER_CHUNK;
     s.passages.forEach((p, index) => {
       if (room <= 0) return;
       // A chunk not written one line per turn (a model's summary) is one passage taken whole, as in 'passage' recall.
-      const whole = p.text.includes('\n') || (s.passages.length === 1 && p.turnIds.length !== 1);
+      const whole = !s.aligned;
       const colon = p.text.indexOf(': ');
       const prefix = whole || colon < 0 ? '' : p.text.slice(0, colon + 2);
       const body = whole ? p.text : p.text.slice(prefix.length);
       const t = turns.push({ chunk, index, prefix, turnIds: p.turnIds, whole }) - 1;
-      const texts = whole ? [body] : sentencesOf(body, room);
-      room -= texts.length;
-      texts.forEach((text, pos) => pieces.push({ turn: t, pos, text }));
+      if (whole) {
+        room -= 1;
+        pieces.push({ turn: t, pos: 0, text: body, lead: ' ' });
+        return;
+      }
+      // A turn of several lines: the sentences of each line, a line's first one joined to the previous by a newline.
+      let pos = 0;
+      for (const line of body.split('\n')) {
+        if (room <= 0) break;
+        if (line.trim() === '') continue;
+        const texts = sentencesOf(line, room);
+        room -= texts.length;
+        texts.forEach((text, k) => {
+          pieces.push({ turn: t, pos, text, lead: k === 0 && pos > 0 ? '\n' : ' ' });
+          pos += 1;
+        });
+      }
     });
   });
   // Counted yielding to the event loop: a recall over large chunks must not block it for long.
@@ -169,7 +185,7 @@ export async function selectSentencePassages(
           const ss = (byTurn.get(ti) ?? []).sort((a, b) => a.pos - b.pos);
           let body = '';
           ss.forEach((x, i) => {
-            body += i === 0 ? (x.pos > 0 ? '… ' : '') + x.text : (x.pos === ss[i - 1]!.pos + 1 ? ' ' : GAP) + x.text;
+            body += i === 0 ? (x.pos > 0 ? '… ' : '') + x.text : (x.pos === ss[i - 1]!.pos + 1 ? x.lead : GAP) + x.text;
           });
           const text = turns[ti]!.prefix + body;
           passages.push({ sessionId: chunk.sessionId, chunkId: chunk.chunkId, text, turnIds: turns[ti]!.turnIds });

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AkashicStore } from '../../src/engine/akashic-store.js';
 import { AkashicMemory } from '../../src/memattention/memory.js';
-import { fitToBudget } from '../../src/memattention/passages.js';
+import { fitToBudget, splitChunk } from '../../src/memattention/passages.js';
 import { EmbeddedModel } from '../../src/model/embedded-model.js';
 import { memoryStore, tokenizer } from './fixtures.js';
 
@@ -129,5 +129,26 @@ describe('fitToBudget (the exact-count correction both recall units share)', () 
     expect(fitToBudget(kept, render, perChar, 100)).toEqual({ chunks: [], passages: [], text: 'alpha | beta', tokenCount: 12 });
     expect(kept).toEqual(['alpha', 'beta']);
     expect(fitToBudget(kept, render, perChar, 3)).toEqual({ chunks: [], passages: [], text: '', tokenCount: 0 });
+  });
+});
+
+describe('splitChunk (the turns of a chunk)', () => {
+  it('splits a chunk with a turn of several lines into its turns, each run of lines opened by its `role: ` line', () => {
+    const text = '[2024-03-01]\nAlice: My list:\n- eggs\n\n- greyhound food\nBob: Noted.\nAlice: Thanks!\n';
+    const s = splitChunk({ text, provenance: ['a', 'b', 'c'] });
+    expect(s.aligned).toBe(true);
+    expect(s.header).toBe('[2024-03-01]');
+    expect(s.passages).toEqual([
+      { text: 'Alice: My list:\n- eggs\n\n- greyhound food', turnIds: ['a'] },
+      { text: 'Bob: Noted.', turnIds: ['b'] },
+      { text: 'Alice: Thanks!', turnIds: ['c'] },
+    ]);
+  });
+
+  it('keeps the chunk one passage when a continuation line looks like a turn start (never a wrong attribution)', () => {
+    const text = 'Alice: Two quotes:\nBob: hello\nBob: Nice.';
+    const s = splitChunk({ text, provenance: ['a', 'b'] });
+    expect(s.aligned).toBe(false);
+    expect(s.passages).toEqual([{ text, turnIds: ['a', 'b'] }]);
   });
 });

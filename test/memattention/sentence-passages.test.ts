@@ -74,6 +74,26 @@ describe('sentence recall (the default recallUnit)', () => {
     expect(r.text).toContain('cost 9 euros');
   });
 
+  it('splits a chunk whose turns span several lines into turns and sentences, keeping the line breaks it recalls', async () => {
+    const turns = [...FILLER, `Here is my shopping list:\n- bread\n- food for the greyhound called Biscuit\n`, ...FILLER];
+    for (const [i, text] of turns.entries()) {
+      await memory.appendTurn({ user: U, session: 's1', role: i % 2 === 0 ? 'Alice' : 'Bob', text, at: T0 + i * 1000, turnId: `t${i}` });
+    }
+    await memory.endSession({ user: U, session: 's1' });
+    const r = await memory.recall({ user: U, session: 's2', query: 'What is the name of the greyhound?', memoryBudgetTokens: 40 });
+    const evidence = r.passages.find((p) => p.turnIds.includes(`t${FILLER.length}`));
+    expect(evidence, r.text).toBeDefined();
+    expect(evidence!.turnIds).toEqual([`t${FILLER.length}`]);
+    // The matching line, not the whole turn; a line kept with it stays on its own line.
+    expect(evidence!.text.startsWith('Alice: … ')).toBe(true);
+    expect(evidence!.text.endsWith('\n- food for the greyhound called Biscuit') || evidence!.text === 'Alice: … - food for the greyhound called Biscuit').toBe(true);
+    expect(evidence!.text).not.toContain('shopping list');
+    expect(r.tokenCount).toBeLessThanOrEqual(40);
+    const wide = await memory.recall({ user: U, session: 's2', query: 'What is the name of the greyhound?', memoryBudgetTokens: 10_000 });
+    expect(wide.text).toContain('Alice: Here is my shopping list:\n- bread\n- food for the greyhound called Biscuit');
+    expect(wide.passages.every((p) => p.turnIds.length === 1)).toBe(true);
+  });
+
   it('recalls a chunk whose text is not one line per turn whole', async () => {
     const text = 'Summary: Alice adopted a greyhound. She named it Biscuit.\nIt likes the park.\nShe walks it daily.';
     await store.write(U, [{ op: 'put', sessionId: 'old', kind: 'memory', text, keywords: ['greyhound'], tokenCount: 20, createdAt: T0, provenance: ['a', 'b'] }]);
