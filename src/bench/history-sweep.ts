@@ -1,11 +1,12 @@
 /**
  * `akashic bench --history-sweep`: what one recall and one write cost as a user's history grows.
  *
- * Recall: one user's history grows through 100, 1k, 10k, 100k chunks (the `sizes`); at each size, recalls through
- * `AkashicMemory.recall` (user scope, embedded model: candidate gathering through the candidate index + SELECT +
- * fetch, end to end) warm and cold, against SQLite FTS5 top-5 by bm25() over the same chunk texts. Cold means the
- * page cache dropped and both stores' own caches emptied (the LevelDB handle reopened, SQLite's cache shrunk)
- * before each request, the stores interleaved request by request.
+ * Recall: one user's history of 100, 1k, 10k, 100k chunks (the `sizes`; each size its own stores holding the
+ * corpus's first chunks); recalls through `AkashicMemory.recall` (user scope, embedded model: candidate gathering
+ * through the candidate index + SELECT + fetch, end to end) warm and cold, against SQLite FTS5 top-5 by bm25() over
+ * the same chunk texts. Every size's stores are open at once and measured interleaved request by request (each
+ * query at every size in turn), so the machine's load falls on every size alike. Cold means the page cache dropped
+ * and both stores' own caches emptied (the LevelDB handle reopened, SQLite's cache shrunk) before each request.
  *
  * Ingest: chunks/s writing fresh stores one chunk per call — akashic with 1 writer and with 16 concurrent writers
  * (16 users, group commit coalescing them), classic-level one key per chunk and SQLite one row per chunk (one
@@ -43,12 +44,12 @@ export interface HistorySweepOptions {
   readonly ingestSyncChunks?: number;
   readonly seed?: number;
   /**
-   * Keep the grown history (the akashic and FTS5 stores, and where the corpus stopped) in this directory and resume
-   * from it: a run continues growing the history from what an earlier run left there (same seed), and sizes below
-   * it are skipped. Lets a 100k history be grown once, outside a time-boxed measuring run.
+   * Keep the grown histories in this directory, one per size in `size-N/` (the akashic and FTS5 stores, and where
+   * the corpus stopped), and resume from them: a run continues growing each from what an earlier run left there
+   * (same seed). Lets a 100k history be grown once, outside a time-boxed measuring run.
    */
   readonly historyDir?: string;
-  /** Only grow the history to the largest size: no recall measurements (needs `historyDir`). */
+  /** Only grow the histories of every size: no recall measurements (needs `historyDir`). */
   readonly buildOnly?: boolean;
   /** Leave out the ingest table (`ingest` is then null). */
   readonly skipIngest?: boolean;
@@ -73,6 +74,14 @@ export interface SweepRow {
   readonly candidatesPerRecall: number | null;
   readonly akashicIngestSeconds: number;
   readonly fts5IngestSeconds: number;
+  /** The size the ratios below compare with: 1,000 chunks when measured, else the smallest size. */
+  readonly ratioReferenceChunks: number;
+  /** recallP50Ms ÷ the reference size's (the sizes are measured interleaved, so both come from the same minutes). */
+  readonly recallP50Ratio: number | null;
+  /** Median over the warm queries of this size's time ÷ the reference size's time for the same query. */
+  readonly recallPairedRatioP50: number | null;
+  /** coldRecallP50Ms ÷ the reference size's. */
+  readonly coldRecallP50Ratio: number | null;
 }
 
 export interface IngestFigures {
@@ -231,8 +240,101 @@ interface HistoryState {
   readonly clock: number;
 }
 
+/** One size's history: its own akashic and FTS5 stores, holding the corpus's first `size` chunks. */
+interface SizedHistory {
+  readonly size: number;
+  readonly dir: string;
+  readonly akashicMs: number;
+  readonly ftsMs: number;
+}
+
+/** Directory of one size's history inside the history directory. */
+function sizeDir(history: string, size: number): string {
+  return join(history, `size-${size}`);
+}
+
+/**
+ * Grows the history in `dir` (akashic and FTS5 stores) to `size` chunks, resuming what an earlier run left there,
+ * in bulk writes (the import path) of 256 chunks. A history already past `size` is an error (it would not be the
+ * corpus's first `size` chunks).
+ */
+async function growHistory(dir: string, size: number, seed: number, Database: SqliteConstructor | null, notes: string[]): Promise<SizedHistory> {
+  await mkdir(dir, { recursive: true });
+  const statePath = join(dir, 'history-state.json');
+  const state = await readFile(statePath, 'utf8').then(
+    (t) => JSON.parse(t) as HistoryState,
+    () => null,
+  );
+  if (state !== null && state.seed !== seed) throw new Error(`history sweep: ${dir} holds a history of seed ${state.seed}, not ${seed}`);
+  if (state !== null && state.chunks > size) throw new Error(`history sweep: ${dir} holds ${state.chunks} chunks, more than its size ${size}`);
+  const corpus = new SweepCorpus(seed);
+  // Resuming: the corpus continues where the kept history stopped.
+  for (let i = 0; i < (state?.chunks ?? 0); i++) corpus.chunk();
+  if (state !== null) notes.push(`size ${size}: resumed a kept history of ${state.chunks} chunks (${dir})`);
+  let have = state?.chunks ?? 0;
+  let clock = state?.clock ?? Date.UTC(2025, 0, 1);
+  let akashicMs = 0;
+  let ftsMs = 0;
+  if (have >= size) return { size, dir, akashicMs, ftsMs };
+  const store = await AkashicStore.open({ path: join(dir, 'akashic'), durability: 'relaxed', gc: { intervalMs: 0 } });
+  const fts = Database === null ? null : await openFts(Database, dir);
+  try {
+    while (have < size) {
+      const n = Math.min(256, size - have);
+      const ops: WriteOp[] = [];
+      const trace: TraceOp[] = [];
+      for (let i = 0; i < n; i++) {
+        const c = corpus.chunk();
+        clock += 60_000;
+        ops.push({ op: 'put', sessionId: SESSION, kind: 'memory', text: c.text, keywords: c.keywords, tokenCount: WORDS_PER_CHUNK, createdAt: clock });
+      }
+      akashicMs += await timeIt(async () => {
+        const res = await store.write(USER, ops);
+        res.forEach((r, i) => {
+          const o = ops[i] as unknown as { text: string; keywords: string[]; createdAt: number };
+          trace.push({ op: 'put', sessionId: r.sessionId, chunkId: r.chunkId, createdAt: o.createdAt, tokenCount: WORDS_PER_CHUNK, keywords: o.keywords, provenance: [], text: o.text });
+        });
+      });
+      if (fts !== null) ftsMs += await timeIt(() => fts.write({ kind: 'write', user: USER, ops: trace, neighbours: [] }));
+      have += n;
+      await writeFile(statePath, JSON.stringify({ seed, chunks: have, clock } satisfies HistoryState));
+    }
+  } finally {
+    await store.close();
+    await fts?.close();
+  }
+  return { size, dir, akashicMs, ftsMs };
+}
+
+async function openFts(Database: SqliteConstructor, dir: string): Promise<SqliteFts5Peer> {
+  const ftsDir = join(dir, 'fts5');
+  await mkdir(ftsDir, { recursive: true });
+  return SqliteFts5Peer.open(Database, ftsDir);
+}
+
+/** One size's stores, open for measuring. */
+interface OpenHistory {
+  readonly h: SizedHistory;
+  readonly store: AkashicStore;
+  memory: AkashicMemory;
+  readonly fts: SqliteFts5Peer | null;
+  readonly warm: number[];
+  readonly ftsWarm: number[];
+  readonly cold: number[];
+  readonly ftsCold: number[];
+  readonly bytes: number[];
+  readonly ftsBytes: number[];
+  candidates: number;
+}
+
+/**
+ * The recall measurements. Every size has its own stores (the corpus's first `size` chunks), all open at once, and
+ * the sizes are measured interleaved request by request: each query is recalled at every size in turn (the first
+ * size rotating), warm and then cold, so load on a shared machine falls on every size alike and the ratio of two
+ * sizes is read from the same minutes.
+ */
 async function sweepRecall(
-  work: string,
+  history: string,
   sizes: readonly number[],
   seed: number,
   warmSamples: number,
@@ -243,127 +345,106 @@ async function sweepRecall(
   buildOnly: boolean,
   notes: string[],
 ): Promise<SweepRow[]> {
-  await mkdir(work, { recursive: true });
-  const statePath = join(work, 'history-state.json');
-  const state = await readFile(statePath, 'utf8').then(
-    (t) => JSON.parse(t) as HistoryState,
-    () => null,
-  );
-  if (state !== null && state.seed !== seed) throw new Error(`history sweep: ${work} holds a history of seed ${state.seed}, not ${seed}`);
-  const corpus = new SweepCorpus(seed);
-  // Resuming: the corpus continues where the kept history stopped.
-  for (let i = 0; i < (state?.chunks ?? 0); i++) corpus.chunk();
-  if (state !== null) notes.push(`resumed a kept history of ${state.chunks} chunks (${work})`);
-  const queries = new SweepCorpus(seed + 1);
-  const storePath = join(work, 'akashic');
-  const store = await AkashicStore.open({ path: storePath, durability: 'relaxed', gc: { intervalMs: 0 } });
+  const grown: SizedHistory[] = [];
+  for (const size of sizes) {
+    const h = await growHistory(sizeDir(history, size), size, seed, Database, notes);
+    log(`history sweep: ${size} chunks (akashic ingest ${(h.akashicMs / 1000).toFixed(1)} s, fts5 ${(h.ftsMs / 1000).toFixed(1)} s)`);
+    grown.push(h);
+  }
+  if (buildOnly) return [];
   const openMemory = (s: AkashicStore): AkashicMemory => new AkashicMemory(s, { relocateEveryRecalls: 0, recallScope: 'user' });
-  let memory = openMemory(store);
-  const ftsDir = join(work, 'fts5');
-  await mkdir(ftsDir, { recursive: true });
-  const fts = Database === null ? null : SqliteFts5Peer.open(Database, ftsDir);
-  const rows: SweepRow[] = [];
-  let have = state?.chunks ?? 0;
-  let clock = state?.clock ?? Date.UTC(2025, 0, 1);
+  const open: OpenHistory[] = [];
   try {
-    for (const size of sizes) {
-      if (size < have) {
-        notes.push(`size ${size} skipped: the kept history already holds ${have} chunks`);
-        continue;
+    for (const h of grown) {
+      const store = await AkashicStore.open({ path: join(h.dir, 'akashic'), durability: 'relaxed', gc: { intervalMs: 0 } });
+      open.push({ h, store, memory: openMemory(store), fts: Database === null ? null : await openFts(Database, h.dir), warm: [], ftsWarm: [], cold: [], ftsCold: [], bytes: [], ftsBytes: [], candidates: 0 });
+    }
+    const queries = new SweepCorpus(seed + 1);
+    // Warm: one pass of 10 queries to warm every store, then the measured pass.
+    const qs = Array.from({ length: warmSamples }, () => queries.query());
+    for (const q of qs.slice(0, 10)) {
+      for (const o of open) {
+        await o.memory.recall({ user: USER, session: SESSION, query: q });
+        await o.fts?.recall(USER, q, 5);
       }
-      if (buildOnly && size !== sizes[sizes.length - 1]) continue;
-      // Grow both stores to `size` chunks, in bulk writes (the import path) of 256 chunks.
-      let akashicMs = 0;
-      let ftsMs = 0;
-      while (have < size) {
-        const n = Math.min(256, size - have);
-        const ops: WriteOp[] = [];
-        const trace: TraceOp[] = [];
-        for (let i = 0; i < n; i++) {
-          const c = corpus.chunk();
-          clock += 60_000;
-          ops.push({ op: 'put', sessionId: SESSION, kind: 'memory', text: c.text, keywords: c.keywords, tokenCount: WORDS_PER_CHUNK, createdAt: clock });
-        }
-        akashicMs += await timeIt(async () => {
-          const res = await store.write(USER, ops);
-          res.forEach((r, i) => {
-            const o = ops[i] as unknown as { text: string; keywords: string[]; createdAt: number };
-            trace.push({ op: 'put', sessionId: r.sessionId, chunkId: r.chunkId, createdAt: o.createdAt, tokenCount: WORDS_PER_CHUNK, keywords: o.keywords, provenance: [], text: o.text });
-          });
-        });
-        if (fts !== null) ftsMs += await timeIt(() => fts.write({ kind: 'write', user: USER, ops: trace, neighbours: [] }));
-        have += n;
-        await writeFile(statePath, JSON.stringify({ seed, chunks: have, clock } satisfies HistoryState));
+    }
+    for (let i = 0; i < qs.length; i++) {
+      const q = qs[i]!;
+      for (let k = 0; k < open.length; k++) {
+        const o = open[(i + k) % open.length]!;
+        o.warm.push(
+          await timeIt(async () => {
+            const r = await o.memory.recall({ user: USER, session: SESSION, query: q });
+            o.candidates += r.candidates;
+          }),
+        );
+        if (o.fts !== null) o.ftsWarm.push(await timeIt(() => o.fts!.recall(USER, q, 5)));
       }
-      log(`history sweep: ${size} chunks (akashic ingest ${(akashicMs / 1000).toFixed(1)} s, fts5 ${(ftsMs / 1000).toFixed(1)} s)`);
-      if (buildOnly) continue;
-      // Warm: one pass to warm, then the measured pass, the stores interleaved.
-      const qs = Array.from({ length: warmSamples }, () => queries.query());
-      for (const q of qs.slice(0, 10)) {
-        await memory.recall({ user: USER, session: SESSION, query: q });
-        await fts?.recall(USER, q, 5);
-      }
-      const warm: number[] = [];
-      const ftsWarm: number[] = [];
-      let indexKeys = 0;
-      for (const q of qs) {
-        warm.push(await timeIt(async () => {
-          const r = await memory.recall({ user: USER, session: SESSION, query: q });
-          indexKeys += r.candidates;
-        }));
-        if (fts !== null) ftsWarm.push(await timeIt(() => fts.recall(USER, q, 5)));
-      }
-      // Cold.
-      const coldMs: number[] = [];
-      const ftsCold: number[] = [];
-      const bytes: number[] = [];
-      const ftsBytes: number[] = [];
-      if (cold) {
-        await memory.close();
-        for (let i = 0; i < coldSamples; i++) {
-          const q = queries.query();
-          await store[coldReopen]();
-          memory = openMemory(store);
-          dropPageCache(i === 0);
+    }
+    if (cold) {
+      for (let i = 0; i < coldSamples; i++) {
+        const q = queries.query();
+        for (let k = 0; k < open.length; k++) {
+          const o = open[(i + k) % open.length]!;
+          await o.memory.close();
+          await o.store[coldReopen]();
+          o.memory = openMemory(o.store);
+          dropPageCache(i === 0 && k === 0);
           const b0 = processReadBytes();
-          coldMs.push(await timeIt(() => memory.recall({ user: USER, session: SESSION, query: q })));
+          o.cold.push(await timeIt(() => o.memory.recall({ user: USER, session: SESSION, query: q })));
           const b1 = processReadBytes();
-          if (b0 !== null && b1 !== null) bytes.push(b1 - b0);
-          await memory.close();
-          if (fts !== null) {
-            await fts.forgetCaches();
+          if (b0 !== null && b1 !== null) o.bytes.push(b1 - b0);
+          if (o.fts !== null) {
+            await o.fts.forgetCaches();
             dropPageCache(false);
             const f0 = processReadBytes();
-            ftsCold.push(await timeIt(() => fts.recall(USER, q, 5)));
+            o.ftsCold.push(await timeIt(() => o.fts!.recall(USER, q, 5)));
             const f1 = processReadBytes();
-            if (f0 !== null && f1 !== null) ftsBytes.push(f1 - f0);
+            if (f0 !== null && f1 !== null) o.ftsBytes.push(f1 - f0);
           }
         }
-        memory = openMemory(store);
       }
-      rows.push({
-        chunksPerUser: size,
-        recallP50Ms: p(warm, 0.5),
-        recallP95Ms: p(warm, 0.95),
-        coldRecallP50Ms: p(coldMs, 0.5),
-        bytesReadPerRecall: bytes.length === 0 ? null : round(median(bytes), 0),
-        fts5RecallP50Ms: p(ftsWarm, 0.5),
-        fts5ColdRecallP50Ms: p(ftsCold, 0.5),
-        coldRecallP95Ms: p(coldMs, 0.95),
-        fts5RecallP95Ms: p(ftsWarm, 0.95),
-        fts5BytesReadPerRecall: ftsBytes.length === 0 ? null : round(median(ftsBytes), 0),
-        candidatesPerRecall: qs.length === 0 ? null : round(indexKeys / qs.length, 1),
-        akashicIngestSeconds: round(akashicMs / 1000, 2)!,
-        fts5IngestSeconds: round(ftsMs / 1000, 2)!,
-      });
-      log(`  warm p50 ${rows.at(-1)!.recallP50Ms} ms (fts5 ${rows.at(-1)!.fts5RecallP50Ms}), cold p50 ${rows.at(-1)!.coldRecallP50Ms} ms (fts5 ${rows.at(-1)!.fts5ColdRecallP50Ms})`);
     }
+    // Ratios against the 1,000-chunk size (the issue's reference), else the smallest: of the p50s, and the median
+    // over queries of the same query's time at this size ÷ at the reference (paired, so a slow minute cancels).
+    const ref = open.find((o) => o.h.size === 1_000) ?? open[0]!;
+    const rows = open.map((o): SweepRow => {
+      const paired = o.warm.map((t, i) => t / ref.warm[i]!);
+      return {
+        chunksPerUser: o.h.size,
+        recallP50Ms: p(o.warm, 0.5),
+        recallP95Ms: p(o.warm, 0.95),
+        coldRecallP50Ms: p(o.cold, 0.5),
+        bytesReadPerRecall: o.bytes.length === 0 ? null : round(median(o.bytes), 0),
+        fts5RecallP50Ms: p(o.ftsWarm, 0.5),
+        fts5ColdRecallP50Ms: p(o.ftsCold, 0.5),
+        coldRecallP95Ms: p(o.cold, 0.95),
+        fts5RecallP95Ms: p(o.ftsWarm, 0.95),
+        fts5BytesReadPerRecall: o.ftsBytes.length === 0 ? null : round(median(o.ftsBytes), 0),
+        candidatesPerRecall: qs.length === 0 ? null : round(o.candidates / qs.length, 1),
+        akashicIngestSeconds: round(o.h.akashicMs / 1000, 2)!,
+        fts5IngestSeconds: round(o.h.ftsMs / 1000, 2)!,
+        ratioReferenceChunks: ref.h.size,
+        recallP50Ratio: ratioOf(p(o.warm, 0.5), p(ref.warm, 0.5)),
+        recallPairedRatioP50: paired.length === 0 ? null : round(median(paired), 3),
+        coldRecallP50Ratio: ratioOf(p(o.cold, 0.5), p(ref.cold, 0.5)),
+      };
+    });
+    for (const r of rows) {
+      log(`  ${r.chunksPerUser}: warm p50 ${r.recallP50Ms} ms (fts5 ${r.fts5RecallP50Ms}; ÷ ${r.ratioReferenceChunks}: ${r.recallP50Ratio}, paired ${r.recallPairedRatioP50}), cold p50 ${r.coldRecallP50Ms} ms (fts5 ${r.fts5ColdRecallP50Ms})`);
+    }
+    return rows;
   } finally {
-    await memory.close();
-    await store.close();
-    await fts?.close();
+    for (const o of open) {
+      await o.memory.close();
+      await o.store.close();
+      await o.fts?.close();
+    }
   }
-  return rows;
+}
+
+function ratioOf(a: number | null, b: number | null): number | null {
+  return a === null || b === null || b === 0 ? null : round(a / b, 3);
 }
 
 /** Chunks/s of `n` chunk writes issued by `writers` concurrent loops. */

@@ -57,3 +57,43 @@ export function denseScores(query: readonly Float32Array[], documents: readonly 
 export function lexicalThenDense(lexical: readonly number[], dense: readonly number[]): number[] {
   return lexical.map((l, i) => (l > 0 ? 1 + l : Math.min(dense[i] ?? 0, 0.999)));
 }
+
+/**
+ * The items whose dense score can change what {@link lexicalThenDense} leads to, by index: only items without a
+ * lexical match (a match's dense score is never read), and none at all when only the best `used` items are kept
+ * and at least `used` items match lexically (every match outranks every non-match). Computing dense scores for
+ * these alone gives the same result as computing them for all.
+ */
+export function denseNeeded(lexical: readonly number[], used: number = Number.POSITIVE_INFINITY): number[] {
+  let matches = 0;
+  for (const l of lexical) if (l > 0) matches++;
+  if (matches >= used) return [];
+  const out: number[] = [];
+  lexical.forEach((l, i) => {
+    if (!(l > 0)) out.push(i);
+  });
+  return out;
+}
+
+/**
+ * {@link lexicalThenDense} with the dense scores computed only for {@link denseNeeded} items: `query()` gives the
+ * query's vectors (called only when some item needs them), `documentOf(i)` item i's vectors. Same scores for
+ * every item the caller can observe (a skipped item scores as with a dense score of 0: it is a lexical match, or
+ * it falls outside the `used` best).
+ */
+export async function lexicalThenDenseLazily(
+  lexical: readonly number[],
+  used: number,
+  query: () => readonly Float32Array[],
+  documentOf: (index: number) => readonly Float32Array[],
+  map: <T, U>(items: readonly T[], fn: (item: T) => U) => Promise<U[]>,
+): Promise<number[]> {
+  const needed = denseNeeded(lexical, used);
+  const dense = new Array<number>(lexical.length).fill(0);
+  if (needed.length > 0) {
+    const q = query();
+    const scores = await map(needed, (i) => denseScores(q, [documentOf(i)])[0] ?? 0);
+    needed.forEach((i, k) => (dense[i] = scores[k]!));
+  }
+  return lexicalThenDense(lexical, dense);
+}

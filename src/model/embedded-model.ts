@@ -18,7 +18,7 @@ import { associationComponents } from './association.js';
 import { bm25Scores } from './bm25-ranking.js';
 import { DEFAULT_KEYWORD_LIMIT, extractKeywords, keywordTerms, termsOf } from './keywords.js';
 import { checkThreshold, checkTopP, checkUniqueIds } from './model-arguments.js';
-import { denseScores, lexicalThenDense, vectorsOf } from './dense-signal.js';
+import { lexicalThenDenseLazily, vectorsOf } from './dense-signal.js';
 import { loadOfflineWordVectors, offlineWordVectors, type WordVectors } from './word-vectors.js';
 import { mapYielding } from '../util/yielding.js';
 
@@ -122,15 +122,17 @@ export class EmbeddedModel implements MemoryModel {
     const vectors = await this.#loadWordVectors();
     // With word vectors: BM25's matches first, then candidates that share no word with the query but hold words
     // related to it; without them, BM25 alone.
+    // Dense scores only where they can change the top-p (candidates without a lexical match, and none once p
+    // candidates match lexically): the same ranking as scoring every candidate.
     const scores =
       vectors === null
         ? lexical
-        : lexicalThenDense(
+        : await lexicalThenDenseLazily(
             lexical,
-            denseScores(
-              vectorsOf(vectors, [...query.keywords, ...extractKeywords(query.text)]),
-              await mapYielding(candidates, (c) => vectorsOf(vectors, c.keywords)),
-            ),
+            topP,
+            () => vectorsOf(vectors, [...query.keywords, ...extractKeywords(query.text)]),
+            (i) => vectorsOf(vectors, candidates[i]!.keywords),
+            mapYielding,
           );
 
     return candidates
@@ -147,9 +149,14 @@ export class EmbeddedModel implements MemoryModel {
     const lexical = bm25Scores(await mapYielding(passages, (p) => termsOf(p)), queryTerms);
     const vectors = await this.#loadWordVectors();
     if (vectors === null) return lexical;
-    const q = vectorsOf(vectors, [...query.keywords, ...extractKeywords(query.text)]);
-    const docs = await mapYielding(passages, (p) => vectorsOf(vectors, extractKeywords(p)));
-    return lexicalThenDense(lexical, await mapYielding(docs, (d) => denseScores(q, [d])[0] ?? 0));
+    // Every passage's score is used, but a lexical match's dense score never is: only the others are computed.
+    return lexicalThenDenseLazily(
+      lexical,
+      Number.POSITIVE_INFINITY,
+      () => vectorsOf(vectors, [...query.keywords, ...extractKeywords(query.text)]),
+      (i) => vectorsOf(vectors, extractKeywords(passages[i]!)),
+      mapYielding,
+    );
   }
 
   async jointCompact(

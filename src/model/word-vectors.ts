@@ -28,10 +28,16 @@ class LoadedVectors implements WordVectors {
   readonly dimensions = DIMENSIONS;
   readonly #index: Map<string, number>;
   readonly #data: Float32Array;
+  /**
+   * Each word's view, made on its first lookup and then reused: SELECT looks up tens of thousands of words per
+   * recall, and making a fresh view each time was most of that cost. At most one small object per loaded word.
+   */
+  readonly #views: (Float32Array | undefined)[];
 
   constructor(index: Map<string, number>, data: Float32Array) {
     this.#index = index;
     this.#data = data;
+    this.#views = new Array<Float32Array | undefined>(index.size);
   }
 
   get size(): number {
@@ -40,7 +46,13 @@ class LoadedVectors implements WordVectors {
 
   vector(word: string): Float32Array | undefined {
     const i = this.#index.get(word);
-    return i === undefined ? undefined : this.#data.subarray(i * DIMENSIONS, (i + 1) * DIMENSIONS);
+    if (i === undefined) return undefined;
+    let v = this.#views[i];
+    if (v === undefined) {
+      v = this.#data.subarray(i * DIMENSIONS, (i + 1) * DIMENSIONS);
+      this.#views[i] = v;
+    }
+    return v;
   }
 }
 

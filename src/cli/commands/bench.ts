@@ -91,8 +91,8 @@ export function register(program: Command): void {
     .option('--scale-baseline', 'also run append-only in the scale run (about twice as long)')
     .option('--history-sweep', 'recall cost as one user\'s history grows (100 to 100k chunks) against SQLite FTS5, and the ingest table')
     .option('--sizes <list>', 'history sweep: comma-separated chunks per user (default 100,1000,10000,100000)')
-    .option('--history-dir <dir>', 'history sweep: keep the grown history in DIR and resume from what an earlier run left there')
-    .option('--build-only', 'history sweep: only grow the history in --history-dir to the largest size (no measurements)')
+    .option('--history-dir <dir>', 'history sweep: keep the grown histories (one per size) in DIR and resume from what an earlier run left there')
+    .option('--build-only', 'history sweep: only grow the histories in --history-dir (no measurements)')
     .option('--no-ingest', 'history sweep: leave out the ingest table')
     .addHelpText('after', example('akashic bench --locomo ./locomo10.json --out bench-out') + LOCOMO_HELP)
     .action(async (opts: BenchCliOptions, cmd: Command) => {

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { denseNeeded, denseScores, lexicalThenDense, lexicalThenDenseLazily } from '../../src/model/dense-signal.js';
+
+/** The best `used` items by score (> 0), best first, ties by index: what SELECT keeps of a score list. */
+function best(scores: readonly number[], used: number): number[] {
+  return scores
+    .map((s, i) => ({ s, i }))
+    .filter((x) => x.s > 0)
+    .sort((a, b) => b.s - a.s || a.i - b.i)
+    .slice(0, used)
+    .map((x) => x.i);
+}
+
+const unit = (xs: readonly number[]): Float32Array => {
+  const n = Math.hypot(...xs) || 1;
+  return Float32Array.from(xs.map((x) => x / n));
+};
+const vec = fc.array(fc.float({ min: -1, max: 1, noNaN: true }), { minLength: 3, maxLength: 3 }).map(unit);
+const map = async <T, U>(items: readonly T[], fn: (item: T) => U): Promise<U[]> => items.map(fn);
+
+describe('dense signal computed only where it can matter', () => {
+  it('keeps the same best items as scoring every item, and the same score for every item when all are used', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.oneof(fc.constant(0), fc.double({ min: 0.001, max: 20, noNaN: true })), fc.array(vec, { maxLength: 4 })), { maxLength: 14 }),
+        fc.array(vec, { maxLength: 3 }),
+        fc.integer({ min: 1, max: 16 }),
+        async (items, query, used) => {
+          const lexical = items.map(([l]) => l);
+          const docs = items.map(([, d]) => d);
+          const full = lexicalThenDense(lexical, denseScores(query, docs));
+          let looked = 0;
+          const lazy = await lexicalThenDenseLazily(lexical, used, () => query, (i) => (looked++, docs[i]!), map);
+          expect(best(lazy, used)).toEqual(best(full, used));
+          const all = await lexicalThenDenseLazily(lexical, Number.POSITIVE_INFINITY, () => query, (i) => docs[i]!, map);
+          expect(all).toEqual(full);
+          // Lexical matches are never looked up.
+          expect(looked).toBeLessThanOrEqual(lexical.filter((l) => !(l > 0)).length);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('needs no dense score once enough items match lexically, and only the non-matching ones otherwise', () => {
+    expect(denseNeeded([1, 0, 2, 0.5], 3)).toEqual([]);
+    expect(denseNeeded([1, 0, 2, 0], 3)).toEqual([1, 3]);
+    expect(denseNeeded([0, 0], Number.POSITIVE_INFINITY)).toEqual([0, 1]);
+  });
+});
