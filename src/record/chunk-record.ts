@@ -1,4 +1,5 @@
 import * as flatbuffers from 'flatbuffers';
+import { utf8Bytes } from './short-utf8.js';
 import { corruption } from '../errors.js';
 import { undecodable } from './undecodable.js';
 import { FORMAT_VERSION } from './envelope.js';
@@ -73,21 +74,21 @@ export function kindFromFb(kind: FbChunkKind, what: string): ChunkKind {
 }
 
 function strings(builder: flatbuffers.Builder, values: readonly string[]): number[] {
-  return values.map((v) => builder.createString(v));
+  return values.map((v) => builder.createString(utf8Bytes(v)));
 }
 
 /** Encodes a record as FlatBuffers bytes (not enveloped: records live inside checksummed block frames). */
 export function encodeChunkRecord(r: ChunkRecord): Uint8Array {
   const b = new flatbuffers.Builder(256 + r.text.length * 2 + (r.payload?.length ?? 0));
-  const user = b.createString(r.userId);
-  const session = b.createString(r.sessionId);
-  const id = b.createString(r.chunkId);
-  const text = b.createString(r.text);
+  const user = b.createString(utf8Bytes(r.userId));
+  const session = b.createString(utf8Bytes(r.sessionId));
+  const id = b.createString(utf8Bytes(r.chunkId));
+  const text = b.createString(utf8Bytes(r.text));
   const keywords = FbChunkRecord.createKeywordsVector(b, strings(b, r.keywords));
   const attrKeys = Object.keys(r.attributes).sort();
   const attrs = FbChunkRecord.createAttributesVector(
     b,
-    attrKeys.map((k) => Attribute.createAttribute(b, b.createString(k), b.createString(r.attributes[k] ?? ''))),
+    attrKeys.map((k) => Attribute.createAttribute(b, b.createString(utf8Bytes(k)), b.createString(utf8Bytes(r.attributes[k] ?? '')))),
   );
   const payload = r.payload === null ? 0 : FbChunkRecord.createPayloadVector(b, r.payload);
   const supersedes = FbChunkRecord.createSupersedesVector(b, strings(b, r.supersedes.map((x) => x.chunkId)));
@@ -97,17 +98,17 @@ export function encodeChunkRecord(r: ChunkRecord): Uint8Array {
       : FbChunkRecord.createSupersedesRefsVector(
           b,
           r.supersedes.map((x) => {
-            const sid = b.createString(x.sessionId);
-            const cid = b.createString(x.chunkId);
+            const sid = b.createString(utf8Bytes(x.sessionId));
+            const cid = b.createString(utf8Bytes(x.chunkId));
             return FbChunkRef.createChunkRef(b, sid, cid);
           }),
         );
-  const agent = r.agentId === undefined ? 0 : b.createString(r.agentId);
-  const run = r.runId === undefined ? 0 : b.createString(r.runId);
+  const agent = r.agentId === undefined ? 0 : b.createString(utf8Bytes(r.agentId));
+  const run = r.runId === undefined ? 0 : b.createString(utf8Bytes(r.runId));
   const provenance = FbChunkRecord.createProvenanceVector(b, strings(b, r.provenance));
   const emb = r.embedding ?? null;
   const embVector = emb === null ? 0 : FbChunkRecord.createEmbeddingVector(b, emb.vector);
-  const embModel = emb === null ? 0 : b.createString(emb.model);
+  const embModel = emb === null ? 0 : b.createString(utf8Bytes(emb.model));
   FbChunkRecord.startChunkRecord(b);
   FbChunkRecord.addFormatVersion(b, FORMAT_VERSION);
   FbChunkRecord.addUserId(b, user);

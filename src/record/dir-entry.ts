@@ -1,4 +1,5 @@
 import * as flatbuffers from 'flatbuffers';
+import { utf8Bytes } from './short-utf8.js';
 import { corruption } from '../errors.js';
 import { undecodable } from './undecodable.js';
 import { FORMAT_VERSION, ValueType, unwrapEnvelope, wrapEnvelope } from './envelope.js';
@@ -80,16 +81,16 @@ export function sameLocation(a: SlotRef | null, b: SlotRef | null): boolean {
 
 export function encodeDirEntry(e: DirEntry): Buffer {
   const b = new flatbuffers.Builder(128);
-  const kws = FbDirEntry.createKeywordsVector(b, e.keywords.map((k) => b.createString(k)));
-  const sup = e.supersededBy === null ? 0 : b.createString(e.supersededBy.chunkId);
-  const supSession = e.supersededBy === null || e.supersededBy.sessionId === '' ? 0 : b.createString(e.supersededBy.sessionId);
-  const agent = e.agentId === undefined ? 0 : b.createString(e.agentId);
-  const run = e.runId === undefined ? 0 : b.createString(e.runId);
+  const kws = FbDirEntry.createKeywordsVector(b, e.keywords.map((k) => b.createString(utf8Bytes(k))));
+  const sup = e.supersededBy === null ? 0 : b.createString(utf8Bytes(e.supersededBy.chunkId));
+  const supSession = e.supersededBy === null || e.supersededBy.sessionId === '' ? 0 : b.createString(utf8Bytes(e.supersededBy.sessionId));
+  const agent = e.agentId === undefined ? 0 : b.createString(utf8Bytes(e.agentId));
+  const run = e.runId === undefined ? 0 : b.createString(utf8Bytes(e.runId));
   const attrKeys = e.attributes === undefined ? null : Object.keys(e.attributes).sort();
   const attrs =
-    attrKeys === null ? 0 : FbDirEntry.createAttributesVector(b, attrKeys.map((k) => Attribute.createAttribute(b, b.createString(k), b.createString(e.attributes![k]!))));
+    attrKeys === null ? 0 : FbDirEntry.createAttributesVector(b, attrKeys.map((k) => Attribute.createAttribute(b, b.createString(utf8Bytes(k)), b.createString(utf8Bytes(e.attributes![k]!)))));
   const embVector = e.embedding === undefined ? 0 : FbDirEntry.createEmbeddingVector(b, e.embedding.vector);
-  const embModel = e.embedding === undefined ? 0 : b.createString(e.embedding.model);
+  const embModel = e.embedding === undefined ? 0 : b.createString(utf8Bytes(e.embedding.model));
   FbDirEntry.startDirEntry(b);
   FbDirEntry.addFormatVersion(b, FORMAT_VERSION);
   FbDirEntry.addState(b, e.state === 'live' ? EntryState.Live : EntryState.Deleted);

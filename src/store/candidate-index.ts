@@ -98,10 +98,11 @@ export function pendingKey(c: IndexedChunk): string {
   return 'q' + SEP + c.userId + SEP + c.kind + SEP + tailOf(c);
 }
 
-/** The chunk's keyword postings (one per distinct normalized keyword). */
-export function postingKeys(c: IndexedChunk): string[] {
+/** The chunk's keyword postings (one per distinct normalized keyword; `kws`: its `indexKeywords`, when known). */
+export function postingKeys(c: IndexedChunk, kws: readonly string[] = indexKeywords(c.keywords)): string[] {
   const tail = tailOf(c);
-  return indexKeywords(c.keywords).map((k) => 'k' + SEP + c.userId + SEP + c.kind + SEP + k + SEP + tail);
+  const head = 'k' + SEP + c.userId + SEP + c.kind + SEP;
+  return kws.map((k) => head + k + SEP + tail);
 }
 
 /** Every key with an empty value the chunk has in the index: recency keys, then its pending key or its postings. */
@@ -158,22 +159,23 @@ export class IndexDelta {
   }
 
   /** Counts a chunk's postings into (+1) or out of (−1) the counters (the postings keys are the caller's). */
-  posted(c: IndexedChunk, sign: 1 | -1): void {
-    const kws = indexKeywords(c.keywords);
+  posted(c: IndexedChunk, sign: 1 | -1, kws: readonly string[] = indexKeywords(c.keywords)): void {
     const sk = statsKey(c.userId, c.kind);
     const s = this.stats.get(sk) ?? [0, 0];
     this.stats.set(sk, [s[0] + sign, s[1] + sign * kws.length]);
+    const head = 'f' + SEP + c.userId + SEP + c.kind + SEP;
     for (const k of kws) {
-      const dk = dfKey(c.userId, c.kind, k);
+      const dk = head + k;
       this.df.set(dk, (this.df.get(dk) ?? 0) + sign);
     }
   }
 
   /** The posting merge: pending chunk `c` gets its postings and joins the counters; its pending key goes. */
   post(c: IndexedChunk): void {
+    const kws = indexKeywords(c.keywords);
     this.#del(pendingKey(c));
-    for (const k of postingKeys(c)) this.#put(k);
-    this.posted(c, +1);
+    for (const k of postingKeys(c, kws)) this.#put(k);
+    this.posted(c, +1, kws);
     this.#bumpPending(c.userId, -1);
   }
 
