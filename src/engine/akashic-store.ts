@@ -484,7 +484,7 @@ export class AkashicStore {
    */
   async candidates(
     userId: string,
-    q: { sessionId: string | null; kinds: readonly ChunkKind[]; keywords: readonly string[]; window: number; prefilter: number },
+    q: { sessionId: string | null; kinds: readonly ChunkKind[]; keywords: readonly string[]; window: number; prefilter: number; stats?: boolean },
   ): Promise<CandidateRead | null> {
     this.#checkOpen();
     checkId(userId, 'userId');

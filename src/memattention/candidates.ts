@@ -60,7 +60,7 @@ export interface CandidateSet {
   readonly scanned: number;
   /**
    * Statistics of the user's live chunks of the accepted kinds that BM25 needs (document count, total keyword
-   * count, document frequency of each normalized query keyword); null without the index.
+   * count, document frequency of each normalized query keyword); null without the index or when not asked for.
    */
   readonly stats: KeywordStats | null;
 }
@@ -77,6 +77,8 @@ export interface CandidateFilter {
   readonly filter?: ChunkFilter;
   /** Agent/run scopes, as-of time and superseded versions; validated by the caller. */
   readonly view?: CandidateView;
+  /** Also return the BM25 statistics (`CandidateSet.stats`, through the index only); default false. */
+  readonly stats?: boolean;
 }
 
 interface Scored {
@@ -137,6 +139,7 @@ export async function gatherCandidates(
     keywords: queryKeywords,
     window: bounds.window,
     prefilter: bounds.prefilter,
+    ...(filter.stats === true ? { stats: true } : {}),
   });
   if (indexed === null) return scanCandidates(store, userId, sessionId, queryKeywords, bounds, accept);
   const all = indexed.entries.filter(accept).sort((a, b) => -newerFirst(a, b));

@@ -18,6 +18,8 @@ export interface CandidateQuery {
   readonly window: number;
   /** Older chunks sharing a keyword with the query, most shared keywords first, newer first on a tie. */
   readonly prefilter: number;
+  /** Also read the statistics BM25 needs (`CandidateRead.stats`); default false (SELECT computes its own). */
+  readonly stats?: boolean;
 }
 
 export interface CandidateRead {
@@ -25,8 +27,8 @@ export interface CandidateRead {
   readonly entries: ListedEntry[];
   /** Index keys read (the I/O, bounded by the query, never by the history). */
   readonly indexKeysRead: number;
-  /** Statistics BM25 needs over the scope's user (all sessions), for the normalized query keywords. */
-  readonly stats: KeywordStats;
+  /** Statistics BM25 needs over the scope's user (all sessions), for the normalized query keywords; null unless asked. */
+  readonly stats: KeywordStats | null;
 }
 
 /** Total postings read per query, spread over its keywords. */
@@ -49,8 +51,11 @@ export async function readCandidates(db: AnyLevel, cf: ColumnFamilies, q: Candid
     const window = await newestChunks(cf.candidates, q.userId, q.sessionId, q.kinds, q.window, snapshot);
     let read = window.length;
     const keywords = indexKeywords(q.keywords);
-    // Chunks whose postings the posting merge has not written yet: few, and usually among the window.
-    const pending = await pendingChunks(cf.candidates, q.userId, q.kinds, snapshot);
+    // Older matches are looked for only when the window is full (else it is the whole scope).
+    const full = window.length >= q.window && q.prefilter > 0 && keywords.length > 0;
+    // Chunks whose postings the posting merge has not written yet: few, and usually among the window. Needed for
+    // the statistics, and for older matches (a pending chunk older than the window has no postings to be found by).
+    const pending = full || q.stats === true ? await pendingChunks(cf.candidates, q.userId, q.kinds, snapshot) : [];
     read += pending.length;
     const inWindow = new Set(window.map((h) => h.tail));
     const pendingOutside = pending.filter((h) => !inWindow.has(h.tail));
@@ -58,7 +63,7 @@ export async function readCandidates(db: AnyLevel, cf: ColumnFamilies, q: Candid
     const outside = pendingOutside.map((h, i) => ({ hit: h, entry: liveEntryOf(q.userId, h, outsideValues[i]) }));
     let older: IndexHit[] = [];
     // Fewer chunks than the window: the window is the whole scope, nothing older exists.
-    if (window.length >= q.window && q.prefilter > 0 && keywords.length > 0) {
+    if (full) {
       const perKeyword = Math.max(q.prefilter, Math.min(4 * q.prefilter, Math.floor(POSTINGS_READ_BUDGET / (keywords.length * q.kinds.length))));
       const oldest = window[window.length - 1]!.tail;
       const { found, scanned } = await keywordMatches(cf.candidates, q.userId, q.sessionId, q.kinds, keywords, perKeyword, oldest, snapshot);
@@ -81,6 +86,7 @@ export async function readCandidates(db: AnyLevel, cf: ColumnFamilies, q: Candid
     const keys = hits.map((h) => dirKey(q.userId, h.sessionId, h.chunkId));
     const values = keys.length === 0 ? [] : await cf.dir.getMany(keys, { snapshot });
     const entries: ListedEntry[] = values.map((v, i) => ({ userId: q.userId, sessionId: hits[i]!.sessionId, chunkId: hits[i]!.chunkId, entry: liveEntryOf(q.userId, hits[i]!, v) }));
+    if (q.stats !== true) return { entries, indexKeysRead: read, stats: null };
     // The counters cover posted chunks; the pending ones are added from their entries (window or read above).
     const byTail = new Map<string, DirEntry>();
     entries.forEach((e, i) => byTail.set(hits[i]!.tail, e.entry));

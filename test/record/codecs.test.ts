@@ -5,6 +5,9 @@ import { layoutGroups } from '../../src/block/group-layout.js';
 import { decodeBlockInfo, encodeBlockInfo, type BlockInfo } from '../../src/record/block-info.js';
 import { decodeChunkRecord, encodeChunkRecord, type ChunkRecord } from '../../src/record/chunk-record.js';
 import { decodeDirEntry, encodeDirEntry, type DirEntry } from '../../src/record/dir-entry.js';
+import { ValueType, unwrapEnvelope } from '../../src/record/envelope.js';
+import { DirEntry as FbDirEntry } from '../../src/record/generated/akashic/fb/dir-entry.js';
+import * as flatbuffers from 'flatbuffers';
 
 const str = fc.string({ unit: 'grapheme', maxLength: 40 });
 const record: fc.Arbitrary<ChunkRecord> = fc.record({
@@ -70,6 +73,19 @@ describe('record codecs', () => {
       liveSlots: 4, liveBytes: 400, rawBytes: 500, storedBytes: 190, createdAt: 1, lastWriteAt: 2, sealedAt: 3, releasedAt: null,
     };
     expect(decodeBlockInfo(encodeBlockInfo(info), 't')).toEqual(info);
+  });
+
+  it('decodes directory entry keywords exactly as the generated accessor does (non-ASCII, byte-order marks, lone surrogates)', () => {
+    const odd = fc.constantFrom('\ufeffbom', '\ufeff', 'a\ufeffb', '\ud800x', 'caf\u00e9', '\u{1f600}', '');
+    fc.assert(
+      fc.property(fc.array(fc.oneof(str, odd), { maxLength: 12 }), (keywords) => {
+        const value = encodeDirEntry({ state: 'live', version: 1, location: { blockId: 1, frame: 0, slot: 0 }, recordBytes: 1, tokenCount: 1, createdAt: 1, updatedAt: 1, kind: 'memory', keywords, supersededBy: null, deletedAt: null });
+        const d = FbDirEntry.getRootAsDirEntry(new flatbuffers.ByteBuffer(unwrapEnvelope(ValueType.DirEntry, value, 't')));
+        const generated = Array.from({ length: d.keywordsLength() }, (_, i) => d.keywords(i));
+        expect(decodeDirEntry(value, 't').keywords).toEqual(generated);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('detects every single flipped byte of an enveloped value', () => {

@@ -99,7 +99,7 @@ describe.each(CASES)('candidate index on $name, $merge', ({ make, postingMergeAt
 
     const [got, want] = await sets(null, ['violin', 'tea'], new Set(['memory']));
     expect(got).toEqual(want);
-    const stats = (await gatherCandidates(store, 'u', null, ['violin', 'shared'], { window: 1, prefilter: 1, keywords: 8 }, { kinds: new Set(['memory']) })).stats!;
+    const stats = (await gatherCandidates(store, 'u', null, ['violin', 'shared'], { window: 1, prefilter: 1, keywords: 8 }, { kinds: new Set(['memory']), stats: true })).stats!;
     let docs = 0;
     let violin = 0;
     let shared = 0;
@@ -113,6 +113,8 @@ describe.each(CASES)('candidate index on $name, $merge', ({ make, postingMergeAt
     expect(stats.df.get('violin')).toBe(violin);
     expect(violin).toBe(2);
     expect(stats.df.get('shared')).toBe(shared);
+    // Recall does not ask for them (SELECT computes its own), and then they are not read.
+    expect((await gatherCandidates(store, 'u', null, ['violin'], { window: 1, prefilter: 1, keywords: 8 }, { kinds: new Set(['memory']) })).stats).toBeNull();
   });
 
   it('survives a reopen and is rebuilt for a database written without it', async () => {
