@@ -19,13 +19,16 @@ const OP_ENCODINGS = Object.freeze({ keyEncoding: 'utf8', valueEncoding: 'buffer
  * profiled ingest path (a posting merge is ~10k operations). The families are direct children of the root with utf8
  * keys, so their prefix is a plain string (`!name!`) and the resulting keys are the same bytes.
  */
-function fillBatch(batch: ChainedBatch, ops: readonly BatchOp[]): void {
+function fillBatch(batch: ChainedBatch, ops: readonly BatchOp[], encodings: typeof OP_ENCODINGS | undefined): void {
   for (let i = 0; i < ops.length; i++) {
     const op = ops[i]!;
     const family = op.sublevel as { prefix: string } | undefined;
     const key = family === undefined || family === null ? op.key : family.prefix + op.key;
-    if (op.type === 'put') batch.put(key, op.value, OP_ENCODINGS);
-    else batch.del(key, OP_ENCODINGS);
+    if (encodings === undefined) {
+      if (op.type === 'put') batch.put(key, op.value);
+      else batch.del(key);
+    } else if (op.type === 'put') batch.put(key, op.value, encodings);
+    else batch.del(key, encodings);
   }
 }
 
@@ -47,9 +50,14 @@ export class BatchWriter {
   readonly #options: ResolvedStoreOptions;
   #failure: AkashicError | null = null;
 
+  /** Per-operation encodings, or undefined when the database's defaults are those already (no per-op lookups). */
+  readonly #encodings: typeof OP_ENCODINGS | undefined;
+
   constructor(db: AnyLevel, options: ResolvedStoreOptions) {
     this.#db = db;
     this.#options = options;
+    const defaults = db.keyEncoding().commonName === 'utf8' && db.valueEncoding().commonName === 'buffer';
+    this.#encodings = defaults ? undefined : OP_ENCODINGS;
   }
 
   /** The write error that latched the store read-only, or null while writes are allowed. */
@@ -78,7 +86,7 @@ export class BatchWriter {
     let batch: ChainedBatch | null = null;
     try {
       batch = this.#db.batch() as unknown as ChainedBatch;
-      fillBatch(batch, ops);
+      fillBatch(batch, ops, this.#encodings);
       await batch.write(writeOptions(this.#options));
     } catch (err) {
       // A batch that failed before its write is dropped (nothing of it reached the log); close() is idempotent.
