@@ -16,6 +16,8 @@ import { findLogDamage } from '../store/leveldb/log-check.js';
 import { makeWorkingCopy } from '../store/leveldb/read-only-copy.js';
 import { rebuildDamagedTables } from '../store/leveldb/table-rebuild.js';
 import { resilientEntries } from '../store/resilient-scan.js';
+import type { FrameRef, FrameStore } from '../store/frame-store.js';
+import { KvFrameStore } from '../store/kv-frame-store.js';
 
 export interface SalvageOptions {
   /**
@@ -94,6 +96,7 @@ export async function salvage(fromPath: string, toPath: string, opts: SalvageOpt
   const src = await openSource(fromPath, opts.repairLevelDb ?? true);
   try {
     const cf = openFamilies(src.db);
+    const frameStore = new KvFrameStore(cf.blocks);
     const storageErrors: string[] = [...src.damage];
     const onError = (what: string) => (err: unknown, after: string | null) => {
       storageErrors.push(`${what}: unreadable region${after === null ? '' : ` after ${JSON.stringify(after)}`}: ${err instanceof Error ? err.message : String(err)}`);
@@ -125,7 +128,7 @@ export async function salvage(fromPath: string, toPath: string, opts: SalvageOpt
         for (const p of page) {
           const fk = frameKey(p.entry.location!.blockId, p.entry.location!.frame);
           if (frames.has(fk)) continue;
-          frames.set(fk, await readFrame(cf, fk));
+          frames.set(fk, await readFrame(frameStore, p.entry.location!));
         }
         const ok: ChunkRecord[] = [];
         for (const p of page) {
@@ -178,7 +181,8 @@ export async function salvage(fromPath: string, toPath: string, opts: SalvageOpt
       if (page.length > 0) await flush();
 
       // Pass 2: orphans, in every readable frame.
-      for await (const [fk, v] of resilientEntries(cf.blocks, {}, onError('block frames'))) {
+      for await (const { blockId, frame, value: v } of frameStore.entries(onError('block frames'))) {
+        const fk = frameKey(blockId, frame);
         let f: DecodedFrame;
         try {
           f = await decodeFrame(v, `block frame ${fk}`);
@@ -277,9 +281,10 @@ async function readMeta(cf: ColumnFamilies): Promise<EngineMeta | null> {
 }
 
 /** A decoded frame, or why it cannot be read. */
-async function readFrame(cf: ColumnFamilies, key: string): Promise<DecodedFrame | string> {
+async function readFrame(frames: FrameStore, ref: FrameRef): Promise<DecodedFrame | string> {
+  const key = frameKey(ref.blockId, ref.frame);
   try {
-    const v = await cf.blocks.get(key);
+    const [v] = await frames.getMany([ref]);
     if (v === undefined) return `frame ${key} is missing`;
     return await decodeFrame(v, `block frame ${key}`);
   } catch (err) {

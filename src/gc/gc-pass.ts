@@ -1,6 +1,7 @@
 import { layoutGroups } from '../block/group-layout.js';
 import { decodeDirEntry, sameLocation } from '../record/dir-entry.js';
 import { dirKey, frameKey, parseBlockKey, refString } from '../store/keys.js';
+import type { FrameRef } from '../store/frame-store.js';
 import type { StoreCore } from '../store/store-core.js';
 import type { PendingRecord, Txn } from '../store/txn/txn.js';
 import type { AffinityChunk, AffinityModel } from './affinity-model.js';
@@ -81,9 +82,10 @@ async function collectUserBatch(
   userId: string,
   victims: readonly Victim[],
 ): Promise<{ released: number; written: number; moved: number; conflicts: number; fallbacks: number; damaged: number }> {
-  const keys: string[] = [];
-  for (const b of victims) for (let f = 0; f < b.frames; f++) keys.push(frameKey(b.blockId, f));
-  const values = await core.cf.blocks.getMany(keys);
+  const refs: FrameRef[] = [];
+  for (const b of victims) for (let f = 0; f < b.frames; f++) refs.push({ blockId: b.blockId, frame: f });
+  const keys = refs.map((r) => frameKey(r.blockId, r.frame));
+  const values = await core.frames.getMany(refs);
   // A victim released meanwhile (relocation emptied it) has no frames left: skip those frames.
   const victimFrames = keys.flatMap((key, i) => (values[i] === undefined ? [] : [{ key, value: values[i]! }]));
   const extracted = await pool.extract({ kind: 'extract', frames: victimFrames });

@@ -3,7 +3,7 @@ import type { BlockCache } from '../block/block-cache.js';
 import { decodeFrame, type DecodedFrame } from '../block/frame-codec.js';
 import { corruption } from '../errors.js';
 import type { SlotRef } from '../record/dir-entry.js';
-import type { Family } from './column-families.js';
+import type { FrameRef, FrameStore } from './frame-store.js';
 import { blockKey, frameKey } from './keys.js';
 
 export interface SlotReadResult {
@@ -18,17 +18,17 @@ export interface SlotReadResult {
 }
 
 /**
- * Materializes slots: every needed frame is fetched with one `getMany` (cache misses only) and decompressed
+ * Materializes slots: every needed frame is fetched with one `FrameStore.getMany` (cache misses only) and decompressed
  * once, whatever number of slots it serves. With a snapshot, the read sees one consistent state even while
  * relocation or GC commit.
  */
 export async function readSlots(
-  blocks: Family,
+  frameStore: FrameStore,
   cache: BlockCache,
   locs: readonly SlotRef[],
   snapshot?: AbstractSnapshot,
 ): Promise<SlotReadResult> {
-  const r = await readSlotsOrNull(blocks, cache, locs, snapshot);
+  const r = await readSlotsOrNull(frameStore, cache, locs, snapshot);
   const records = r.records.map((rec, i) => {
     if (rec !== null) return rec;
     const l = locs[i]!;
@@ -49,25 +49,27 @@ export interface HintedSlotRead extends Omit<SlotReadResult, 'records'> {
  * of failing: the caller holds locations that may be stale and falls back to the directory for those.
  */
 export async function readSlotsOrNull(
-  blocks: Family,
+  frameStore: FrameStore,
   cache: BlockCache,
   locs: readonly SlotRef[],
   snapshot?: AbstractSnapshot,
 ): Promise<HintedSlotRead> {
   const frames = new Map<string, DecodedFrame | null>();
+  const refs = new Map<string, FrameRef>();
   const missingFrames = new Set<string>();
   const blockIds = new Set<number>();
   for (const l of locs) {
     blockIds.add(l.blockId);
     const k = frameKey(l.blockId, l.frame);
-    if (!frames.has(k)) frames.set(k, cache.get(k) ?? null);
+    if (!frames.has(k)) {
+      frames.set(k, cache.get(k) ?? null);
+      refs.set(k, { blockId: l.blockId, frame: l.frame });
+    }
   }
   const missing = [...frames].filter(([, f]) => f === null).map(([k]) => k);
   let bytesRead = 0;
   if (missing.length > 0) {
-    // fillCache: false: the engine keeps its own decoded-frame cache, so LevelDB's block cache would only hold the
-    // same bytes twice (and keep `cacheBytes: 0` reads warm).
-    const values = await blocks.getMany(missing, (snapshot === undefined ? { fillCache: false } : { snapshot, fillCache: false }) as never);
+    const values = await frameStore.getMany(missing.map((k) => refs.get(k)!), snapshot);
     const decoded = await Promise.all(
       missing.map((k, i) => {
         const v = values[i];

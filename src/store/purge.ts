@@ -169,7 +169,8 @@ async function stagePurge(core: StoreCore, txn: Txn, scope: PurgeScope, hooks: r
     }
   }
   if (maxBlock >= 0) {
-    out.ranges.push(rootRange(cf.blocks, frameKey(minBlock, 0), blockKey(maxBlock) + '/'));
+    const frameRange = core.frames.keyRange(minBlock, maxBlock);
+    if (frameRange !== null) out.ranges.push(frameRange);
     out.ranges.push(rootRange(cf.blockInfo, blockKey(minBlock), blockKey(maxBlock) + '/'));
   }
 
@@ -223,7 +224,7 @@ async function rewriteShared(core: StoreCore, txn: Txn, info: BlockInfo, session
   let touched = false;
   for (let f = 0; f < info.frameSlots.length; f++) {
     const k = frameKey(info.blockId, f);
-    const v = await core.cf.blocks.get(k);
+    const [v] = await core.frames.getMany([{ blockId: info.blockId, frame: f }]);
     if (v === undefined) continue;
     const frame = await decodeFrame(v, `frame ${k}`);
     const recs = frame.records.map((bytes, slot) => ({ bytes, slot, r: decodeChunkRecord(bytes, `record ${k}/${slot}`) }));

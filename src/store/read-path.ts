@@ -10,6 +10,7 @@ import type { ChunkRef, LocatedRef } from './chunk-input.js';
 
 export type { LocatedRef } from './chunk-input.js';
 import type { ColumnFamilies } from './column-families.js';
+import type { FrameStore } from './frame-store.js';
 import { SEP, afterPrefix, dirKey, parseDirKey, prefixRange } from './keys.js';
 import type { AnyLevel } from './options.js';
 import { confirmMisses } from './resilient-scan.js';
@@ -26,10 +27,11 @@ export interface ListedEntry {
   readonly entry: DirEntry;
 }
 
-/** What the read path reads from: the database (for snapshots), its column families and the decoded-frame cache. */
+/** What the read path reads from: the database (for snapshots), its column families, frames and the decoded-frame cache. */
 export interface ReadSource {
   readonly db: AnyLevel;
   readonly cf: ColumnFamilies;
+  readonly frames: FrameStore;
   readonly cache: BlockCache;
 }
 
@@ -80,7 +82,7 @@ async function readThroughDirectory(src: ReadSource, now: () => number, userId: 
   entries.forEach((e, i) => {
     if (e !== null) wanted.push({ i, entry: e });
   });
-  const slots = await readSlots(src.cf.blocks, src.cache, wanted.map((w) => w.entry.location!), snapshot);
+  const slots = await readSlots(src.frames, src.cache, wanted.map((w) => w.entry.location!), snapshot);
   const chunks: (ChunkRecord | null)[] = refs.map(() => null);
   wanted.forEach((w, k) => {
     const ref = refs[w.i]!;
@@ -116,7 +118,7 @@ export async function readLocated(src: ReadSource, accounting: Accounting, now: 
   try {
     const at = now();
     const live = located.filter((l) => !isExpired(l, at));
-    const slots = await readSlotsOrNull(src.cf.blocks, src.cache, live.map((l) => l.location), snapshot);
+    const slots = await readSlotsOrNull(src.frames, src.cache, live.map((l) => l.location), snapshot);
     const byLoc = new Map<LocatedRef, ChunkRecord>();
     const stale: LocatedRef[] = [];
     live.forEach((l, k) => {
@@ -171,7 +173,7 @@ export async function* listBlockInfos(cf: ColumnFamilies, snapshot?: AbstractSna
  * checked against its entry. Memory: the records plus their frames.
  */
 export async function readLiveRecords(src: ReadSource, entries: readonly ListedEntry[], snapshot: AbstractSnapshot): Promise<ChunkRecord[]> {
-  const slots = await readSlots(src.cf.blocks, src.cache, entries.map((e) => e.entry.location!), snapshot);
+  const slots = await readSlots(src.frames, src.cache, entries.map((e) => e.entry.location!), snapshot);
   return entries.map((e, i) => checkRecord(slots.records[i]!, e.entry, e.userId, e.sessionId, e.chunkId));
 }
 

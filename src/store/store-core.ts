@@ -14,8 +14,10 @@ import { coAccessKeys, persistCoAccess, readCoAccess } from './co-access.js';
 import { CO_ACCESS_FLUSH_EVERY, CoAccessBuffer } from './co-access-buffer.js';
 import { openFamilies, type ColumnFamilies } from './column-families.js';
 import { openEngineMeta } from './engine-meta.js';
+import type { FrameStore } from './frame-store.js';
 import { GroupCommit } from './group-commit.js';
 import { openCandidateIndex } from './index-rebuild.js';
+import { KvFrameStore } from './kv-frame-store.js';
 import { PostingMerger, type PostingMergeReport } from './posting-merge.js';
 import { ALLOC_NEXT_KEY, META_ACCOUNTING_KEY, blockKey } from './keys.js';
 import type { Mutation, MutationResult, WriteExtra } from './mutations.js';
@@ -35,6 +37,8 @@ import { WriteLock } from './write-lock.js';
 export class StoreCore {
   readonly db: AnyLevel;
   readonly cf: ColumnFamilies;
+  /** Where block frames are kept (frame-store.ts). */
+  readonly frames: FrameStore;
   readonly options: ResolvedStoreOptions;
   readonly lock = new WriteLock();
   readonly cache: BlockCache;
@@ -59,11 +63,13 @@ export class StoreCore {
     this.writer = writer;
     this.options = options;
     this.cf = cf;
+    this.frames = new KvFrameStore(cf.blocks);
     this.cache = new BlockCache(options.cacheBytes);
     this.meta = meta;
     const cache = this.cache;
     this.ctx = {
       cf: this.cf,
+      frames: this.frames,
       options,
       writer,
       accounting,
@@ -175,7 +181,7 @@ export class StoreCore {
 
   /** Reads record bytes at slots in the current (committed) state. Only under the write lock. */
   async readCurrent(locs: readonly SlotRef[]): Promise<SlotReadResult> {
-    return readSlots(this.cf.blocks, this.cache, locs);
+    return readSlots(this.frames, this.cache, locs);
   }
 
   /**

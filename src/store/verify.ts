@@ -263,8 +263,8 @@ async function checkBlock(
   const name = `block ${blockKey(blockId)}`;
   const at = { snapshot };
   if (info.state === 'released') {
-    for await (const k of core.cf.blocks.keys({ gte: blockKey(blockId) + '.', lt: blockKey(blockId) + '/', snapshot })) {
-      add({ kind: 'released-block-has-frames', message: `released ${name} still has frame ${k}`, blockId });
+    for await (const f of core.frames.framesOf(blockId, snapshot)) {
+      add({ kind: 'released-block-has-frames', message: `released ${name} still has frame ${frameKey(blockId, f)}`, blockId });
     }
     return dir.n > 0 ? { state: 'released', frames: 0, badFrames: new Map() } : null;
   }
@@ -278,7 +278,7 @@ async function checkBlock(
   let stored = 0;
   for (let f = 0; f < info.frameSlots.length; f++) {
     const key = frameKey(blockId, f);
-    const value = await core.cf.blocks.get(key, at);
+    const [value] = await core.frames.getMany([{ blockId, frame: f }], snapshot);
     if (value === undefined) {
       add({ kind: 'block-frame', message: `${name} frame ${f} is missing`, blockId });
       badFrames.set(f, 'missing');
@@ -361,7 +361,7 @@ async function nameEntry(
   }
   let recs = cache.get(fk);
   if (recs === undefined) {
-    const v = await core.cf.blocks.get(fk, { snapshot });
+    const [v] = await core.frames.getMany([{ blockId, frame }], snapshot);
     recs = v === undefined ? null : (await decodeFrame(v, `block frame ${fk}`)).records;
     // A handful of frames at most: bad blocks are rare and their entries are near each other in key order.
     if (cache.size >= 16) cache.clear();

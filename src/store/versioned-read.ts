@@ -67,7 +67,7 @@ export function chunkHistory(core: StoreCore, userId: string, sessionId: string,
     const ref = { userId, sessionId, chunkId };
     const out: ChunkVersion[] = [];
     if (entry.state === 'live') {
-      const slots = await readSlots(core.cf.blocks, core.cache, [entry.location!], snapshot);
+      const slots = await readSlots(core.frames, core.cache, [entry.location!], snapshot);
       const record = checkRecord(slots.records[0]!, entry, userId, sessionId, chunkId);
       out.push({ record, version: entry.version, validFrom: entry.updatedAt, validUntil: null, cause: null, supersededBy: null });
     }
@@ -119,7 +119,7 @@ export function readAsOf(core: StoreCore, userId: string, refs: readonly ChunkRe
       const kept = await keptVersionAt(core, full, asOf, snapshot);
       if (kept !== null) chunks[i] = await versionRecord(kept.h, full, `history ${JSON.stringify(kept.key)}`);
     }
-    const slots = await readSlots(core.cf.blocks, core.cache, current.map((c) => c.entry.location!), snapshot);
+    const slots = await readSlots(core.frames, core.cache, current.map((c) => c.entry.location!), snapshot);
     current.forEach((c, k) => {
       const ref = refs[c.i]!;
       chunks[c.i] = checkRecord(slots.records[k]!, c.entry, userId, ref.sessionId, ref.chunkId);

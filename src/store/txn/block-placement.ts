@@ -2,7 +2,7 @@ import { encodeFrame, type EncodedFrame } from '../../block/frame-codec.js';
 import { layoutGroups } from '../../block/group-layout.js';
 import { totalSlots, type BlockInfo, type BlockOrigin } from '../../record/block-info.js';
 import { decodeOpenBlockRef, encodeOpenBlockRef } from '../../record/engine-records.js';
-import { frameKey, openBlockKey, type AppendLane } from '../keys.js';
+import { openBlockKey, type AppendLane } from '../keys.js';
 import { setBlockInfo, stagedBlockInfo, type PendingRecord, type TxnState } from './txn-state.js';
 
 export type { AppendLane } from '../keys.js';
@@ -187,7 +187,7 @@ export async function writeFrame(
 ): Promise<void> {
   const frameNo = info === null ? 0 : info.frameSlots.length;
   const frame = prebuilt ?? (await encodeFrame(blockId, frameNo, userId, recs.map((r) => r.bytes), s.ctx.options.zstdLevel));
-  s.ops.push({ type: 'put', sublevel: s.ctx.cf.blocks, key: frameKey(blockId, frameNo), value: frame.value });
+  s.frames.put(blockId, frameNo, frame.value);
   const sessions = new Set(recs.map((r) => r.sessionId));
   let sessionId: string;
   if (info === null) sessionId = sessions.size === 1 ? (recs[0]?.sessionId ?? '') : '';

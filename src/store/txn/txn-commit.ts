@@ -3,7 +3,7 @@ import { encodeBlockInfo } from '../../record/block-info.js';
 import { decodeDirEntry, encodeDirEntry } from '../../record/dir-entry.js';
 import { encodeAllocator } from '../../record/engine-records.js';
 import { IndexDelta, indexOps, indexedChunk, pendingKey, sameIndexed, type IndexedChunk } from '../candidate-index.js';
-import { ALLOC_NEXT_KEY, META_ACCOUNTING_KEY, blockKey, frameKey, parseDirKey } from '../keys.js';
+import { ALLOC_NEXT_KEY, META_ACCOUNTING_KEY, blockKey, parseDirKey } from '../keys.js';
 import type { BlockPlacement } from './block-placement.js';
 import { setBlockInfo, type TxnState } from './txn-state.js';
 
@@ -21,7 +21,7 @@ export async function commitTxn(s: TxnState, placement: BlockPlacement, onBatch:
     const retired = s.retired.has(info.blockId);
     if (retired && info.state === 'released') continue;
     if ((info.state === 'sealed' && info.liveSlots === 0) || retired) {
-      for (let f = 0; f < info.frameSlots.length; f++) s.ops.push({ type: 'del', sublevel: cf.blocks, key: frameKey(info.blockId, f) });
+      s.frames.release(info.blockId, info.frameSlots.length);
       setBlockInfo(s, info, { ...info, state: 'released', liveSlots: 0, liveBytes: 0, releasedAt: s.now });
       s.acct.blocksReleased++;
       s.released.push(info.blockId);
@@ -43,8 +43,10 @@ export async function commitTxn(s: TxnState, placement: BlockPlacement, onBatch:
   s.acct.retrievals = s.ctx.accounting.retrievals;
   s.acct.retrievalBlocks = s.ctx.accounting.retrievalBlocks;
   s.ops.push({ type: 'put', sublevel: cf.meta, key: META_ACCOUNTING_KEY, value: encodeAccounting(s.acct) });
+  await s.frames.prepare(s.ops);
   onBatch();
   await s.ctx.writer.write(s.ops);
+  s.frames.committed();
   s.acct.retrievals = s.ctx.accounting.retrievals;
   s.acct.retrievalBlocks = s.ctx.accounting.retrievalBlocks;
   s.ctx.accounting = s.acct;

@@ -4,12 +4,15 @@ import { decodeBlockInfo, type BlockInfo } from '../../record/block-info.js';
 import type { DirEntry } from '../../record/dir-entry.js';
 import type { BatchOp, BatchWriter } from '../batch-writer.js';
 import type { ColumnFamilies } from '../column-families.js';
+import type { FrameBatch, FrameStore } from '../frame-store.js';
 import { blockKey } from '../keys.js';
 import type { ResolvedStoreOptions } from '../options.js';
 
 /** State a transaction reads and advances; owned by the store and only touched under the write lock. */
 export interface TxnContext {
   readonly cf: ColumnFamilies;
+  /** Where block frames are kept. */
+  readonly frames: FrameStore;
   readonly options: ResolvedStoreOptions;
   /** Where the commit's batch goes (and the write-error latch). */
   readonly writer: BatchWriter;
@@ -50,6 +53,8 @@ export interface TxnState {
   readonly now: number;
   /** The batch being built. */
   readonly ops: BatchOp[];
+  /** Frames this transaction writes and releases (applied with `ops` at commit). */
+  readonly frames: FrameBatch;
   /** Block infos as this transaction will leave them. */
   readonly infos: Map<number, BlockInfo>;
   /** Directory entries this transaction writes (null: deleted outright). */
@@ -73,6 +78,7 @@ export function newTxnState(ctx: TxnContext): TxnState {
     ctx,
     now: ctx.options.now(),
     ops: [],
+    frames: ctx.frames.batch(),
     infos: new Map(),
     dirs: new Map(),
     original: new Map(),

@@ -1,0 +1,64 @@
+import type { AbstractSnapshot } from 'abstract-level';
+// Family before BatchOp: TypeScript measures abstract-level's generic variance in the order it meets the types, and
+// meeting the batch operation type first makes ClassicLevel no longer assignable to AnyLevel elsewhere.
+import type { Family } from './column-families.js';
+import type { BatchOp } from './batch-writer.js';
+
+/** One frame of one block (docs/format.md, "Blocks and frames"). */
+export interface FrameRef {
+  readonly blockId: number;
+  readonly frame: number;
+}
+
+/**
+ * One commit's frame changes. Staged under the store's write lock while a transaction is built, then applied with
+ * the commit's key-value batch: `prepare` before the batch is written, `committed` once it is durable. Owned by one
+ * transaction; never reused.
+ */
+export interface FrameBatch {
+  /** Stages the stored bytes of frame `frame` of block `blockId`. The buffer must not change afterwards. */
+  put(blockId: number, frame: number, value: Buffer): void;
+  /** Stages the release of a block's frames `0 … frames-1` (its space may be reclaimed once the batch commits). */
+  release(blockId: number, frames: number): void;
+  /**
+   * Makes the staged frames part of the commit: appends to `ops` what the key-value batch must carry, and writes
+   * (with the store's durability) whatever is kept outside it. Resolves before the batch may be written; a rejection
+   * is a storage write error and the batch must not be written.
+   */
+  prepare(ops: BatchOp[]): Promise<void>;
+  /** The batch `prepare` fed is durable: what the released blocks held may go. */
+  committed(): void;
+}
+
+/** The key-value family a store keeping frames in the key-value store keeps them in. */
+export type FrameFamily = Family;
+
+/** A frame as enumerated by `FrameStore.entries`. */
+export interface StoredFrame extends FrameRef {
+  readonly value: Buffer;
+}
+
+/**
+ * Where block frames are kept: the one seam between the engine and the stored bytes of its blocks. Everything that
+ * writes, reads, releases or lists frames goes through it (block placement, the slot reader, GC, purge, verify,
+ * salvage). Frames are immutable once committed; a block's frames are numbered from 0 in the order they were
+ * written. Reads given a snapshot see the frames as of that snapshot.
+ */
+export interface FrameStore {
+  /** A batch for one commit. */
+  batch(): FrameBatch;
+  /** The stored bytes of each frame, in request order; undefined where the store holds no such frame. */
+  getMany(refs: readonly FrameRef[], snapshot?: AbstractSnapshot): Promise<(Buffer | undefined)[]>;
+  /** Frame numbers the store holds for `blockId` (verify: a released block must hold none). */
+  framesOf(blockId: number, snapshot?: AbstractSnapshot): AsyncIterable<number>;
+  /**
+   * Every readable frame, in (block, frame) order. `onError` hears about unreadable regions, which are skipped
+   * (salvage reads past damage).
+   */
+  entries(onError: (err: unknown, after: string | null) => void): AsyncIterable<StoredFrame>;
+  /**
+   * The root key-value range that held the frames of blocks `minBlock … maxBlock`, for a compaction that must
+   * physically drop them (purge), or null when frames are not kept in the key-value store.
+   */
+  keyRange(minBlock: number, maxBlock: number): [string, string] | null;
+}
