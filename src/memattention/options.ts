@@ -25,7 +25,7 @@ export const DEFAULT_CHUNK_GATE_TOKENS = 1024;
 export const DEFAULT_TOP_P = 5;
 /** memory_budget_tokens of a recall. */
 /** p of a recall: chunks SELECT may pick for a recall, whose passages then compete for the budget. */
-export const DEFAULT_RECALL_TOP_P = 10;
+export const DEFAULT_RECALL_TOP_P = 15;
 export const DEFAULT_MEMORY_BUDGET_TOKENS = 1536;
 /** τ_assoc of COLOCATE. */
 export const DEFAULT_TAU_ASSOC = 0.7;
@@ -57,7 +57,7 @@ export interface MemoryOptions {
   readonly topP?: number;
   /**
    * p of a recall: chunks SELECT may pick for a recall. With passage recall they are a pool larger than the budget
-   * holds, and their best passages fill it. Default 10.
+   * holds, and their best passages fill it. Default 15.
    */
   readonly recallTopP?: number;
   /**

@@ -106,6 +106,15 @@ export interface PassageSelection {
   readonly tokenCount: number;
 }
 
+/**
+ * The text a passage is scored by: with `dateLine` (its chunk's `[date]` line, when the question names a date), the
+ * passage followed by that line, so a question about "7 July, 2023" matches what was said that day (and, more
+ * weakly, that month and year: see `termsOf`).
+ */
+export function withDate(text: string, dateLine: string | null | undefined): string {
+  return dateLine === null || dateLine === undefined ? text : `${text}\n${dateLine}`;
+}
+
 /** BM25 of each passage against the query terms (normalized, `termsOf`), over the passages given: the default score. */
 export function lexicalPassageScores(queryTerms: readonly string[], passages: readonly string[]): number[] {
   return bm25Scores(passages.map((p) => termsOf(p)), [...new Set(queryTerms)]);
@@ -121,6 +130,7 @@ export async function selectPassages(
   budget: number,
   tok: Tokenizer,
   chronological: (a: ChunkRecord, b: ChunkRecord) => number,
+  dated = false,
 ): Promise<PassageSelection> {
   const splits = ranked.map(splitChunk);
   const items: Item[] = [];
@@ -132,7 +142,7 @@ export async function selectPassages(
   // Counted yielding to the event loop: a recall over large chunks must not block it for long.
   const counts = await countEachYielding(tok, items.map((item) => item.text));
   items.forEach((item, k) => (item.tokens = counts[k] ?? 0));
-  const raw = await score(items.map((i) => i.text));
+  const raw = await score(items.map((i) => withDate(i.text, dated ? splits[i.chunk]?.header : null)));
   items.forEach((item, k) => {
     const own = raw[k] ?? 0;
     const prev = k > 0 && items[k - 1]?.chunk === item.chunk ? (raw[k - 1] ?? 0) : 0;

@@ -8,7 +8,7 @@ import type { ChunkFilter } from '../store/chunk-filter.js';
  */
 import type { AkashicStore } from '../engine/akashic-store.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
-import { termsOf } from '../model/keywords.js';
+import { isCalendarTerm, termsOf } from '../model/keywords.js';
 import { gatherCandidates, type Candidate, type CandidateView } from './candidates.js';
 import type { SupersededMark } from '../store/versioned-read.js';
 import { denseRanking, fuseRankings } from './hybrid-select.js';
@@ -98,10 +98,11 @@ export async function retrieve(store: AkashicStore, model: CheckedModel, options
     const queryTerms = [...termsOf(keywords.join('\n')), ...termsOf(req.query)];
     const score = async (texts: readonly string[]): Promise<number[]> =>
       (await model.scorePassages(query, texts)) ?? lexicalPassageScores(queryTerms, texts);
+    const dated = termsOf(req.query).some(isCalendarTerm);
     const got =
       options.recallUnit === 'sentence'
-        ? await selectSentencePassages(ranked, score, req.budget, tok, chronological)
-        : await selectPassages(ranked, score, req.budget, tok, chronological);
+        ? await selectSentencePassages(ranked, score, req.budget, tok, chronological, dated)
+        : await selectPassages(ranked, score, req.budget, tok, chronological, dated);
     return {
       chunks: got.chunks,
       passages: got.passages,

@@ -14,7 +14,7 @@ import { termsOf } from '../model/keywords.js';
 import { countEachYielding, type Tokenizer } from '../model/tokenizer.js';
 import { mapYielding, yieldToEventLoop } from '../util/yielding.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
-import { CHUNK_SEPARATOR, fitToBudget, MAX_PASSAGES_PER_CHUNK, PASSAGE_SEPARATOR, splitChunk, type PassageSelection, type RecalledPassage } from './passages.js';
+import { CHUNK_SEPARATOR, fitToBudget, withDate, MAX_PASSAGES_PER_CHUNK, PASSAGE_SEPARATOR, splitChunk, type PassageSelection, type RecalledPassage } from './passages.js';
 
 /**
  * Share of the neighbouring turns' best sentence score a sentence takes (as whole-turn passages take half their
@@ -88,6 +88,7 @@ export async function selectSentencePassages(
   budget: number,
   tok: Tokenizer,
   chronological: (a: ChunkRecord, b: ChunkRecord) => number,
+  dated = false,
 ): Promise<PassageSelection> {
   const splits = ranked.map(splitChunk);
   const turns: Turn[] = [];
@@ -127,7 +128,8 @@ export async function selectSentencePassages(
   const tokens = await countEachYielding(tok, pieces.map((x) => x.text));
   const joined = await countEachYielding(tok, pieces.map((x) => ` ${x.text}`));
   const sentences: Sentence[] = pieces.map((x, k) => ({ ...x, tokens: tokens[k] ?? 0, joined: joined[k] ?? 0, score: 0 }));
-  const raw = await score(sentences.map((x) => x.text));
+  // A question naming a date is also matched against each sentence's date: its chunk's date line.
+  const raw = await score(sentences.map((x) => withDate(x.text, dated ? splits[turns[x.turn]!.chunk]?.header : null)));
   await yieldToEventLoop();
   const best = new Array<number>(turns.length).fill(0);
   sentences.forEach((x, k) => {

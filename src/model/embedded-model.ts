@@ -16,7 +16,7 @@ import type {
 import { invalidArgument } from '../errors.js';
 import { associationComponents } from './association.js';
 import { bm25Scores } from './bm25-ranking.js';
-import { DEFAULT_KEYWORD_LIMIT, extractKeywords, keywordTerms, termsOf } from './keywords.js';
+import { dateTermsOf, DEFAULT_KEYWORD_LIMIT, extractKeywords, isCalendarTerm, keywordTerms, termsOf } from './keywords.js';
 import { checkThreshold, checkTopP, checkUniqueIds } from './model-arguments.js';
 import { lexicalThenDenseLazily, vectorsOf } from './dense-signal.js';
 import { loadOfflineWordVectors, offlineWordVectors, type WordVectors } from './word-vectors.js';
@@ -117,7 +117,11 @@ export class EmbeddedModel implements MemoryModel {
     const queryTerms = [...new Set([...termsOf(query.keywords.join('\n')), ...termsOf(query.text)])];
     // Per-candidate and per-passage work is mapped in slices that yield to the event loop (a large candidate
     // window or a recall over large chunks must not block it for long); the scores are the same.
-    const documents = await mapYielding(candidates, (candidate) => keywordTerms(candidate.keywords));
+    // A question naming a date also matches each candidate's date (the day it was written, its month and year).
+    const dated = queryTerms.some(isCalendarTerm);
+    const documents = await mapYielding(candidates, (candidate) =>
+      dated ? [...keywordTerms(candidate.keywords), ...dateTermsOf(candidate.createdAt)] : keywordTerms(candidate.keywords),
+    );
     const lexical = bm25Scores(documents, queryTerms);
     const vectors = await this.#loadWordVectors();
     // With word vectors: BM25's matches first, then candidates that share no word with the query but hold words

@@ -5,7 +5,9 @@
  * - `extractKeywords` returns readable, lower-cased words ranked by salience; these are what gets stored as chunk
  *   metadata and may later be shown to an LLM, so they are never stemmed.
  * - `termsOf` returns normalized matching terms (Porter2 stems for plain words); select and association compare
- *   these, so `memories` in a query meets `memory` in a chunk.
+ *   these, so `memories` in a query meets `memory` in a chunk. A written date ("7 July, 2023", "July 7th 2023",
+ *   "July 2023") becomes its ISO form, and an ISO day also matches its month and year (`2023-07-07` → `2023-07`,
+ *   `2023`), so a question naming a date meets a chunk's `[2023-07-07]` date line.
  *
  * Everything here is deterministic: same text, same output, on every platform.
  */
@@ -98,9 +100,19 @@ function startsSentence(text: string, index: number): boolean {
 function tokenize(text: string): Token[] {
   // Bounded work per call (it runs on the event loop): keywords and matching terms come from the first
   // MAX_TOKENIZE_CHARS characters. Chunks are a few KiB normally; only oversized chunks and queries are cut.
-  const source = normalizeApostrophes(text.length > MAX_TOKENIZE_CHARS ? text.slice(0, MAX_TOKENIZE_CHARS) : text);
+  const raw = normalizeApostrophes(text.length > MAX_TOKENIZE_CHARS ? text.slice(0, MAX_TOKENIZE_CHARS) : text);
+  // A written date ("7 July, 2023", "July 7th 2023", "July 2023") is one token, its ISO form, in place of its words.
+  const dates: { readonly at: number; readonly iso: string }[] = [];
+  const source = raw.replace(WRITTEN_DATE, (whole: string, ...groups: unknown[]) => {
+    const iso = isoOfWrittenDate(groups.slice(0, 5) as (string | undefined)[]);
+    if (iso === null) return whole;
+    dates.push({ at: groups[5] as number, iso });
+    return ' '.repeat(whole.length);
+  });
   const tokens: Token[] = [];
+  let next = 0;
   for (const match of source.matchAll(WORD)) {
+    while (next < dates.length && dates[next]!.at < match.index) tokens.push(dateToken(dates[next++]!.iso));
     const word = toWord(match[0]);
     if (word === undefined) continue;
     const first = match[0].charAt(0);
@@ -108,7 +120,61 @@ function tokenize(text: string): Token[] {
     const identifier = /\p{N}/u.test(word) && /\p{L}/u.test(word);
     tokens.push({ word, term: toTerm(word), salient: capitalized || identifier });
   }
+  while (next < dates.length) tokens.push(dateToken(dates[next++]!.iso));
   return tokens;
+}
+
+function dateToken(iso: string): Token {
+  return { word: iso, term: iso, salient: false };
+}
+
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+const MONTH_NAME =
+  '(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\\.?';
+const DAY_OF_MONTH = '(\\d{1,2})(?:st|nd|rd|th)?';
+/**
+ * "7 July, 2023" / "7th of July 2023" (day first), "July 7, 2023" / "July 7th 2023" (month first), "July 2023". The
+ * words are separated by spaces, never a line break: a keyword list (one per line) is not read as a date.
+ */
+const SPACE = '[^\\S\\n]+';
+const WRITTEN_DATE = new RegExp(
+  `\\b(?:${DAY_OF_MONTH}${SPACE}(?:of${SPACE})?${MONTH_NAME}|${MONTH_NAME}(?:${SPACE}${DAY_OF_MONTH})?),?${SPACE}(\\d{4})\\b`,
+  'giu',
+);
+
+/** The ISO form (`YYYY-MM-DD`, or `YYYY-MM` without a day) of a WRITTEN_DATE match, or null when it is no date. */
+function isoOfWrittenDate([dayFirst, monthAfter, monthFirst, dayAfter, year]: readonly (string | undefined)[]): string | null {
+  const month = MONTHS.indexOf((monthAfter ?? monthFirst ?? '').toLowerCase().slice(0, 3)) + 1;
+  const dayText = dayFirst ?? dayAfter;
+  const day = dayText === undefined ? 0 : Number(dayText);
+  if (month === 0 || year === undefined || day > 31 || (dayText !== undefined && day === 0)) return null;
+  const ym = `${year}-${String(month).padStart(2, '0')}`;
+  return dayText === undefined ? ym : `${ym}-${String(day).padStart(2, '0')}`;
+}
+
+const ISO_DAY = /^(\d{4})-(\d{2})-(\d{2})$/u;
+const ISO_MONTH = /^\d{4}-\d{2}$/u;
+
+/** Whether a matching term names a calendar day or month (`2023-07-07`, `2023-07`): a question about a time. */
+export function isCalendarTerm(term: string): boolean {
+  return ISO_DAY.test(term) || ISO_MONTH.test(term);
+}
+
+/** Matching terms of a moment's UTC day (`2023-07-07`, `2023-07`, `2023`); none for a time that is not finite. */
+export function dateTermsOf(ms: number): string[] {
+  const date = new Date(ms);
+  if (!Number.isFinite(ms) || Number.isNaN(date.getTime())) return [];
+  const out: string[] = [];
+  withCoarserDates(date.toISOString().slice(0, 10), out);
+  return out;
+}
+
+/** Matching terms of one term: a date also matches its month and its year (`2023-07-07` → `2023-07`, `2023`). */
+function withCoarserDates(term: string, out: string[]): void {
+  out.push(term);
+  const day = ISO_DAY.exec(term);
+  if (day !== null) out.push(`${day[1]}-${day[2]}`, day[1]!);
+  else if (ISO_MONTH.test(term)) out.push(term.slice(0, 4));
 }
 
 /**
@@ -120,7 +186,9 @@ function tokenize(text: string): Token[] {
  * ```
  */
 export function termsOf(text: string): string[] {
-  return tokenize(text).map((token) => token.term);
+  const terms: string[] = [];
+  for (const token of tokenize(text)) withCoarserDates(token.term, terms);
+  return terms;
 }
 
 /**

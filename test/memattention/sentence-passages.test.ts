@@ -94,6 +94,29 @@ describe('sentence recall (the default recallUnit)', () => {
     expect(wide.passages.every((p) => p.turnIds.length === 1)).toBe(true);
   });
 
+  it('a question naming a date prefers what was said that day', async () => {
+    const days = [
+      { session: 'march', at: Date.UTC(2024, 2, 1), fact: 'I cooked pasta for dinner.' },
+      { session: 'april', at: Date.UTC(2024, 3, 10), fact: 'I cooked a curry for dinner, a spicy one.' },
+    ];
+    for (const d of days) {
+      for (const [i, text] of [...FILLER, d.fact, ...FILLER].entries()) {
+        await memory.appendTurn({ user: U, session: d.session, role: 'Alice', text, at: d.at + i * 1000, turnId: `${d.session}${i}` });
+      }
+      await memory.endSession({ user: U, session: d.session });
+    }
+    const budget = 30;
+    const plain = await memory.recall({ user: U, session: 'now', query: 'What did Alice cook for dinner?', memoryBudgetTokens: budget });
+    expect(plain.text).toContain('pasta');
+    expect(plain.text).not.toContain('curry');
+    for (const query of ['What did Alice cook for dinner on 10 April, 2024?', 'What did Alice cook for dinner on April 10th 2024?']) {
+      const dated = await memory.recall({ user: U, session: 'now', query, memoryBudgetTokens: budget });
+      expect(dated.text, query).toContain('[2024-04-10]');
+      expect(dated.text, query).toContain('curry');
+      expect(dated.text, query).not.toContain('pasta');
+    }
+  });
+
   it('recalls a chunk whose text is not one line per turn whole', async () => {
     const text = 'Summary: Alice adopted a greyhound. She named it Biscuit.\nIt likes the park.\nShe walks it daily.';
     await store.write(U, [{ op: 'put', sessionId: 'old', kind: 'memory', text, keywords: ['greyhound'], tokenCount: 20, createdAt: T0, provenance: ['a', 'b'] }]);

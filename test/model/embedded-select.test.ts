@@ -36,6 +36,20 @@ describe('EmbeddedModel.select', () => {
     expect(await model.select({ text: 'cat', keywords: [] }, two, 5)).toHaveLength(2);
   });
 
+  it('matches a question naming a date with the day, month and year each candidate was written', async () => {
+    const days = [
+      meta('march', ['kayak', 'river'], Date.UTC(2024, 2, 1, 12)),
+      meta('april', ['kayak', 'river'], Date.UTC(2024, 3, 10, 12)),
+      meta('april-other', ['kayak', 'river'], Date.UTC(2024, 3, 20, 12)),
+      meta('may', ['garden'], Date.UTC(2024, 4, 2, 12)),
+    ];
+    expect(await model.select({ text: 'kayak on the river', keywords: [] }, days, 5)).toEqual(['april', 'april-other', 'march']);
+    expect(await model.select({ text: 'kayak on the river on 20 April, 2024', keywords: [] }, days, 1)).toEqual(['april-other']);
+    expect((await model.select({ text: 'Where did I kayak in March 2024?', keywords: [] }, days, 1))).toEqual(['march']);
+    // A date alone matches by time only: that day first, then the rest of its year.
+    expect((await model.select({ text: 'May 2, 2024', keywords: [] }, days, 5))[0]).toBe('may');
+  });
+
   it('breaks score ties by id, deterministically', async () => {
     const twins = [meta('z', ['kayak']), meta('m', ['kayak']), meta('a', ['kayak']), meta('q', ['other'])];
     expect(await model.select({ text: 'kayak', keywords: [] }, twins, 5)).toEqual(['a', 'm', 'z']);

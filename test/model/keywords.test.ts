@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { extractKeywords, termsOf, DEFAULT_KEYWORD_LIMIT } from '../../src/model/keywords.js';
+import { dateTermsOf, extractKeywords, isCalendarTerm, termsOf, DEFAULT_KEYWORD_LIMIT } from '../../src/model/keywords.js';
 
 describe('extractKeywords', () => {
   const text =
@@ -53,6 +53,29 @@ describe('termsOf', () => {
   it('stems plain words so inflections meet', () => {
     expect(termsOf('memories')).toEqual(termsOf('memory'));
     expect(termsOf('The databases were running')).toEqual(['databas', 'run']);
+  });
+});
+
+describe('termsOf dates', () => {
+  it('reads a written date in its usual orders as its ISO day, which also matches its month and year', () => {
+    const day = ['2022-05-25', '2022-05', '2022'];
+    for (const text of ['25 May, 2022', 'May 25, 2022', 'May 25th 2022', 'the 25th of May 2022', 'on 2022-05-25']) {
+      expect(termsOf(text), text).toEqual(expect.arrayContaining(day));
+      expect(termsOf(text).filter(isCalendarTerm), text).toEqual(['2022-05-25', '2022-05']);
+    }
+    expect(termsOf('What did Nate do on 25 May, 2022?')).toEqual(['nate', ...day]);
+    expect(termsOf('in January 2024')).toEqual(['2024-01', '2024']);
+    expect(termsOf('[2024-01-04]')).toEqual(['2024-01-04', '2024-01', '2024']);
+    expect(dateTermsOf(Date.UTC(2024, 0, 4, 23, 59))).toEqual(['2024-01-04', '2024-01', '2024']);
+  });
+
+  it('leaves what is not a date as words', () => {
+    expect(termsOf('32 May 2022').filter(isCalendarTerm)).toEqual([]);
+    expect(termsOf('in 2023')).toEqual(['2023']);
+    expect(isCalendarTerm('2023')).toBe(false);
+    // A keyword list is one keyword per line: its lines are never read as one date.
+    expect(termsOf('may\n2022\nparis')).toEqual(['2022', 'pari']);
+    expect(dateTermsOf(Number.NaN)).toEqual([]);
   });
 });
 
