@@ -13,6 +13,7 @@ import { resolveMemoryOptions } from '../memattention/options.js';
 import { retrieve } from '../memattention/recall.js';
 import { coldReopen } from '../engine/internal-seams.js';
 import { EmbeddedModel } from '../model/embedded-model.js';
+import { loadOfflineWordVectors } from '../model/word-vectors.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
 import type { ChunkRef, LocatedRef } from '../store/chunk-input.js';
 import { lowerBoundBlocks } from '../store/relocation.js';
@@ -68,6 +69,9 @@ export class PolicyReplayer {
   }
 
   static async open(name: PolicyName, spec: PolicySpec, params: LayoutParams, backend: StoreBackend): Promise<PolicyReplayer> {
+    // The embedded model's word vectors are loaded once per process, on the first SELECT: loaded here, so the
+    // first measured (cold) recall does not pay for reading them (tens of MB, about a second).
+    await loadOfflineWordVectors();
     return new PolicyReplayer(name, spec, params, await PolicyReplayer.#openStore(params, backend), backend);
   }
 

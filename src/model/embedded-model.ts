@@ -16,7 +16,7 @@ import type {
 import { invalidArgument } from '../errors.js';
 import { associationComponents } from './association.js';
 import { bm25Scores } from './bm25-ranking.js';
-import { dateTermsOf, DEFAULT_KEYWORD_LIMIT, extractKeywords, isCalendarTerm, keywordTerms, termsOf } from './keywords.js';
+import { dateTermsOf, DEFAULT_KEYWORD_LIMIT, extractKeywords, isCalendarTerm, keywordTerms, termsAndKeywordsOf, termsOf } from './keywords.js';
 import { checkThreshold, checkTopP, checkUniqueIds } from './model-arguments.js';
 import { lexicalThenDenseLazily, vectorsOf } from './dense-signal.js';
 import { loadOfflineWordVectors, offlineWordVectors, type WordVectors } from './word-vectors.js';
@@ -150,7 +150,9 @@ export class EmbeddedModel implements MemoryModel {
   /** BM25 over the passages; with word vectors, passages matching no query word are ordered by the dense signal. */
   async scorePassages(query: { readonly text: string; readonly keywords: readonly string[] }, passages: readonly string[]): Promise<number[]> {
     const queryTerms = [...new Set([...termsOf(query.keywords.join('\n')), ...termsOf(query.text)])];
-    const lexical = bm25Scores(await mapYielding(passages, (p) => termsOf(p)), queryTerms);
+    // Each passage tokenized once, for its terms (BM25) and, where the dense signal needs them, its keywords.
+    const tokenized = await mapYielding(passages, (p) => termsAndKeywordsOf(p));
+    const lexical = bm25Scores(tokenized.map((t) => t.terms), queryTerms);
     const vectors = await this.#loadWordVectors();
     if (vectors === null) return lexical;
     // Every passage's score is used, but a lexical match's dense score never is: only the others are computed.
@@ -158,7 +160,7 @@ export class EmbeddedModel implements MemoryModel {
       lexical,
       Number.POSITIVE_INFINITY,
       () => vectorsOf(vectors, [...query.keywords, ...extractKeywords(query.text)]),
-      (i) => vectorsOf(vectors, extractKeywords(passages[i]!)),
+      (i) => vectorsOf(vectors, tokenized[i]!.keywords()),
       mapYielding,
     );
   }

@@ -186,8 +186,12 @@ function withCoarserDates(term: string, out: string[]): void {
  * ```
  */
 export function termsOf(text: string): string[] {
+  return termsOfTokens(tokenize(text));
+}
+
+function termsOfTokens(tokens: readonly Token[]): string[] {
   const terms: string[] = [];
-  for (const token of tokenize(text)) withCoarserDates(token.term, terms);
+  for (const token of tokens) withCoarserDates(token.term, terms);
   return terms;
 }
 
@@ -232,11 +236,31 @@ interface TermStats {
  * @throws AkashicError `AKASHIC_INVALID_ARGUMENT` when `limit` is not a non-negative integer.
  */
 export function extractKeywords(text: string, limit: number = DEFAULT_KEYWORD_LIMIT): string[] {
+  checkKeywordLimit(limit);
+  return rankKeywords(tokenize(text), limit);
+}
+
+/**
+ * Both views of one text from a single tokenization: its matching terms (`termsOf(text)`) and, computed when asked,
+ * its keywords (`extractKeywords(text, limit)`). For scoring passages both ways without tokenizing each twice.
+ * @throws AkashicError `AKASHIC_INVALID_ARGUMENT` when `limit` is not a non-negative integer.
+ */
+export function termsAndKeywordsOf(text: string, limit: number = DEFAULT_KEYWORD_LIMIT): { readonly terms: string[]; keywords(): string[] } {
+  checkKeywordLimit(limit);
+  const tokens = tokenize(text);
+  return { terms: termsOfTokens(tokens), keywords: () => rankKeywords(tokens, limit) };
+}
+
+function checkKeywordLimit(limit: number): void {
   if (!Number.isSafeInteger(limit) || limit < 0) {
     throw invalidArgument(`keyword limit must be a non-negative integer, got ${String(limit)}`);
   }
+}
+
+/** The keywords of tokenized text (see `extractKeywords`). */
+function rankKeywords(tokens: readonly Token[], limit: number): string[] {
   const stats = new Map<string, TermStats>();
-  tokenize(text).forEach((token, position) => {
+  tokens.forEach((token, position) => {
     let entry = stats.get(token.term);
     if (entry === undefined) {
       entry = { count: 0, salient: false, firstAt: position, forms: new Map() };

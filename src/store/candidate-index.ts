@@ -251,10 +251,17 @@ export async function newestChunks(
 ): Promise<IndexHit[]> {
   const hits: IndexHit[] = [];
   if (n <= 0) return hits;
-  for (const kind of kinds) {
+  // One bounded scan per kind, all at once; each read whole (`all()`: keys in batches, not one promise per key).
+  const scans = kinds.map((kind) => {
     const prefix = sessionId === null ? ['r', userId, kind] : ['s', userId, sessionId, kind];
     const head = prefix.join(SEP) + SEP;
-    for await (const key of family.keys({ gte: head, lt: afterPrefix(...prefix), reverse: true, limit: n, snapshot })) {
+    return family
+      .keys({ gte: head, lt: afterPrefix(...prefix), reverse: true, limit: n, snapshot })
+      .all()
+      .then((keys) => ({ head, keys }));
+  });
+  for (const { head, keys } of await Promise.all(scans)) {
+    for (const key of keys) {
       const rest = key.slice(head.length);
       if (sessionId === null) hits.push({ ...parseTail(rest), tail: rest });
       else {
@@ -272,9 +279,15 @@ export async function newestChunks(
 /** A user's pending chunks among `kinds` (in key order), at most `limit`. */
 export async function pendingChunks(family: Family, userId: string, kinds: readonly ChunkKind[], snapshot: AbstractSnapshot, limit = 4096): Promise<IndexHit[]> {
   const hits: IndexHit[] = [];
-  for (const kind of kinds) {
+  const scans = kinds.map((kind) => {
     const head = 'q' + SEP + userId + SEP + kind + SEP;
-    for await (const key of family.keys({ gte: head, lt: afterPrefix('q', userId, kind), limit, snapshot })) {
+    return family
+      .keys({ gte: head, lt: afterPrefix('q', userId, kind), limit, snapshot })
+      .all()
+      .then((keys) => ({ head, keys }));
+  });
+  for (const { head, keys } of await Promise.all(scans)) {
+    for (const key of keys) {
       const tail = key.slice(head.length);
       hits.push({ ...parseTail(tail), tail });
     }
@@ -300,27 +313,52 @@ export async function keywordMatches(
   const found = new Map<string, { hit: IndexHit; score: number }>();
   let scanned = 0;
   if (perKeyword <= 0) return { found, scanned };
+  // Every (keyword, kind) list is scanned at once (their reads overlap on the thread pool and the disk), then taken
+  // in keyword order as one after another would. User scope reads each list whole (`all()`: `perKeyword` keys, in
+  // batches); session scope may stop early, so it steps through the keys.
+  const scans: Promise<{ head: string; keys: string[] }>[] = [];
   for (const keyword of keywords) {
     for (const kind of kinds) {
       const prefix = ['k', userId, kind, keyword];
       const head = prefix.join(SEP) + SEP;
       const lt = before === null ? afterPrefix(...prefix) : head + before;
-      const scanLimit = sessionId === null ? perKeyword : perKeyword * 8;
-      let taken = 0;
-      for await (const key of family.keys({ gte: head, lt, reverse: true, limit: scanLimit, snapshot })) {
-        scanned++;
-        const tail = key.slice(head.length);
-        const ids = parseTail(tail);
-        if (sessionId !== null && ids.sessionId !== sessionId) continue;
-        const id = ids.sessionId + SEP + ids.chunkId;
-        const f = found.get(id);
-        if (f === undefined) found.set(id, { hit: { ...ids, tail }, score: 1 });
-        else f.score++;
-        if (++taken >= perKeyword) break;
-      }
+      scans.push(sessionId === null ? family.keys({ gte: head, lt, reverse: true, limit: perKeyword, snapshot }).all().then((keys) => ({ head, keys })) : sessionPostings(family, head, lt, sessionId, perKeyword, snapshot));
+    }
+  }
+  for (const { head, keys } of await Promise.all(scans)) {
+    for (const key of keys) {
+      scanned++;
+      const tail = key.slice(head.length);
+      const ids = parseTail(tail);
+      if (sessionId !== null && ids.sessionId !== sessionId) continue;
+      const id = ids.sessionId + SEP + ids.chunkId;
+      const f = found.get(id);
+      if (f === undefined) found.set(id, { hit: { ...ids, tail }, score: 1 });
+      else f.score++;
     }
   }
   return { found, scanned };
+}
+
+/**
+ * The newest posting keys of one list in [head, lt) up to the `perKeyword`-th of `sessionId`, scanning at most 8×
+ * `perKeyword` keys: every key read, in order (the caller counts them all and keeps the session's).
+ */
+async function sessionPostings(
+  family: Family,
+  head: string,
+  lt: string,
+  sessionId: string,
+  perKeyword: number,
+  snapshot: AbstractSnapshot,
+): Promise<{ head: string; keys: string[] }> {
+  const keys: string[] = [];
+  let taken = 0;
+  for await (const key of family.keys({ gte: head, lt, reverse: true, limit: perKeyword * 8, snapshot })) {
+    keys.push(key);
+    if (parseTail(key.slice(head.length)).sessionId === sessionId && ++taken >= perKeyword) break;
+  }
+  return { head, keys };
 }
 
 /** Index statistics BM25 needs over a user's live chunks of the given kinds. */

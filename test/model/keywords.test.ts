@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { dateTermsOf, extractKeywords, isCalendarTerm, termsOf, DEFAULT_KEYWORD_LIMIT } from '../../src/model/keywords.js';
+import { dateTermsOf, extractKeywords, isCalendarTerm, termsAndKeywordsOf, termsOf, DEFAULT_KEYWORD_LIMIT } from '../../src/model/keywords.js';
 
 describe('extractKeywords', () => {
   const text =
@@ -82,5 +82,21 @@ describe('termsOf dates', () => {
 describe('extractKeywords weighting', () => {
   it('ranks bare numbers such as the compress date line below words of equal frequency', () => {
     expect(extractKeywords('[2024-05-01]\nuser: My cat Miso sees the vet')).toEqual(['miso', 'cat', 'sees', 'vet', '2024-05-01']);
+  });
+});
+
+describe('termsAndKeywordsOf', () => {
+  it('gives termsOf and extractKeywords of the same text from one tokenization', () => {
+    const word = fc.constantFrom('Berlin', 'berlin', 'moved', 'cafes', 'Miso', "Alice's", 'gpt-4o', '2024-05-01', 'the', 'memories', 'memory', '4', '\u2019s', 'July', '7th', '7', '2023', 'of');
+    const text = fc.array(fc.tuple(word, fc.constantFrom(' ', '. ', '\n', ', ', ': ')), { maxLength: 40 }).map((ps) => ps.map(([w, s]) => w + s).join(''));
+    fc.assert(
+      fc.property(text, fc.integer({ min: 0, max: 8 }), (t, limit) => {
+        const both = termsAndKeywordsOf(t, limit);
+        expect(both.terms).toEqual(termsOf(t));
+        expect(both.keywords()).toEqual(extractKeywords(t, limit));
+      }),
+      { numRuns: 300 },
+    );
+    expect(() => termsAndKeywordsOf('x', -1)).toThrow(/keyword limit/);
   });
 });
