@@ -103,12 +103,15 @@ function tokenize(text: string): Token[] {
   const raw = normalizeApostrophes(text.length > MAX_TOKENIZE_CHARS ? text.slice(0, MAX_TOKENIZE_CHARS) : text);
   // A written date ("7 July, 2023", "July 7th 2023", "July 2023") is one token, its ISO form, in place of its words.
   const dates: { readonly at: number; readonly iso: string }[] = [];
-  const source = raw.replace(WRITTEN_DATE, (whole: string, ...groups: unknown[]) => {
-    const iso = isoOfWrittenDate(groups.slice(0, 5) as (string | undefined)[]);
-    if (iso === null) return whole;
-    dates.push({ at: groups[5] as number, iso });
-    return ' '.repeat(whole.length);
-  });
+  // Every written date has a four-digit year: most texts skip the date pattern after one cheap test.
+  const source = !YEAR.test(raw)
+    ? raw
+    : raw.replace(WRITTEN_DATE, (whole: string, ...groups: unknown[]) => {
+        const iso = isoOfWrittenDate(groups.slice(0, 5) as (string | undefined)[]);
+        if (iso === null) return whole;
+        dates.push({ at: groups[5] as number, iso });
+        return ' '.repeat(whole.length);
+      });
   const tokens: Token[] = [];
   let next = 0;
   for (const match of source.matchAll(WORD)) {
@@ -137,6 +140,7 @@ const DAY_OF_MONTH = '(\\d{1,2})(?:st|nd|rd|th)?';
  * words are separated by spaces, never a line break: a keyword list (one per line) is not read as a date.
  */
 const SPACE = '[^\\S\\n]+';
+const YEAR = /\d{4}/u;
 const WRITTEN_DATE = new RegExp(
   `\\b(?:${DAY_OF_MONTH}${SPACE}(?:of${SPACE})?${MONTH_NAME}|${MONTH_NAME}(?:${SPACE}${DAY_OF_MONTH})?),?${SPACE}(\\d{4})\\b`,
   'giu',
@@ -172,6 +176,8 @@ export function dateTermsOf(ms: number): string[] {
 /** Matching terms of one term: a date also matches its month and its year (`2023-07-07` → `2023-07`, `2023`). */
 function withCoarserDates(term: string, out: string[]): void {
   out.push(term);
+  // Most terms are words: only a ten-character term (YYYY-MM-DD) is tested for a day, a seven-character one for a month.
+  if (term.length !== 10 && term.length !== 7) return;
   const day = ISO_DAY.exec(term);
   if (day !== null) out.push(`${day[1]}-${day[2]}`, day[1]!);
   else if (ISO_MONTH.test(term)) out.push(term.slice(0, 4));
