@@ -3,6 +3,7 @@ import type { ChunkKind } from '../record/chunk-record.js';
 import type { DirEntry } from '../record/dir-entry.js';
 import { decodeIndexStats, encodeIndexStats, INDEX_PRESENT, type IndexStats } from '../record/index-records.js';
 import type { Family } from './column-families.js';
+import type { IndexCounterCache } from './index-counter-cache.js';
 import { SEP, afterPrefix } from './keys.js';
 import type { PurgeHook, PurgeScope } from './purge.js';
 import type { Txn } from './txn/txn.js';
@@ -202,30 +203,47 @@ export class IndexDelta {
 type IndexOp = { type: 'put'; sublevel: Family; key: string; value: Buffer } | { type: 'del'; sublevel: Family; key: string };
 
 /**
- * Turns a delta into batch operations, reading the committed counters it adjusts (one getMany).
- * Requires: the write lock, so the counters cannot change before the batch lands.
+ * Turns a delta into batch operations, reading the committed counters it adjusts that `known` does not hold (one
+ * getMany). Returns the operations and every counter they write (null: deleted), for `known.publish` once the batch
+ * has landed. Requires: the write lock, so the counters cannot change before the batch lands.
  */
-export async function indexOps(family: Family, delta: IndexDelta): Promise<IndexOp[]> {
+export async function indexOps(
+  family: Family,
+  delta: IndexDelta,
+  known: IndexCounterCache,
+): Promise<{ ops: IndexOp[]; counters: Map<string, IndexStats | null> }> {
   const ops: IndexOp[] = [];
+  const counters = new Map<string, IndexStats | null>();
   // A key both deleted and put by one delta was removed from the other set by `change`, so order does not matter.
   for (const key of delta.dels) ops.push({ type: 'del', sublevel: family, key });
   for (const key of delta.puts) ops.push({ type: 'put', sublevel: family, key, value: INDEX_PRESENT });
   const sKeys = [...delta.stats.keys()].filter((k) => delta.stats.get(k)![0] !== 0 || delta.stats.get(k)![1] !== 0);
   const fKeys = [...delta.df.keys()].filter((k) => delta.df.get(k) !== 0);
   const all = [...sKeys, ...fKeys];
-  if (all.length === 0) return ops;
-  const values = await family.getMany(all);
+  if (all.length === 0) return { ops, counters };
+  const unknown = all.filter((key) => known.get(key) === undefined);
+  const values = unknown.length === 0 ? [] : await family.getMany(unknown);
+  const read = new Map<string, Buffer | undefined>(unknown.map((key, i) => [key, values[i]]));
   all.forEach((key, i) => {
-    const v = values[i];
-    const cur: IndexStats = v === undefined ? { docs: 0, keywords: 0 } : decodeIndexStats(v, `index counter ${JSON.stringify(key)}`);
+    let cur = known.get(key);
+    if (cur === undefined) {
+      const v = read.get(key);
+      cur = v === undefined ? null : decodeIndexStats(v, `index counter ${JSON.stringify(key)}`);
+    }
+    const base: IndexStats = cur ?? { docs: 0, keywords: 0 };
     const next =
       i < sKeys.length
-        ? { docs: cur.docs + delta.stats.get(key)![0], keywords: cur.keywords + delta.stats.get(key)![1] }
-        : { docs: cur.docs + delta.df.get(key)!, keywords: 0 };
-    if (next.docs <= 0) ops.push({ type: 'del', sublevel: family, key });
-    else ops.push({ type: 'put', sublevel: family, key, value: encodeIndexStats(next) });
+        ? { docs: base.docs + delta.stats.get(key)![0], keywords: base.keywords + delta.stats.get(key)![1] }
+        : { docs: base.docs + delta.df.get(key)!, keywords: 0 };
+    if (next.docs <= 0) {
+      ops.push({ type: 'del', sublevel: family, key });
+      counters.set(key, null);
+    } else {
+      ops.push({ type: 'put', sublevel: family, key, value: encodeIndexStats(next) });
+      counters.set(key, next);
+    }
   });
-  return ops;
+  return { ops, counters };
 }
 
 function parseTail(tail: string): { sessionId: string; chunkId: string } {

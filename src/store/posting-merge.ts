@@ -3,6 +3,7 @@ import { decodeDirEntry } from '../record/dir-entry.js';
 import type { BatchWriter } from './batch-writer.js';
 import { IndexDelta, indexOps, indexedChunk, parsePendingKey, pendingKey } from './candidate-index.js';
 import type { ColumnFamilies } from './column-families.js';
+import type { IndexCounterCache } from './index-counter-cache.js';
 import type { TxnContext } from './txn/txn-state.js';
 import type { WriteLock } from './write-lock.js';
 import { SEP, afterPrefix, dirKey } from './keys.js';
@@ -28,10 +29,10 @@ export function pendingRange(userId: string): { gte: string; lt: string } {
 
 /**
  * Posts up to `max` pending chunks of `userId`: their postings and counter updates go in, their pending keys go
- * out, in one batch. Returns how many chunks were posted.
+ * out, in one batch. Returns how many chunks were posted. `known`: the committed counters this process knows.
  * REQUIRES: the store's write lock (the counters are read, then rewritten).
  */
-export async function mergePostings(cf: ColumnFamilies, writer: BatchWriter, userId: string, max: number = POSTING_MERGE_MAX): Promise<number> {
+export async function mergePostings(cf: ColumnFamilies, writer: BatchWriter, known: IndexCounterCache, userId: string, max: number = POSTING_MERGE_MAX): Promise<number> {
   const keys: string[] = [];
   for await (const k of cf.candidates.keys({ ...pendingRange(userId), limit: max })) keys.push(k);
   if (keys.length === 0) return 0;
@@ -50,7 +51,14 @@ export async function mergePostings(cf: ColumnFamilies, writer: BatchWriter, use
     if (c === null || pendingKey(c) !== keys[i]) throw corruption(`candidate index: pending key ${JSON.stringify(keys[i])} does not match its directory entry`);
     delta.post(c);
   });
-  await writer.write(await indexOps(cf.candidates, delta));
+  const { ops, counters } = await indexOps(cf.candidates, delta, known);
+  try {
+    await writer.write(ops);
+  } catch (err) {
+    known.clear();
+    throw err;
+  }
+  known.publish(counters);
   return keys.length;
 }
 
@@ -141,7 +149,7 @@ export class PostingMerger {
     const pending = this.#ctx.pendingPostings;
     for (;;) {
       if (this.#writer.failure !== null) return;
-      const n = await mergePostings(this.#ctx.cf, this.#writer, userId);
+      const n = await mergePostings(this.#ctx.cf, this.#writer, this.#ctx.indexCounters, userId);
       const left = (pending.get(userId) ?? 0) - n;
       if (left > 0) pending.set(userId, left);
       else pending.delete(userId);

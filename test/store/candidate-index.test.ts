@@ -140,6 +140,28 @@ describe.each(CASES)('candidate index on $name, $merge', ({ make, postingMergeAt
     expect((await store.verify()).problems).toEqual([]);
   });
 
+  it('keeps the counters exact across merges, updates, deletes, a purge and new writes to the purged user', async () => {
+    be = await make();
+    store = await be.open({ postingMergeAt });
+    const refs = await seed(40);
+    // Posted chunks change keywords or go: their counters are adjusted from what earlier batches wrote.
+    await store.write('u', refs.slice(0, 6).map((r, i) => ({ op: 'update' as const, ...r, keywords: ['tea', `fresh${i}`] })));
+    await store.write('u', refs.slice(6, 12).map((r) => ({ op: 'delete' as const, ...r })));
+    await seed(16);
+    await store.write('other', [{ op: 'put', sessionId: 's', text: 'after the merges', keywords: ['tea'] }]);
+    expect((await store.verify()).problems).toEqual([]);
+    // A purge deletes the user's counters outright; the user's next chunks count from zero.
+    await store.purge({ user: 'u' });
+    await seed(24);
+    await store.write('other', [{ op: 'put', sessionId: 's', text: 'after the merges again', keywords: ['tea'] }]);
+    expect((await store.verify()).problems).toEqual([]);
+    await store.close();
+    store = await be.reopen({ postingMergeAt });
+    await seed(8);
+    await store.write('other', [{ op: 'put', sessionId: 's', text: 'after a reopen', keywords: ['tea'] }]);
+    expect((await store.verify()).problems).toEqual([]);
+  });
+
   it('verify() reports an index that disagrees with the directory', async () => {
     be = await make();
     store = await be.open({ postingMergeAt });

@@ -2,6 +2,7 @@ import { encodeAccounting } from '../../record/accounting.js';
 import { encodeBlockInfo } from '../../record/block-info.js';
 import { decodeDirEntry, encodeDirEntry } from '../../record/dir-entry.js';
 import { encodeAllocator } from '../../record/engine-records.js';
+import type { IndexStats } from '../../record/index-records.js';
 import { IndexDelta, indexOps, indexedChunk, pendingKey, sameIndexed, type IndexedChunk } from '../candidate-index.js';
 import { ALLOC_NEXT_KEY, META_ACCOUNTING_KEY, blockKey, parseDirKey } from '../keys.js';
 import type { BlockPlacement } from './block-placement.js';
@@ -31,7 +32,7 @@ export async function commitTxn(s: TxnState, placement: BlockPlacement, onBatch:
     if (entry === null) s.ops.push({ type: 'del', sublevel: cf.dir, key });
     else s.ops.push({ type: 'put', sublevel: cf.dir, key, value: encodeDirEntry(entry) });
   }
-  const pending = await stageIndex(s);
+  const { pending, counters } = await stageIndex(s);
   for (const info of s.infos.values()) {
     if (s.retired.get(info.blockId)?.forget === true) s.ops.push({ type: 'del', sublevel: cf.blockInfo, key: blockKey(info.blockId) });
     else s.ops.push({ type: 'put', sublevel: cf.blockInfo, key: blockKey(info.blockId), value: encodeBlockInfo(info) });
@@ -45,7 +46,14 @@ export async function commitTxn(s: TxnState, placement: BlockPlacement, onBatch:
   s.ops.push({ type: 'put', sublevel: cf.meta, key: META_ACCOUNTING_KEY, value: encodeAccounting(s.acct) });
   await s.frames.prepare(s.ops);
   onBatch();
-  await s.ctx.writer.write(s.ops);
+  try {
+    await s.ctx.writer.write(s.ops);
+  } catch (err) {
+    s.ctx.indexCounters.clear();
+    throw err;
+  }
+  if (s.rawIndex) s.ctx.indexCounters.clear();
+  else s.ctx.indexCounters.publish(counters);
   s.frames.committed();
   s.acct.retrievals = s.ctx.accounting.retrievals;
   s.acct.retrievalBlocks = s.ctx.accounting.retrievalBlocks;
@@ -81,8 +89,9 @@ function publishOpenBlocks(s: TxnState, placement: BlockPlacement): void {
  * and the difference (entry keys, counters) joins the batch. Entries that only moved (relocation, GC) differ in
  * nothing the index holds, so they add nothing.
  */
-async function stageIndex(s: TxnState): Promise<ReadonlyMap<string, number>> {
-  if (s.dirs.size === 0) return new Map();
+async function stageIndex(s: TxnState): Promise<{ pending: ReadonlyMap<string, number>; counters: ReadonlyMap<string, IndexStats | null> }> {
+  const none = { pending: new Map<string, number>(), counters: new Map<string, IndexStats | null>() };
+  if (s.dirs.size === 0) return none;
   const unread = [...s.dirs.keys()].filter((k) => !s.original.has(k));
   const values = unread.length === 0 ? [] : await s.ctx.cf.dir.getMany(unread);
   unread.forEach((k, i) => {
@@ -104,9 +113,10 @@ async function stageIndex(s: TxnState): Promise<ReadonlyMap<string, number>> {
   const posted = new Map(olds.map((c, i) => [c, pendingValues[i] === undefined]));
   const delta = new IndexDelta();
   for (const c of changes) delta.change(c.before, posted.get(c) ?? false, c.after);
-  if (delta.empty && delta.stats.size === 0) return new Map();
-  for (const op of await indexOps(s.ctx.cf.candidates, delta)) s.ops.push(op);
-  return delta.pending;
+  if (delta.empty && delta.stats.size === 0) return none;
+  const { ops, counters } = await indexOps(s.ctx.cf.candidates, delta, s.ctx.indexCounters);
+  for (const op of ops) s.ops.push(op);
+  return { pending: delta.pending, counters };
 }
 
 /** After a committed batch: the context's pending counts learn what this batch changed. */
