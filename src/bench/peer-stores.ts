@@ -41,7 +41,8 @@ export async function dirBytes(dir: string): Promise<number> {
   for (const e of await readdir(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);
     if (e.isDirectory()) total += await dirBytes(p);
-    else if (e.isFile()) total += await stat(p).then((st) => st.size, (err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? 0 : Promise.reject(err)));
+    // min(size, allocated): a sparse file (akashic's frame files) counts what the disk holds, other files their size.
+    else if (e.isFile()) total += await stat(p).then((st) => Math.min(st.size, st.blocks * 512), (err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? 0 : Promise.reject(err)));
   }
   return total;
 }

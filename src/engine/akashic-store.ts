@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import { FRAMES_DIR } from '../store/file-frame-store.js';
 import { ClassicLevel } from 'classic-level';
 import { stat } from 'node:fs/promises';
 import { AkashicError, invalidArgument } from '../errors.js';
@@ -164,19 +166,19 @@ export class AkashicStore {
       await copy?.remove();
       throw openError(err, options.path);
     }
+    // A classic-level handle given as `db` has a directory too: stats() reports its size, frame files live in it.
+    const handleLocation = (db as unknown as { location?: unknown }).location;
+    const location = options.path ?? (typeof handleLocation === 'string' ? handleLocation : null);
     let core: StoreCore;
     try {
       const explicit = new Set(['blockCapacity', 'blockMaxBytes', 'crossSessionBlocks'].filter((k) => (options as Record<string, unknown>)[k] !== undefined));
-      core = await StoreCore.open(db, resolved, explicit);
+      core = await StoreCore.open(db, resolved, explicit, location === null ? null : join(location, FRAMES_DIR));
     } catch (err) {
       await db.close().catch(() => undefined);
       await copy?.remove();
       // A damaged LevelDB table under the engine's own records is corruption, not an I/O failure.
       throw storageError(err);
     }
-    // A classic-level handle given as `db` has a directory too: stats() reports its size.
-    const handleLocation = (db as unknown as { location?: unknown }).location;
-    const location = options.path ?? (typeof handleLocation === 'string' ? handleLocation : null);
     const store = new AkashicStore(core, location, options.affinity ?? new DefaultAffinityModel());
     store.#workingCopy = copy;
     store.#status = 'open';
@@ -671,6 +673,7 @@ export class AkashicStore {
     await this.#core.flushCounters().catch(() => undefined);
     await this.#pool.close();
     await this.#core.db.close();
+    await this.#core.closeFrames();
     await this.#workingCopy?.remove();
     this.#status = 'closed';
   }

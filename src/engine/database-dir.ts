@@ -1,5 +1,6 @@
 /** Checks of a database path made before LevelDB touches it (LevelDB creates a directory and LOCK even when told not to create), and deleting a database. */
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, rm, stat } from 'node:fs/promises';
+import { FRAMES_DIR } from '../store/file-frame-store.js';
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { AkashicError } from '../errors.js';
@@ -50,4 +51,6 @@ export async function destroyDatabase(path: string): Promise<void> {
   } catch (err) {
     throw destroyError(err, path);
   }
+  // The engine's frame files (database format 4) live beside LevelDB's.
+  await rm(join(path, FRAMES_DIR), { recursive: true, force: true });
 }

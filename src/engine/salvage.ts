@@ -18,6 +18,11 @@ import { rebuildDamagedTables } from '../store/leveldb/table-rebuild.js';
 import { resilientEntries } from '../store/resilient-scan.js';
 import type { FrameRef, FrameStore } from '../store/frame-store.js';
 import { KvFrameStore } from '../store/kv-frame-store.js';
+import { FileFrameStore, FRAMES_DIR } from '../store/file-frame-store.js';
+import { META_FRAMES_KEY } from '../store/keys.js';
+import { decodeBlockInfo } from '../record/block-info.js';
+import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 
 export interface SalvageOptions {
   /**
@@ -96,7 +101,7 @@ export async function salvage(fromPath: string, toPath: string, opts: SalvageOpt
   const src = await openSource(fromPath, opts.repairLevelDb ?? true);
   try {
     const cf = openFamilies(src.db);
-    const frameStore = new KvFrameStore(cf.blocks);
+    const frameStore = await sourceFrames(cf, fromPath);
     const storageErrors: string[] = [...src.damage];
     const onError = (what: string) => (err: unknown, after: string | null) => {
       storageErrors.push(`${what}: unreadable region${after === null ? '' : ` after ${JSON.stringify(after)}`}: ${err instanceof Error ? err.message : String(err)}`);
@@ -181,7 +186,9 @@ export async function salvage(fromPath: string, toPath: string, opts: SalvageOpt
       if (page.length > 0) await flush();
 
       // Pass 2: orphans, in every readable frame.
-      for await (const { blockId, frame, value: v } of frameStore.entries(onError('block frames'))) {
+      // Frame files keep a released block's bytes until its segment goes: only blocks still holding data count.
+      const holding = frameStore instanceof FileFrameStore ? await blocksHoldingData(cf, onError('block infos')) : null;
+      for await (const { blockId, frame, value: v } of frameStore.entries(onError('block frames'), holding === null ? undefined : (b) => holding.has(b))) {
         const fk = frameKey(blockId, frame);
         let f: DecodedFrame;
         try {
@@ -386,4 +393,27 @@ async function openSource(path: string, repair: boolean): Promise<Source> {
     await copy.remove();
     throw new AkashicError('AKASHIC_CORRUPTION', `cannot open salvage source ${path}, even after LevelDB repair of a copy: ${(err as Error).message}`, { cause: err });
   }
+}
+
+/** The source's frames: in frame files when its frames marker says so (readable or not: files are tried first). */
+async function sourceFrames(cf: ColumnFamilies, fromPath: string): Promise<FrameStore> {
+  const kv = new KvFrameStore(cf.blocks);
+  // The marker may sit in a damaged table region: frame files beside the database say it too.
+  const marker = await cf.meta.get(META_FRAMES_KEY).catch(() => undefined);
+  if (marker === undefined && !existsSync(join(fromPath, FRAMES_DIR))) return kv;
+  return new FileFrameStore({ dir: join(fromPath, FRAMES_DIR), durability: 'relaxed', readOnly: true, kv, now: () => Date.now() });
+}
+
+/** Ids of blocks whose info is readable and not released. */
+async function blocksHoldingData(cf: ColumnFamilies, onError: (err: unknown, after: string | null) => void): Promise<Set<number>> {
+  const out = new Set<number>();
+  for await (const [k, v] of resilientEntries(cf.blockInfo, {}, onError)) {
+    try {
+      const info = decodeBlockInfo(v, `block info ${k}`);
+      if (info.state !== 'released') out.add(info.blockId);
+    } catch {
+      // an unreadable info: its block's orphans cannot be told from released data
+    }
+  }
+  return out;
 }

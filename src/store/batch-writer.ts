@@ -77,6 +77,16 @@ export class BatchWriter {
   }
 
   /**
+   * Latches the store read-only after a storage write that failed outside the batch (the frame files written just
+   * before it), and returns the AKASHIC_IO error to throw.
+   */
+  fail(err: unknown): AkashicError {
+    const message = err instanceof Error ? err.message : String(err);
+    this.#failure ??= new AkashicError('AKASHIC_IO', `storage write failed: ${message}`, { cause: err });
+    return new AkashicError('AKASHIC_IO', `storage write failed: ${message}; the store refuses writes until it is closed and reopened`, { cause: err });
+  }
+
+  /**
    * Writes `ops` as one atomic batch, durable per the store's durability option when it resolves. On failure the
    * outcome of this batch is unknown (it may or may not be in the log), the latch closes, and AKASHIC_IO is thrown.
    */

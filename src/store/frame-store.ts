@@ -18,7 +18,10 @@ export interface FrameRef {
 export interface FrameBatch {
   /** Stages the stored bytes of frame `frame` of block `blockId`. The buffer must not change afterwards. */
   put(blockId: number, frame: number, value: Buffer): void;
-  /** Stages the release of a block's frames `0 … frames-1` (its space may be reclaimed once the batch commits). */
+  /**
+   * Stages the release of a block's frames `0 … frames-1`: once the batch commits their bytes are gone from where
+   * frames are kept (deleted, or overwritten), so erased data (purge) does not linger.
+   */
   release(blockId: number, frames: number): void;
   /**
    * Makes the staged frames part of the commit: appends to `ops` what the key-value batch must carry, and writes
@@ -26,8 +29,8 @@ export interface FrameBatch {
    * is a storage write error and the batch must not be written.
    */
   prepare(ops: BatchOp[]): Promise<void>;
-  /** The batch `prepare` fed is durable: what the released blocks held may go. */
-  committed(): void;
+  /** The batch `prepare` fed is durable: what the released blocks held may go. Never rejects. */
+  committed(): Promise<void>;
 }
 
 /** The key-value family a store keeping frames in the key-value store keeps them in. */
@@ -52,10 +55,10 @@ export interface FrameStore {
   /** Frame numbers the store holds for `blockId` (verify: a released block must hold none). */
   framesOf(blockId: number, snapshot?: AbstractSnapshot): AsyncIterable<number>;
   /**
-   * Every readable frame, in (block, frame) order. `onError` hears about unreadable regions, which are skipped
-   * (salvage reads past damage).
+   * Every readable frame (of the blocks `only` accepts, if given). `onError` hears about unreadable regions, which
+   * are skipped (salvage reads past damage).
    */
-  entries(onError: (err: unknown, after: string | null) => void): AsyncIterable<StoredFrame>;
+  entries(onError: (err: unknown, after: string | null) => void, only?: (blockId: number) => boolean): AsyncIterable<StoredFrame>;
   /**
    * The root key-value range that held the frames of blocks `minBlock … maxBlock`, for a compaction that must
    * physically drop them (purge), or null when frames are not kept in the key-value store.

@@ -83,6 +83,11 @@ export function openBlockKey(userId: string, sessionId: string | null, lane: App
 export const META_ENGINE_KEY = 'engine';
 export const META_ACCOUNTING_KEY = 'accounting';
 /**
+ * Present in a database whose block frames live in frame files (database format 4, `file-frame-store.ts`); its value
+ * is the frame-file layout version (u32le, 1). Written when the database is created on a directory.
+ */
+export const META_FRAMES_KEY = 'frames';
+/**
  * Present once the candidate index is complete in database format 3 (postings written by the posting merge, pending
  * keys allowed). A database without it gets its index upgraded (format 2) or rebuilt from the directory (format 1,
  * or a rebuild interrupted by a crash) at the next writable open.

@@ -16,20 +16,29 @@ export class KvFrameStore implements FrameStore {
     this.#blocks = blocks;
   }
 
+  /** The batch operation that stores a frame. */
+  putOp(blockId: number, frame: number, value: Buffer): BatchOp {
+    return { type: 'put', sublevel: this.#blocks, key: frameKey(blockId, frame), value };
+  }
+
+  /** The batch operation that deletes a frame. */
+  delOp(blockId: number, frame: number): BatchOp {
+    return { type: 'del', sublevel: this.#blocks, key: frameKey(blockId, frame) };
+  }
+
   batch(): FrameBatch {
-    const blocks = this.#blocks;
     const staged: BatchOp[] = [];
     return {
-      put(blockId, frame, value) {
-        staged.push({ type: 'put', sublevel: blocks, key: frameKey(blockId, frame), value });
+      put: (blockId, frame, value) => {
+        staged.push(this.putOp(blockId, frame, value));
       },
-      release(blockId, frames) {
-        for (let f = 0; f < frames; f++) staged.push({ type: 'del', sublevel: blocks, key: frameKey(blockId, f) });
+      release: (blockId, frames) => {
+        for (let f = 0; f < frames; f++) staged.push(this.delOp(blockId, f));
       },
       async prepare(ops) {
         for (const op of staged) ops.push(op);
       },
-      committed() {},
+      async committed() {},
     };
   }
 
@@ -46,10 +55,11 @@ export class KvFrameStore implements FrameStore {
     for await (const k of this.#blocks.keys({ gte: range.gte, lt: range.lt, ...(snapshot === undefined ? {} : { snapshot }) })) yield parseInt(k.slice(k.indexOf('.') + 1), 16);
   }
 
-  async *entries(onError: (err: unknown, after: string | null) => void): AsyncIterable<StoredFrame> {
+  async *entries(onError: (err: unknown, after: string | null) => void, only?: (blockId: number) => boolean): AsyncIterable<StoredFrame> {
     for await (const [k, value] of resilientEntries(this.#blocks, {}, onError)) {
       const dot = k.indexOf('.');
-      yield { blockId: parseBlockKey(k.slice(0, dot)), frame: parseInt(k.slice(dot + 1), 16), value };
+      const blockId = parseBlockKey(k.slice(0, dot));
+      if (only === undefined || only(blockId)) yield { blockId, frame: parseInt(k.slice(dot + 1), 16), value };
     }
   }
 

@@ -268,6 +268,8 @@ function compactor(core: StoreCore): ((start: string, end: string) => Promise<vo
  */
 export async function purgeScope(core: StoreCore, scope: PurgeScope, hooks: readonly PurgeHook[] = []): Promise<PurgeReport> {
   const staged = await core.transact((txn) => stagePurge(core, txn, scope, hooks));
+  // Frame files: the released blocks' extents are zeroed now, not after the grace period reads get.
+  await core.lock.run(() => core.eraseReleasedFrames());
   const compact = compactor(core);
   if (compact !== null) {
     for (const [start, end] of staged.ranges) await compact(start, end);

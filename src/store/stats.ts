@@ -1,3 +1,4 @@
+import { FRAMES_DIR } from './file-frame-store.js';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeBlockInfo, invalidRatio } from '../record/block-info.js';
@@ -79,6 +80,8 @@ async function dirSize(path: string): Promise<number> {
       throw err;
     });
     if (s !== null && s.isFile()) total += s.size;
+    // Frame files are sparse (a block's extent holds only what was written): count what the disk allocated.
+    else if (s !== null && s.isDirectory() && name === FRAMES_DIR) total += await allocatedSize(join(path, name));
   }
   return total;
 }
@@ -141,4 +144,14 @@ export async function computeStats(core: StoreCore, location: string | null): Pr
     blockCapacity: core.options.blockCapacity,
     postingMerge: core.postingMergeReport(),
   };
+}
+
+/** Bytes the file system allocated to the files of a directory (st_blocks × 512). */
+async function allocatedSize(path: string): Promise<number> {
+  let total = 0;
+  for (const name of await readdir(path).catch(() => [])) {
+    const s = await stat(join(path, name)).catch(() => null);
+    if (s !== null && s.isFile()) total += s.blocks * 512;
+  }
+  return total;
 }

@@ -1,7 +1,8 @@
 import type { AbstractSnapshot } from 'abstract-level';
 import { BlockCache } from '../block/block-cache.js';
+import { AkashicError } from '../errors.js';
 import { decodeAccounting, emptyAccounting, encodeAccounting, type Accounting } from '../record/accounting.js';
-import type { BlockInfo } from '../record/block-info.js';
+import { decodeBlockInfo, type BlockInfo } from '../record/block-info.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
 import type { DirEntry, SlotRef } from '../record/dir-entry.js';
 import { decodeAllocator, type EngineMeta } from '../record/engine-records.js';
@@ -18,9 +19,10 @@ import type { FrameStore } from './frame-store.js';
 import { GroupCommit } from './group-commit.js';
 import { IndexCounterCache } from './index-counter-cache.js';
 import { openCandidateIndex } from './index-rebuild.js';
+import { FileFrameStore } from './file-frame-store.js';
 import { KvFrameStore } from './kv-frame-store.js';
 import { PostingMerger, type PostingMergeReport } from './posting-merge.js';
-import { ALLOC_NEXT_KEY, META_ACCOUNTING_KEY, blockKey } from './keys.js';
+import { ALLOC_NEXT_KEY, META_ACCOUNTING_KEY, META_ENGINE_KEY, META_FRAMES_KEY, blockKey } from './keys.js';
 import type { Mutation, MutationResult, WriteExtra } from './mutations.js';
 import type { AnyLevel, ResolvedStoreOptions } from './options.js';
 import { checkRecord, listBlockInfos, listEntries, listSessions, listUsers, locateChunks, readChunks, readLiveRecords, readLocated, type ListedEntry, type LocatedRef, type ReadResult } from './read-path.js';
@@ -59,12 +61,13 @@ export class StoreCore {
     meta: EngineMeta,
     accounting: Accounting,
     nextBlockId: number,
+    frames: FrameStore,
   ) {
     this.db = db;
     this.writer = writer;
     this.options = options;
     this.cf = cf;
-    this.frames = new KvFrameStore(cf.blocks);
+    this.frames = frames;
     this.cache = new BlockCache(options.cacheBytes);
     this.meta = meta;
     const cache = this.cache;
@@ -77,8 +80,9 @@ export class StoreCore {
       nextBlockId,
       openRefs: new Map(),
       openInfos: new Map(),
-      onReleased(ids) {
+      onReleased: (ids) => {
         for (const id of ids) cache.evictBlock(blockKey(id) + '.');
+        this.#retireSegments(false);
       },
       pendingPostings: new Map(),
       onPending: (users) => this.#postings.schedule(users),
@@ -95,7 +99,8 @@ export class StoreCore {
   /**
    * Forgets what this process holds of the database, as a process restart would: empties the frame cache and
    * closes and reopens the key-value store (classic-level memory-maps its table files, and the kernel never drops
-   * mapped pages, so without the reopen every region read once stays resident). For cold-read benchmarks.
+   * mapped pages, so without the reopen every region read once stays resident). Frame files stay open: they are
+   * read with `pread`, which the page-cache drop makes cold, as SQLite's file stays open. For cold-read benchmarks.
    * REQUIRES: no operation in flight on this store.
    */
   async reopenForColdRead(): Promise<void> {
@@ -109,10 +114,12 @@ export class StoreCore {
    * Opens (creating if needed) the engine on an abstract-level database that is already open. `explicit` names
    * the layout options the caller set (`openEngineMeta`).
    */
-  static async open(db: AnyLevel, given: ResolvedStoreOptions, explicit: ReadonlySet<string> = new Set()): Promise<StoreCore> {
+  static async open(db: AnyLevel, given: ResolvedStoreOptions, explicit: ReadonlySet<string> = new Set(), framesDir: string | null = null): Promise<StoreCore> {
     const cf = openFamilies(db);
     const writer = new BatchWriter(db, given);
+    const isNew = (await cf.meta.get(META_ENGINE_KEY)) === undefined;
     const { meta, options } = await openEngineMeta(cf, writer, given, explicit);
+    const frames = await openFrameStore(cf, writer, options, framesDir, isNew);
     const acctValue = await cf.meta.get(META_ACCOUNTING_KEY);
     const accounting = acctValue === undefined ? emptyAccounting() : decodeAccounting(acctValue, 'accounting');
     const allocValue = await cf.alloc.get(ALLOC_NEXT_KEY);
@@ -120,10 +127,39 @@ export class StoreCore {
     // The candidate index (database formats 2 and 3): upgraded, or built from the directory, here. Read-only, an
     // index-less database is read by scanning the directory instead.
     const index = await openCandidateIndex(cf, writer, options.readOnly);
-    const core = new StoreCore(db, cf, options, writer, meta, accounting, nextBlockId);
+    const core = new StoreCore(db, cf, options, writer, meta, accounting, nextBlockId, frames);
+    await core.#retireSegments(true);
     core.indexReady = index.ready;
     for (const [user, n] of index.pending) core.ctx.pendingPostings.set(user, n);
     return core;
+  }
+
+  /**
+   * Deletes frame files none of whose blocks holds data: at open every segment file is checked (a crash may have
+   * come between a release and the deletion); afterwards those that releases emptied, after a grace period.
+   * A failure is left for the next attempt (the space stays allocated; nothing is lost).
+   */
+  #retireSegments(all: boolean): Promise<void> {
+    const frames = this.frames;
+    if (!(frames instanceof FileFrameStore) || this.options.readOnly) return Promise.resolve();
+    const live = async (blockId: number): Promise<boolean> => {
+      const v = await this.cf.blockInfo.get(blockKey(blockId));
+      return v !== undefined && decodeBlockInfo(v, `block info ${blockKey(blockId)}`).state !== 'released';
+    };
+    return Promise.all([frames.erase(false), frames.retire(live, this.ctx.nextBlockId, all)]).then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  /** Zeroes, now, what released blocks left in frame files (purge; docs/format.md "Frame files"). REQUIRES: the write lock. */
+  async eraseReleasedFrames(): Promise<void> {
+    if (this.frames instanceof FileFrameStore) await this.frames.erase(true);
+  }
+
+  /** Closes the frame files (after the key-value store closed). */
+  async closeFrames(): Promise<void> {
+    if (this.frames instanceof FileFrameStore) await this.frames.closeFiles();
   }
 
   /** The background posting merges: pending chunks and failures (stats). */
@@ -270,4 +306,25 @@ export class StoreCore {
   coAccess(userId: string, ids?: readonly string[]): Promise<{ accesses: Map<string, number>; pairs: Map<string, number> }> {
     return readCoAccess(this.cf, this.coAccessBuffer, userId, ids);
   }
+}
+
+/**
+ * Frames in frame files (database format 4) for a database that has the frames marker, or that is created now on a
+ * directory; otherwise in the key-value store (databases written before frame files, and in-memory backends).
+ */
+async function openFrameStore(cf: ColumnFamilies, writer: BatchWriter, options: ResolvedStoreOptions, framesDir: string | null, isNew: boolean): Promise<FrameStore> {
+  const kv = new KvFrameStore(cf.blocks);
+  const marker = await cf.meta.get(META_FRAMES_KEY);
+  if (marker === undefined && !(isNew && framesDir !== null && !options.readOnly)) return kv;
+  if (framesDir === null) {
+    throw new AkashicError('AKASHIC_INVALID_ARGUMENT', 'this database keeps its block frames in files beside it: open it with options.path, or a classic-level handle');
+  }
+  if (marker === undefined) {
+    const v = Buffer.alloc(4);
+    v.writeUInt32LE(1, 0);
+    await writer.write([{ type: 'put', sublevel: cf.meta, key: META_FRAMES_KEY, value: v }]);
+  } else if (marker.length !== 4 || marker.readUInt32LE(0) !== 1) {
+    throw new AkashicError('AKASHIC_FORMAT_VERSION', `frame files of layout ${marker.length === 4 ? marker.readUInt32LE(0) : '?'}; this engine reads layout 1`);
+  }
+  return new FileFrameStore({ dir: framesDir, durability: options.durability, readOnly: options.readOnly, kv, now: () => Date.now() });
 }

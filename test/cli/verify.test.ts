@@ -4,7 +4,7 @@ import { encodeDirEntry } from '../../src/record/dir-entry.js';
 import { dirKey, frameKey } from '../../src/store/keys.js';
 import { verifyToSink } from '../../src/admin/verify-listing.js';
 import { openStoreForTool } from '../../src/admin/open-store.js';
-import { openWithRawFamilies } from '../helpers/raw-families.js';
+import { openWithRawFamilies, rawFrames } from '../helpers/raw-families.js';
 import { buildSample, lines, runCli, tempDir } from './fixtures.js';
 
 const quiet = { gc: { intervalMs: 0 }, durability: 'relaxed' } as const;
@@ -33,10 +33,11 @@ describe('verify', () => {
       const first = (await store.list('alice').next()).value!;
       const loc = first.entry.location!;
       key = frameKey(loc.blockId, loc.frame);
-      const value = (await raw.blocks.get(key))!;
+      const frames = rawFrames(raw, db);
+      const value = (await frames.get(loc.blockId, loc.frame))!;
       const damaged = Buffer.from(value);
       damaged[damaged.length >> 1]! ^= 0x40;
-      await raw.blocks.put(key, damaged);
+      await frames.put(loc.blockId, loc.frame, damaged);
     } finally {
       await store.close();
     }

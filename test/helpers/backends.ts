@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { MemoryLevel } from 'memory-level';
 import { AkashicStore, type AkashicStoreOptions, type ChunkRef } from '../../src/index.js';
-import { rawFamilies, type ColumnFamilies } from './raw-families.js';
+import { rawFamilies, rawFrames, type ColumnFamilies, type RawFrames } from './raw-families.js';
 
 /**
  * The backends every shared suite runs against. `reopen` gives a store over the same data after `close()`.
@@ -20,6 +20,8 @@ export interface Backend {
   cleanup(): Promise<void>;
   /** Fault injection: the column families under the store opened last (see raw-families.ts). */
   raw(): ColumnFamilies;
+  /** Fault injection: the stored frames under the store opened last, wherever they are kept. */
+  frames(): RawFrames;
 }
 
 const quiet: Partial<AkashicStoreOptions> = { gc: { intervalMs: 0 }, durability: 'relaxed' };
@@ -40,7 +42,7 @@ export const BACKENDS: readonly { name: string; make: () => Promise<Backend> }[]
         if (db === null) throw new Error('no store opened yet');
         return rawFamilies(db);
       };
-      return { name: 'classic-level', onDisk: true, path, open, reopen: open, cleanup: () => rm(dir, { recursive: true, force: true }), raw };
+      return { name: 'classic-level', onDisk: true, path, open, reopen: open, cleanup: () => rm(dir, { recursive: true, force: true }), raw, frames: () => rawFrames(raw(), path) };
     },
   },
   {
@@ -48,7 +50,7 @@ export const BACKENDS: readonly { name: string; make: () => Promise<Backend> }[]
     async make() {
       const db = new MemoryLevel({ keyEncoding: 'utf8', valueEncoding: 'buffer' });
       const open = (o: Partial<AkashicStoreOptions> = {}): Promise<AkashicStore> => AkashicStore.open({ ...quiet, ...o, db });
-      return { name: 'memory-level', onDisk: false, path: null, open, reopen: open, cleanup: async () => undefined, raw: () => rawFamilies(db) };
+      return { name: 'memory-level', onDisk: false, path: null, open, reopen: open, cleanup: async () => undefined, raw: () => rawFamilies(db), frames: () => rawFrames(rawFamilies(db), null) };
     },
   },
 ];

@@ -179,7 +179,8 @@ describe('a damaged LevelDB table file', () => {
       expect(damage.length, `flip at byte ${at} of ${buf.length}`).toBe(1);
       found++;
     }
-    expect(found).toBeGreaterThan(4000);
+    // Thousands of places (the table holds the directory and index; block frames live in frame files).
+    expect(found).toBeGreaterThan(2000);
   });
 
   it.each(Array.from({ length: 24 }, (_, i) => i))('flip #%s of the sampled places: refused or harmless, never a crash; salvage recovers the rest', async (i) => {

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AkashicStore } from '../../src/index.js';
 import { decodeDirEntry, encodeDirEntry } from '../../src/record/dir-entry.js';
-import { dirKey, frameKey, blockKey } from '../../src/store/keys.js';
+import { dirKey, blockKey } from '../../src/store/keys.js';
 import { BACKENDS, type Backend } from '../helpers/backends.js';
 import type { ColumnFamilies } from '../helpers/raw-families.js';
 import { flipped, seedStore, type Seeded } from './helpers.js';
@@ -47,8 +47,7 @@ describe.each(BACKENDS)('corruption on $name', ({ make }) => {
     const seeded = await seedStore(store, ['alice', 'bob'], 16, 4);
     const where = await locations(be.raw(), seeded);
     const victim = where.get(keyOf(seeded[4]!))!;
-    const fk = frameKey(victim, 0);
-    await be.raw().blocks.put(fk, flipped((await be.raw().blocks.get(fk))!));
+    await be.frames().put(victim, 0, flipped((await be.frames().get(victim, 0))!));
     const damaged = new Set([...where].filter(([, b]) => b === victim).map(([k]) => k));
     expect(damaged.size).toBe(4);
     await expectReads(store, seeded, damaged);
@@ -82,9 +81,8 @@ describe.each(BACKENDS)('corruption on $name', ({ make }) => {
     const seeded = await seedStore(store, ['alice'], 16, 4);
     const where = await locations(be.raw(), seeded);
     const [b1, b2] = [where.get(keyOf(seeded[0]!))!, where.get(keyOf(seeded[12]!))!];
-    const fk = frameKey(b1, 0);
-    const frame = (await be.raw().blocks.get(fk))!;
-    await be.raw().blocks.put(fk, frame.subarray(0, frame.length - 7));
+    const frame = (await be.frames().get(b1, 0))!;
+    await be.frames().put(b1, 0, frame.subarray(0, frame.length - 7));
     const info = (await be.raw().blockInfo.get(blockKey(b2)))!;
     await be.raw().blockInfo.put(blockKey(b2), info.subarray(0, 5));
     const damaged = new Set([...where].filter(([, b]) => b === b1).map(([k]) => k));

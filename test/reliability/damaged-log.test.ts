@@ -13,7 +13,11 @@ import { buildSample, runMain, tempDir } from '../cli/fixtures.js';
 /** Name → SHA-256 of every file in the directory. */
 async function hashes(dir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
-  for (const name of (await readdir(dir)).sort()) out[name] = createHash('sha256').update(await readFile(join(dir, name))).digest('hex');
+  for (const e of (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    // The engine's frame files live in a subdirectory.
+    if (e.isDirectory()) for (const [k, v] of Object.entries(await hashes(join(dir, e.name)))) out[`${e.name}/${k}`] = v;
+    else out[e.name] = createHash('sha256').update(await readFile(join(dir, e.name))).digest('hex');
+  }
   return out;
 }
 

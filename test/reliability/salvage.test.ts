@@ -9,9 +9,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AkashicStore, type ChunkRecord } from '../../src/index.js';
 import { AkashicMemory } from '../../src/memattention/index.js';
 import { decodeDirEntry, encodeDirEntry } from '../../src/record/dir-entry.js';
-import { blockKey, dirKey, frameKey } from '../../src/store/keys.js';
+import { blockKey, dirKey } from '../../src/store/keys.js';
 import { salvage } from '../../src/engine/salvage.js';
-import { openWithRawFamilies } from '../helpers/raw-families.js';
+import { openWithRawFamilies, rawFrames } from '../helpers/raw-families.js';
 import { flipped, seedStore, type Seeded } from './helpers.js';
 
 const keyOf = (s: Seeded): string => dirKey(s.userId, s.sessionId, s.chunkId);
@@ -63,8 +63,8 @@ describe('salvage', () => {
     const loc = async (s: Seeded) => decodeDirEntry((await cf.dir.get(keyOf(s)))!, 'test').location!;
     // 1. Flipped bytes in a frame of bob's: every live chunk of that frame is lost.
     const l = await loc(seeded[40]!);
-    const fk = frameKey(l.blockId, l.frame);
-    await cf.blocks.put(fk, flipped((await cf.blocks.get(fk))!));
+    const frames = rawFrames(cf, src);
+    await frames.put(l.blockId, l.frame, flipped((await frames.get(l.blockId, l.frame))!));
     const lost = new Set<string>();
     for (const [k] of before) {
       const e = decodeDirEntry((await cf.dir.get(k))!, 'test');

@@ -15,9 +15,11 @@ import { seedStore } from './helpers.js';
 
 async function digest(dir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
-  for (const name of (await readdir(dir)).sort()) {
-    if (name === 'LOCK') continue;
-    out[name] = createHash('sha256').update(await readFile(join(dir, name))).digest('hex');
+  for (const e of (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    if (e.name === 'LOCK') continue;
+    // The engine's frame files live in a subdirectory.
+    if (e.isDirectory()) for (const [k, v] of Object.entries(await digest(join(dir, e.name)))) out[`${e.name}/${k}`] = v;
+    else out[e.name] = createHash('sha256').update(await readFile(join(dir, e.name))).digest('hex');
   }
   return out;
 }

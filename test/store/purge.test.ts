@@ -111,10 +111,13 @@ describe.each(BACKENDS)('purge on $name', ({ make }) => {
   });
 });
 
-/** Every file under `dir`, read whole. */
+/** Every file under `dir` (frame files in its subdirectory included), read whole. */
 async function filesOf(dir: string): Promise<{ name: string; bytes: Buffer }[]> {
-  const out = [];
-  for (const name of await readdir(dir)) out.push({ name, bytes: await readFile(join(dir, name)) });
+  const out: { name: string; bytes: Buffer }[] = [];
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    if (e.isDirectory()) out.push(...(await filesOf(join(dir, e.name))).map((f) => ({ name: `${e.name}/${f.name}`, bytes: f.bytes })));
+    else out.push({ name: e.name, bytes: await readFile(join(dir, e.name)) });
+  }
   return out;
 }
 

@@ -44,7 +44,12 @@ export async function commitTxn(s: TxnState, placement: BlockPlacement, onBatch:
   s.acct.retrievals = s.ctx.accounting.retrievals;
   s.acct.retrievalBlocks = s.ctx.accounting.retrievalBlocks;
   s.ops.push({ type: 'put', sublevel: cf.meta, key: META_ACCOUNTING_KEY, value: encodeAccounting(s.acct) });
-  await s.frames.prepare(s.ops);
+  s.ctx.writer.check();
+  try {
+    await s.frames.prepare(s.ops);
+  } catch (err) {
+    throw s.ctx.writer.fail(err);
+  }
   onBatch();
   try {
     await s.ctx.writer.write(s.ops);
@@ -54,7 +59,7 @@ export async function commitTxn(s: TxnState, placement: BlockPlacement, onBatch:
   }
   if (s.rawIndex) s.ctx.indexCounters.clear();
   else s.ctx.indexCounters.publish(counters);
-  s.frames.committed();
+  await s.frames.committed();
   s.acct.retrievals = s.ctx.accounting.retrievals;
   s.acct.retrievalBlocks = s.ctx.accounting.retrievalBlocks;
   s.ctx.accounting = s.acct;

@@ -1,0 +1,389 @@
+import type { AbstractSnapshot } from 'abstract-level';
+import { mkdirSync, readdirSync, unlinkSync } from 'node:fs';
+import { open, readdir, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import type { FrameBatch, FrameRef, FrameStore, StoredFrame } from './frame-store.js';
+import type { KvFrameStore } from './kv-frame-store.js';
+
+/**
+ * Frozen layout of frame files (docs/format.md, "Frame files"). Block `b` owns the extent of `EXTENT_BYTES` bytes at
+ * offset `(b mod BLOCKS_PER_SEGMENT) × EXTENT_BYTES` of segment file `frames/<b div BLOCKS_PER_SEGMENT>.seg`; its
+ * frames are laid end to end from the extent's start, each a header then the frame's stored bytes. A block's
+ * address is a function of its id, so a read needs no lookup: one `pread` of the extent (holes read as zeros and
+ * cost no I/O). A frame that does not fit in what is left of its extent, and every later frame of that block, is
+ * kept in the key-value store instead (`blk` family, as in database format 3).
+ */
+/** The frame files' directory, inside the database directory. */
+export const FRAMES_DIR = 'frames';
+export const EXTENT_BYTES = 256 * 1024;
+export const BLOCKS_PER_SEGMENT = 16;
+/** Frame header: magic u32, frame number u32, length u32, CRC-32 of the 12 bytes before it, all little-endian. */
+export const FRAME_HEADER_BYTES = 16;
+const MAGIC = 0x31524b41; // "AKR1" little-endian
+
+function segmentOf(blockId: number): number {
+  return Math.floor(blockId / BLOCKS_PER_SEGMENT);
+}
+
+/** Byte offset of block `blockId`'s extent in its segment file. */
+export function extentOffset(blockId: number): number {
+  return (blockId % BLOCKS_PER_SEGMENT) * EXTENT_BYTES;
+}
+
+function segmentName(seg: number): string {
+  return seg.toString(16).padStart(10, '0') + '.seg';
+}
+
+/** The segment file holding block `blockId`'s extent, under the frames directory `dir`. */
+export function segmentPath(dir: string, blockId: number): string {
+  return join(dir, segmentName(segmentOf(blockId)));
+}
+
+/** A frame header (docs/format.md, "Frame files"). */
+export function frameHeader(frame: number, length: number): Buffer {
+  const h = Buffer.allocUnsafe(FRAME_HEADER_BYTES);
+  h.writeUInt32LE(MAGIC, 0);
+  h.writeUInt32LE(frame, 4);
+  h.writeUInt32LE(length, 8);
+  h.writeUInt32LE(crc32(h.subarray(0, 12)) >>> 0, 12);
+  return h;
+}
+
+/** The frames laid in one extent, in order, up to the first header that is not frame k's (end, garbage, torn). */
+function parseExtent(extent: Buffer): { frames: Buffer[]; end: number } {
+  const frames: Buffer[] = [];
+  let at = 0;
+  while (at + FRAME_HEADER_BYTES <= extent.length) {
+    if (extent.readUInt32LE(at) !== MAGIC) break;
+    if (extent.readUInt32LE(at + 4) !== frames.length) break;
+    if (extent.readUInt32LE(at + 12) !== crc32(extent.subarray(at, at + 12)) >>> 0) break;
+    const len = extent.readUInt32LE(at + 8);
+    if (at + FRAME_HEADER_BYTES + len > extent.length) break;
+    frames.push(extent.subarray(at + FRAME_HEADER_BYTES, at + FRAME_HEADER_BYTES + len));
+    at += FRAME_HEADER_BYTES + len;
+  }
+  return { frames, end: at };
+}
+
+/** The first read of a block's extent; a block whose frames run past it costs a second read. */
+const FIRST_READ_BYTES = 32 * 1024;
+
+/** Whether the walk of a partial extent stops at its end because a frame (or header) continues past it. */
+function runsPast(head: Buffer): boolean {
+  let at = 0;
+  let k = 0;
+  for (;;) {
+    if (at + FRAME_HEADER_BYTES > head.length) return true;
+    if (head.readUInt32LE(at) !== MAGIC || head.readUInt32LE(at + 4) !== k || head.readUInt32LE(at + 12) !== crc32(head.subarray(at, at + 12)) >>> 0) return false;
+    at += FRAME_HEADER_BYTES + head.readUInt32LE(at + 8);
+    k++;
+    if (at > head.length) return true;
+  }
+}
+
+/** How long a dead segment file stays before it is deleted, so that a read that took its snapshot earlier finds it. */
+const DEAD_SEGMENT_GRACE_MS = 10_000;
+
+export interface FileFrameStoreOptions {
+  readonly dir: string;
+  readonly durability: 'sync' | 'relaxed';
+  readonly readOnly: boolean;
+  /** Frames that overflow their extent, and frames of databases written before frame files. */
+  readonly kv: KvFrameStore;
+  /** The clock (ms) for the dead segments' grace period. */
+  readonly now: () => number;
+}
+
+/**
+ * Block frames in segment files under the database directory (database format 4), read with one `pread` per block.
+ *
+ * Durability: a commit's frames are written (and with `durability: 'sync'` fdatasync'ed) before its key-value batch,
+ * so a batch never references a frame that is not on disk. A crash can leave frames no batch references: past the
+ * end of an open block's committed frames (the next commit overwrites them) or in a block id no batch allocated
+ * (never read). Damage (a torn or flipped frame) is caught by the frame's own checksum when it is decoded.
+ *
+ * Space: a segment file is deleted once none of its blocks holds data (`retire`); until then its released extents
+ * keep their space. REQUIRES for writes: the store's write lock (commits are serialized).
+ */
+export class FileFrameStore implements FrameStore {
+  readonly #o: FileFrameStoreOptions;
+  readonly #handles = new Map<number, Promise<FileHandle | null>>();
+  /** Where the next frame of a block goes: block → [next frame number, byte offset in its extent] (open blocks). */
+  readonly #ends = new Map<number, [number, number]>();
+  readonly #dead = new Map<number, number>();
+  #dirReady = false;
+
+  constructor(o: FileFrameStoreOptions) {
+    this.#o = o;
+  }
+
+  #handle(seg: number, create: boolean): Promise<FileHandle | null> {
+    const known = this.#handles.get(seg);
+    if (known !== undefined) return known.then((h) => (h === null && create ? this.#reopen(seg, create) : h));
+    return this.#reopen(seg, create);
+  }
+
+  #reopen(seg: number, create: boolean): Promise<FileHandle | null> {
+    const path = join(this.#o.dir, segmentName(seg));
+    const p = (async () => {
+      try {
+        return await open(path, this.#o.readOnly ? 'r' : 'r+');
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+        if (!create) return null;
+        if (!this.#dirReady) {
+          mkdirSync(this.#o.dir, { recursive: true });
+          this.#dirReady = true;
+        }
+        return await open(path, 'w+');
+      }
+    })();
+    this.#handles.set(seg, p);
+    p.catch(() => this.#handles.delete(seg));
+    return p;
+  }
+
+  /** Closes every open segment file (the next access reopens it). */
+  async closeFiles(): Promise<void> {
+    const hs = [...this.#handles.values()];
+    this.#handles.clear();
+    for (const h of hs) await (await h.catch(() => null))?.close();
+  }
+
+  /**
+   * The block's extent, read up to the end of its frames: a first read of `FIRST_READ_BYTES` (most blocks end
+   * within it; reading the whole reserved extent would make the kernel fill page-cache pages for its holes), and the
+   * rest of the extent only when the frames run past it. The buffer is the caller's.
+   */
+  async #readExtent(blockId: number): Promise<Buffer | null> {
+    const h = await this.#handle(segmentOf(blockId), false);
+    if (h === null) return null;
+    const at = extentOffset(blockId);
+    const first = Buffer.allocUnsafe(FIRST_READ_BYTES);
+    const { bytesRead } = await h.read(first, 0, FIRST_READ_BYTES, at);
+    const head = first.subarray(0, bytesRead);
+    if (bytesRead < FIRST_READ_BYTES || !runsPast(head)) return head;
+    const whole = Buffer.allocUnsafe(EXTENT_BYTES);
+    head.copy(whole);
+    const rest = await h.read(whole, FIRST_READ_BYTES, EXTENT_BYTES - FIRST_READ_BYTES, at + FIRST_READ_BYTES);
+    return whole.subarray(0, FIRST_READ_BYTES + rest.bytesRead);
+  }
+
+  /**
+   * Where frame `frame` of a block goes, given that the block has exactly `frame` committed frames: the byte offset
+   * after its first `frame` frames in the extent, or null when fewer are there (an earlier frame overflowed to the
+   * key-value store). Frames past them are uncommitted leftovers of a failed commit and get overwritten.
+   */
+  async #slotFor(blockId: number, frame: number): Promise<number | null> {
+    const known = this.#ends.get(blockId);
+    if (known !== undefined && known[0] === frame) return known[1];
+    if (frame === 0) return 0;
+    const extent = await this.#readExtent(blockId);
+    if (extent === null) return null;
+    let at = 0;
+    const { frames } = parseExtent(extent);
+    if (frames.length < frame) return null;
+    for (let f = 0; f < frame; f++) at += FRAME_HEADER_BYTES + frames[f]!.length;
+    return at;
+  }
+
+  batch(): FrameBatch {
+    const puts: { blockId: number; frame: number; value: Buffer }[] = [];
+    const released: [number, number][] = [];
+    const advanced = new Map<number, [number, number]>();
+    return {
+      put: (blockId, frame, value) => {
+        puts.push({ blockId, frame, value });
+      },
+      release: (blockId, frames) => {
+        released.push([blockId, frames]);
+      },
+      prepare: async (ops) => {
+        const touched = new Set<FileHandle>();
+        let created = false;
+        for (const p of puts) {
+          const a = advanced.get(p.blockId);
+          const offset = a !== undefined ? (a[0] === p.frame ? a[1] : null) : await this.#slotFor(p.blockId, p.frame);
+          const size = FRAME_HEADER_BYTES + p.value.length;
+          if (offset !== null && offset + size <= EXTENT_BYTES) {
+            const seg = segmentOf(p.blockId);
+            if (!created && !this.#handles.has(seg)) created = true;
+            const h = (await this.#handle(seg, true))!;
+            // Header, frame, and a zeroed header after it (when it fits): leftovers of a failed commit end there.
+            const tail = Math.min(FRAME_HEADER_BYTES, EXTENT_BYTES - offset - size);
+            const out = Buffer.concat([frameHeader(p.frame, p.value.length), p.value, Buffer.alloc(tail)]);
+            await h.write(out, 0, out.length, extentOffset(p.blockId) + offset);
+            touched.add(h);
+            advanced.set(p.blockId, [p.frame + 1, offset + size]);
+          } else {
+            // Overflow: this frame and every later one of the block live in the key-value store.
+            ops.push(this.#o.kv.putOp(p.blockId, p.frame, p.value));
+            advanced.set(p.blockId, [-1, EXTENT_BYTES]);
+          }
+        }
+        // Frames that overflowed into the key-value store (and those of older databases) go with the batch.
+        for (const [blockId, frames] of released) for (let f = 0; f < frames; f++) ops.push(this.#o.kv.delOp(blockId, f));
+        if (this.#o.durability === 'sync') {
+          for (const h of touched) await h.datasync();
+          if (created) await syncDir(this.#o.dir);
+        }
+      },
+      committed: async () => {
+        for (const [b, e] of advanced) this.#ends.set(b, e);
+        const now = this.#o.now();
+        for (const [b] of released) {
+          this.#ends.delete(b);
+          if (!this.#dead.has(segmentOf(b))) this.#dead.set(segmentOf(b), -1);
+          this.#toErase.set(b, now);
+        }
+      },
+    };
+  }
+
+  /** Released blocks whose extents are still to be zeroed, with when they were released. */
+  readonly #toErase = new Map<number, number>();
+
+  /**
+   * Zeroes the extents of blocks released at least `DEAD_SEGMENT_GRACE_MS` ago (all of them with `now`), so released
+   * data (purged data included) does not linger until the segment file goes. The grace lets a read that took its
+   * LevelDB snapshot before the release still find the bytes. A failure leaves them until the segment goes.
+   */
+  async erase(now: boolean): Promise<void> {
+    const t = this.#o.now();
+    for (const [b, at] of [...this.#toErase]) {
+      if (!now && t - at < DEAD_SEGMENT_GRACE_MS) continue;
+      this.#toErase.delete(b);
+      await this.#erase(b).catch(() => undefined);
+    }
+  }
+
+  async #erase(blockId: number): Promise<void> {
+    const extent = await this.#readExtent(blockId);
+    if (extent === null) return;
+    const { end } = parseExtent(extent);
+    if (end === 0) return;
+    const h = (await this.#handle(segmentOf(blockId), false))!;
+    await h.write(Buffer.alloc(end + FRAME_HEADER_BYTES > EXTENT_BYTES ? end : end + FRAME_HEADER_BYTES), 0, undefined, extentOffset(blockId));
+    if (this.#o.durability === 'sync') await h.datasync();
+  }
+
+  async getMany(refs: readonly FrameRef[], snapshot?: AbstractSnapshot): Promise<(Buffer | undefined)[]> {
+    const blocks = new Map<number, Promise<Buffer[]>>();
+    for (const r of refs) {
+      if (!blocks.has(r.blockId)) blocks.set(r.blockId, this.#readExtent(r.blockId).then((e) => (e === null ? [] : parseExtent(e).frames)));
+    }
+    const out: (Buffer | undefined)[] = new Array(refs.length);
+    const kv: number[] = [];
+    for (let i = 0; i < refs.length; i++) {
+      const r = refs[i]!;
+      const frames = await blocks.get(r.blockId)!;
+      if (r.frame < frames.length) out[i] = frames[r.frame];
+      else kv.push(i);
+    }
+    if (kv.length > 0) {
+      const values = await this.#o.kv.getMany(
+        kv.map((i) => refs[i]!),
+        snapshot,
+      );
+      kv.forEach((i, k) => (out[i] = values[k]));
+    }
+    return out;
+  }
+
+  /**
+   * The block's frames held in the key-value store. A released block's extent keeps its bytes until its segment
+   * file goes (nothing reads them: no directory entry or block info points there), so they are not listed.
+   */
+  framesOf(blockId: number, snapshot?: AbstractSnapshot): AsyncIterable<number> {
+    return this.#o.kv.framesOf(blockId, snapshot);
+  }
+
+  async *entries(onError: (err: unknown, after: string | null) => void, only?: (blockId: number) => boolean): AsyncIterable<StoredFrame> {
+    let names: string[] = [];
+    try {
+      names = (await readdir(this.#o.dir)).filter((n) => n.endsWith('.seg')).sort();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') onError(err, null);
+    }
+    for (const name of names) {
+      const seg = parseInt(name, 16);
+      for (let i = 0; i < BLOCKS_PER_SEGMENT; i++) {
+        const blockId = seg * BLOCKS_PER_SEGMENT + i;
+        if (only !== undefined && !only(blockId)) continue;
+        let extent: Buffer | null;
+        try {
+          extent = await this.#readExtent(blockId);
+        } catch (err) {
+          onError(err, name);
+          continue;
+        }
+        if (extent === null) continue;
+        const { frames } = parseExtent(extent);
+        for (let f = 0; f < frames.length; f++) yield { blockId, frame: f, value: frames[f]! };
+      }
+    }
+    for await (const e of this.#o.kv.entries(onError)) if (only === undefined || only(e.blockId)) yield e;
+  }
+
+  keyRange(minBlock: number, maxBlock: number): [string, string] {
+    return this.#o.kv.keyRange(minBlock, maxBlock);
+  }
+
+  /**
+   * Deletes segment files none of whose blocks holds data: `live(blockId)` says whether a block still does, and
+   * `allocatedBelow` is the first block id not yet handed out (a segment reaching past it may still be written).
+   * Segments that died in this process wait `DEAD_SEGMENT_GRACE_MS` first. Returns the number deleted.
+   */
+  async retire(live: (blockId: number) => Promise<boolean>, allocatedBelow: number, all: boolean): Promise<number> {
+    if (this.#o.readOnly) return 0;
+    let segs: number[];
+    if (all) {
+      try {
+        segs = readdirSync(this.#o.dir).filter((n) => n.endsWith('.seg')).map((n) => parseInt(n, 16));
+      } catch {
+        return 0;
+      }
+    } else {
+      segs = [...this.#dead.keys()];
+    }
+    const now = this.#o.now();
+    let n = 0;
+    for (const seg of segs) {
+      if ((seg + 1) * BLOCKS_PER_SEGMENT > allocatedBelow) continue;
+      let dead = true;
+      for (let i = 0; i < BLOCKS_PER_SEGMENT && dead; i++) if (await live(seg * BLOCKS_PER_SEGMENT + i)) dead = false;
+      if (!dead) {
+        this.#dead.delete(seg);
+        continue;
+      }
+      const since = this.#dead.get(seg);
+      if (!all && (since === undefined || since < 0)) {
+        this.#dead.set(seg, now);
+        continue;
+      }
+      if (!all && now - since! < DEAD_SEGMENT_GRACE_MS) continue;
+      const h = this.#handles.get(seg);
+      this.#handles.delete(seg);
+      await (await h?.catch(() => null))?.close();
+      try {
+        unlinkSync(join(this.#o.dir, segmentName(seg)));
+        n++;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      }
+      this.#dead.delete(seg);
+    }
+    return n;
+  }
+}
+
+/** fsyncs a directory, so that a file created in it survives a crash. */
+async function syncDir(dir: string): Promise<void> {
+  const h = await open(dir, 'r');
+  try {
+    await h.sync();
+  } finally {
+    await h.close();
+  }
+}
