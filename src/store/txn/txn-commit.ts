@@ -48,6 +48,7 @@ export async function commitTxn(s: TxnState, placement: BlockPlacement, onBatch:
   try {
     await s.frames.prepare(s.ops);
   } catch (err) {
+    s.ctx.indexCounters.clear();
     throw s.ctx.writer.fail(err);
   }
   onBatch();
