@@ -82,7 +82,9 @@ export class StoreCore {
       openInfos: new Map(),
       onReleased: (ids) => {
         for (const id of ids) cache.evictBlock(blockKey(id) + '.');
-        this.#retireSegments(false);
+        // Queued behind the commit that released them, under the write lock: no commit can be writing frames into
+        // a segment while it is judged dead (a GC block id reserved in it has no info until its commit).
+        void this.lock.run(() => this.#retireSegments(false));
       },
       pendingPostings: new Map(),
       onPending: (users) => this.#postings.schedule(users),
