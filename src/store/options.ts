@@ -37,7 +37,11 @@ export interface StoreOptions {
   readonly cacheBytes?: number;
   /** 'sync' fsyncs every commit before it is acknowledged; 'relaxed' leaves it to the OS. Default 'sync'. */
   readonly durability?: 'sync' | 'relaxed';
-  /** zstd level for block frames. Default 3. */
+  /**
+   * zstd level for block frames and history records (1–19, validated). Default 3. Note: the bundled
+   * `@mongodb-js/zstd` 1.2 does not pass a level to its encoder, so every frame is compressed at zstd's default
+   * level (3) whatever is set here; the option is kept so that a binding that honours it changes nothing else.
+   */
   readonly zstdLevel?: number;
   readonly gc?: GcOptions;
   /** Open read-only where the backend allows (classic-level: no writes are issued; the lock is still taken). */
