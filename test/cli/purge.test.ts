@@ -4,9 +4,14 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildSample, openStore, runCli, runMain, tempDir } from './fixtures.js';
 
+/** Files under `dir` (the frame files' subdirectory included) whose bytes hold `marker`. */
 async function filesHolding(dir: string, marker: string): Promise<string[]> {
   const out: string[] = [];
-  for (const name of await readdir(dir)) if ((await readFile(join(dir, name))).includes(Buffer.from(marker))) out.push(name);
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) out.push(...(await filesHolding(path, marker)).map((n) => `${e.name}/${n}`));
+    else if ((await readFile(path)).includes(Buffer.from(marker))) out.push(e.name);
+  }
   return out;
 }
 
