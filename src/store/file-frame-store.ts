@@ -1,6 +1,6 @@
 import type { AbstractSnapshot } from 'abstract-level';
-import { mkdirSync, readdirSync, unlinkSync } from 'node:fs';
-import { open, readdir, type FileHandle } from 'node:fs/promises';
+import { mkdirSync } from 'node:fs';
+import { open, readdir, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { FrameBatch, FrameRef, FrameStore, StoredFrame } from './frame-store.js';
@@ -50,16 +50,21 @@ export function frameHeader(frame: number, length: number): Buffer {
   return h;
 }
 
+/** The length of frame `k` when a valid header of it starts at `at` of `buf`, else null (end, garbage, torn). */
+function frameLengthAt(buf: Buffer, at: number, k: number): number | null {
+  if (at + FRAME_HEADER_BYTES > buf.length) return null;
+  if (buf.readUInt32LE(at) !== MAGIC || buf.readUInt32LE(at + 4) !== k) return null;
+  if (buf.readUInt32LE(at + 12) !== crc32(buf.subarray(at, at + 12)) >>> 0) return null;
+  return buf.readUInt32LE(at + 8);
+}
+
 /** The frames laid in one extent, in order, up to the first header that is not frame k's (end, garbage, torn). */
 function parseExtent(extent: Buffer): { frames: Buffer[]; end: number } {
   const frames: Buffer[] = [];
   let at = 0;
-  while (at + FRAME_HEADER_BYTES <= extent.length) {
-    if (extent.readUInt32LE(at) !== MAGIC) break;
-    if (extent.readUInt32LE(at + 4) !== frames.length) break;
-    if (extent.readUInt32LE(at + 12) !== crc32(extent.subarray(at, at + 12)) >>> 0) break;
-    const len = extent.readUInt32LE(at + 8);
-    if (at + FRAME_HEADER_BYTES + len > extent.length) break;
+  for (;;) {
+    const len = frameLengthAt(extent, at, frames.length);
+    if (len === null || at + FRAME_HEADER_BYTES + len > extent.length) break;
     frames.push(extent.subarray(at + FRAME_HEADER_BYTES, at + FRAME_HEADER_BYTES + len));
     at += FRAME_HEADER_BYTES + len;
   }
@@ -72,12 +77,11 @@ const FIRST_READ_BYTES = 32 * 1024;
 /** Whether the walk of a partial extent stops at its end because a frame (or header) continues past it. */
 function runsPast(head: Buffer): boolean {
   let at = 0;
-  let k = 0;
-  for (;;) {
+  for (let k = 0; ; k++) {
     if (at + FRAME_HEADER_BYTES > head.length) return true;
-    if (head.readUInt32LE(at) !== MAGIC || head.readUInt32LE(at + 4) !== k || head.readUInt32LE(at + 12) !== crc32(head.subarray(at, at + 12)) >>> 0) return false;
-    at += FRAME_HEADER_BYTES + head.readUInt32LE(at + 8);
-    k++;
+    const len = frameLengthAt(head, at, k);
+    if (len === null) return false;
+    at += FRAME_HEADER_BYTES + len;
     if (at > head.length) return true;
   }
 }
@@ -340,7 +344,7 @@ export class FileFrameStore implements FrameStore {
     let segs: number[];
     if (all) {
       try {
-        segs = readdirSync(this.#o.dir).filter((n) => n.endsWith('.seg')).map((n) => parseInt(n, 16));
+        segs = (await readdir(this.#o.dir)).filter((n) => n.endsWith('.seg')).map((n) => parseInt(n, 16));
       } catch {
         return 0;
       }
@@ -367,7 +371,7 @@ export class FileFrameStore implements FrameStore {
       this.#handles.delete(seg);
       await (await h?.catch(() => null))?.close();
       try {
-        unlinkSync(join(this.#o.dir, segmentName(seg)));
+        await unlink(join(this.#o.dir, segmentName(seg)));
         n++;
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
