@@ -25,6 +25,15 @@ import type { TraceWrite } from './trace.js';
 /** Where a replay store lives. Disk stores are LevelDB tuned for cold measurement (see `openBenchLevel`). */
 export type StoreBackend = { readonly kind: 'memory' } | { readonly kind: 'disk'; readonly path: string; readonly writeBufferSize: number };
 
+/** A recorded batch as the engine's write operations. */
+function toWriteOps(ev: TraceWrite): WriteOp[] {
+  return ev.ops.map((o) => {
+    if (o.op === 'delete') return { op: 'delete', sessionId: o.sessionId, chunkId: o.chunkId };
+    const content = { kind: 'memory' as const, text: o.text, tokenCount: o.tokenCount, keywords: o.keywords, provenance: o.provenance };
+    return o.op === 'put' ? { op: 'put', sessionId: o.sessionId, chunkId: o.chunkId, createdAt: o.createdAt, ...content } : { op: 'update', sessionId: o.sessionId, chunkId: o.chunkId, ...content };
+  });
+}
+
 /**
  * A classic-level database for cold measurement: no LevelDB block cache (`cacheSize: 0`, so a dropped page cache
  * really means a cold read) and a small memtable, so a trace of a few megabytes lives in table files as a large
@@ -103,21 +112,33 @@ export class PolicyReplayer {
 
   /** Applies one recorded batch, then the policy's write-time placement. */
   async write(ev: TraceWrite): Promise<void> {
-    const ops: WriteOp[] = ev.ops.map((o) => {
-      if (o.op === 'delete') return { op: 'delete', sessionId: o.sessionId, chunkId: o.chunkId };
-      const content = { kind: 'memory' as const, text: o.text, tokenCount: o.tokenCount, keywords: o.keywords, provenance: o.provenance };
-      return o.op === 'put' ? { op: 'put', sessionId: o.sessionId, chunkId: o.chunkId, createdAt: o.createdAt, ...content } : { op: 'update', sessionId: o.sessionId, chunkId: o.chunkId, ...content };
-    });
-    await this.#store.write(ev.user, ops);
-    if (this.spec.semanticPlacement) {
-      let p = 0;
-      for (const o of ev.ops) {
-        if (o.op !== 'put') continue;
-        const near = ev.neighbours[p++] ?? [];
-        if (near.length > 0) await this.#store.relocate(ev.user, [{ sessionId: o.sessionId, chunkId: o.chunkId }, ...near]);
-      }
-    }
+    await this.#store.write(ev.user, toWriteOps(ev));
+    if (this.spec.semanticPlacement) await this.#placeNear(ev);
     await this.#tick();
+  }
+
+  /** Semantic placement: each put moved next to the neighbours the trace recorded for it. */
+  async #placeNear(ev: TraceWrite): Promise<void> {
+    let p = 0;
+    for (const o of ev.ops) {
+      if (o.op !== 'put') continue;
+      const near = ev.neighbours[p++] ?? [];
+      if (near.length > 0) await this.#store.relocate(ev.user, [{ sessionId: o.sessionId, chunkId: o.chunkId }, ...near]);
+    }
+  }
+
+  /**
+   * Applies several users' batches at once, as a host that flushes many agents' buffered writes does: the writes
+   * are issued together, so the engine's group commit may coalesce them into one LevelDB batch, and each batch of
+   * puts of one user is written through the bulk path (many chunks per frame and per transaction). Then the
+   * policy's write-time placement, and the GC cadence counted per operation as `write` counts it per event of one.
+   */
+  async writeConcurrent(evs: readonly TraceWrite[]): Promise<void> {
+    await Promise.all(evs.map((ev) => this.#store.write(ev.user, toWriteOps(ev))));
+    for (const ev of evs) {
+      if (this.spec.semanticPlacement) await this.#placeNear(ev);
+      for (let i = 0; i < ev.ops.length; i++) await this.#tick();
+    }
   }
 
   /** Serves a request: one getMany. Its cost is what the layout gives before anything this request triggers. */

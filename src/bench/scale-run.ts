@@ -9,7 +9,10 @@
  * gathers through the akashic store's candidate index (`gatherCandidates`, the library's default bounds), and
  * drives co-access and relocation; the oracle set is read too, for its blocks only.
  *
- * Users are generated in cohorts that write round-robin, one session each, as concurrent agents would.
+ * Users are generated in cohorts that write round-robin, as concurrent agents would. Each cohort round hands every
+ * user's next `batch` sessions to each store as one bulk write per user, the round's users issued together, as an
+ * importer or an agent host that buffers its agents' chunks would (the engine's bulk path: many chunks per frame and
+ * transaction; group commit may coalesce the users' writes). `batch: 1` writes one chunk per call.
  * Stores: akashic (and, on request, append-only as its baseline), leveldb-naive and sqlite.
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -29,7 +32,7 @@ import { dirBytes, LevelNaivePeer, loadSqlite, SqlitePeer, type PeerName, type P
 import { PolicyReplayer } from './policy-replayer.js';
 import { DEFAULT_LAYOUT_PARAMS, requireEmptyDir } from './run-bench.js';
 import { mean, median, quantile, ratio, round } from './summary-stats.js';
-import type { TraceWrite } from './trace.js';
+import type { TraceOp, TraceWrite } from './trace.js';
 
 export interface ScaleOptions {
   /** Total chunks (= sessions) to write. Default 1,000,000. */
@@ -41,6 +44,11 @@ export interface ScaleOptions {
   readonly dropCaches?: boolean;
   /** Users generated and written together (round-robin). Default 20. */
   readonly cohort?: number;
+  /**
+   * Sessions per user in one cohort round, written as one bulk write per user (the users' writes of a round issued
+   * together). Default 50; 1 writes one chunk per call.
+   */
+  readonly batch?: number;
   /** Layout policies to run. Default ['akashic'] (each AkashicStore roughly doubles the run's time). */
   readonly policies?: readonly ('append-only' | 'akashic')[];
   readonly workDir?: string;
@@ -77,6 +85,8 @@ export interface ScaleResult {
     readonly chunks: number;
     readonly users: number;
     readonly sessionsPerUser: number;
+    /** Sessions (chunks) per user in one bulk write. */
+    readonly batch: number;
     readonly requests: number;
     readonly logicalBytes: number;
     readonly pageCacheDropped: boolean;
@@ -133,6 +143,8 @@ export async function runScale(opts: ScaleOptions = {}): Promise<ScaleResult> {
   const sessionsPerUser = Math.max(1, Math.round(chunks / users));
   const questionsPerUser = opts.questionsPerUser ?? 50;
   const cohort = opts.cohort ?? 20;
+  const batch = opts.batch ?? 50;
+  if (!Number.isSafeInteger(batch) || batch < 1) throw new Error(`the scale run's batch must be a positive integer, got ${batch}`);
   const log = opts.log ?? (() => undefined);
   const expectedRequests = users * questionsPerUser;
   const coldEvery = Math.max(1, Math.floor(expectedRequests / Math.max(1, opts.coldSamples ?? 200)));
@@ -171,7 +183,6 @@ export async function runScale(opts: ScaleOptions = {}): Promise<ScaleResult> {
   let genMs = 0;
   let peakRss = 0;
   let dirty = true;
-  const ulid = monotonicFactory();
   const sampleRss = (): void => {
     peakRss = Math.max(peakRss, process.memoryUsage().rss);
   };
@@ -185,6 +196,8 @@ export async function runScale(opts: ScaleOptions = {}): Promise<ScaleResult> {
       }
       genMs += performance.now() - g0;
       const oracles = convs.map(() => new TurnOracle());
+      // One monotonic id source per user: a chunk id's time is its session's end, whatever other users wrote.
+      const ulids = convs.map(() => monotonicFactory());
       const due = convs.map((c) => {
         const sessionOfTurn = new Map<string, number>();
         for (const s of c.sessions) for (const t of s.turns) sessionOfTurn.set(t.turnId, s.index);
@@ -196,84 +209,95 @@ export async function runScale(opts: ScaleOptions = {}): Promise<ScaleResult> {
         }
         return m;
       });
-      for (let si = 0; si < sessionsPerUser; si++) {
+      for (let s0 = 0; s0 < sessionsPerUser; s0 += batch) {
+        const s1 = Math.min(sessionsPerUser, s0 + batch);
+        // One cohort round: each user's next `batch` sessions, one chunk each, as one bulk write per user.
+        const round: TraceWrite[] = [];
         for (const [k, conv] of convs.entries()) {
-          const s = conv.sessions[si];
-          if (s === undefined) continue;
-          g0 = performance.now();
-          const { text } = await model.compress(s.turns.map((t) => ({ turnId: t.turnId, role: t.speaker, text: t.text, at: t.at })));
-          const { keywords } = await model.buildMeta(text);
-          const createdAt = s.turns[s.turns.length - 1]?.at ?? s.startedAt;
-          const chunkId = ulid(createdAt);
-          genMs += performance.now() - g0;
-          const ref = { sessionId: s.id, chunkId };
-          const provenance = s.turns.map((t) => t.turnId);
-          const ev: TraceWrite = {
-            kind: 'write',
-            user: conv.id,
-            ops: [{ op: 'put', sessionId: s.id, chunkId, createdAt, text, tokenCount: Math.ceil(text.length / 4), keywords, provenance }],
-            neighbours: [],
-          };
-          logicalBytes += Buffer.byteLength(text);
-          for (const t of tracks) {
-            const t0 = performance.now();
-            await t.write(ev);
-            t.writeMs += performance.now() - t0;
+          const ops: TraceOp[] = [];
+          for (let si = s0; si < s1; si++) {
+            const s = conv.sessions[si];
+            if (s === undefined) continue;
+            g0 = performance.now();
+            const { text } = await model.compress(s.turns.map((t) => ({ turnId: t.turnId, role: t.speaker, text: t.text, at: t.at })));
+            const { keywords } = await model.buildMeta(text);
+            const createdAt = s.turns[s.turns.length - 1]?.at ?? s.startedAt;
+            const chunkId = ulids[k]!(createdAt);
+            genMs += performance.now() - g0;
+            const provenance = s.turns.map((t) => t.turnId);
+            ops.push({ op: 'put', sessionId: s.id, chunkId, createdAt, text, tokenCount: Math.ceil(text.length / 4), keywords, provenance });
+            logicalBytes += Buffer.byteLength(text);
+            oracles[k]!.add({ sessionId: s.id, chunkId }, provenance);
           }
-          dirty = true;
-          oracles[k]!.add(ref, provenance);
-          written++;
-          if (written % 1000 === 0) sampleRss();
-          if (written % 50_000 === 0) {
-            const rates = tracks.map((t) => `${t.name} ${Math.round(written / (t.writeMs / 1000))}/s`).join(', ');
-            log(`scale: ${written} chunks, ${requests} requests, ${((performance.now() - started) / 1000).toFixed(0)} s; ingest ${rates}; rss ${Math.round(process.memoryUsage().rss / 2 ** 20)} MiB`);
-          }
-          opts.onProgress?.('scale', written, chunks);
+          if (ops.length > 0) round.push({ kind: 'write', user: conv.id, ops, neighbours: [] });
+        }
+        for (const t of tracks) {
+          const t0 = performance.now();
+          const r = replayers.find((x) => x.name === t.name);
+          if (r !== undefined) await r.writeConcurrent(round);
+          else for (const ev of round) await t.write(ev);
+          t.writeMs += performance.now() - t0;
+        }
+        dirty = true;
+        const before = written;
+        for (const ev of round) written += ev.ops.length;
+        sampleRss();
+        if (Math.floor(written / 50_000) > Math.floor(before / 50_000)) {
+          const rates = tracks.map((t) => `${t.name} ${Math.round(written / (t.writeMs / 1000))}/s`).join(', ');
+          log(`scale: ${written} chunks, ${requests} requests, ${((performance.now() - started) / 1000).toFixed(0)} s; ingest ${rates}; rss ${Math.round(process.memoryUsage().rss / 2 ** 20)} MiB`);
+        }
+        opts.onProgress?.('scale', written, chunks);
 
-          for (const q of due[k]!.get(s.index) ?? []) {
-            // The recall set as AkashicMemory.recall picks it: BUILDMETA of the question, the engine's candidate
-            // gathering (the first akashic store's candidate index), the model's SELECT.
-            const { keywords: qk } = await model.buildMeta(q.question);
-            const { candidates } = await gatherCandidates(replayers[0]!.store, conv.id, null, qk, CANDIDATE_BOUNDS, { kinds: MEMORY_KINDS });
-            const ids = await model.select({ text: q.question, keywords: qk }, candidates.map((c) => c.meta), 5);
-            const byId = new Map(candidates.map((c) => [c.meta.id, c.ref]));
-            const recall = ids.map((id) => byId.get(id)!);
-            const oracle = oracles[k]!.chunksOf(q.evidence);
-            if (recall.length === 0) continue;
-            const cold = requests % coldEvery === 0;
-            requests++;
-            const order = tracks.map((_, j) => tracks[(requests + j) % tracks.length]!);
-            const costs = new Map<string, Awaited<ReturnType<PolicyReplayer['read']>>>();
-            for (const t of order) {
-              const replayer = replayers.find((r) => r.name === t.name);
-              const peer = peers.find((p) => p.name === t.name);
-              if (cold) {
-                if (peer !== undefined) await peer.forgetCaches();
-                if (replayer !== undefined) await replayer.forgetCaches();
-                if (probe.ok) dropPageCache(dirty || t.name !== 'sqlite');
-                dirty = false;
+        // The questions whose evidence this round wrote, in session order, each user in turn.
+        for (let si = s0; si < s1; si++) {
+          for (const [k, conv] of convs.entries()) {
+            const s = conv.sessions[si];
+            if (s === undefined) continue;
+            for (const q of due[k]!.get(s.index) ?? []) {
+              // The recall set as AkashicMemory.recall picks it: BUILDMETA of the question, the engine's candidate
+              // gathering (the first akashic store's candidate index), the model's SELECT.
+              const { keywords: qk } = await model.buildMeta(q.question);
+              const { candidates } = await gatherCandidates(replayers[0]!.store, conv.id, null, qk, CANDIDATE_BOUNDS, { kinds: MEMORY_KINDS });
+              const ids = await model.select({ text: q.question, keywords: qk }, candidates.map((c) => c.meta), 5);
+              const byId = new Map(candidates.map((c) => [c.meta.id, c.ref]));
+              const recall = ids.map((id) => byId.get(id)!);
+              const oracle = oracles[k]!.chunksOf(q.evidence);
+              if (recall.length === 0) continue;
+              const cold = requests % coldEvery === 0;
+              requests++;
+              const order = tracks.map((_, j) => tracks[(requests + j) % tracks.length]!);
+              const costs = new Map<string, Awaited<ReturnType<PolicyReplayer['read']>>>();
+              for (const t of order) {
+                const replayer = replayers.find((r) => r.name === t.name);
+                const peer = peers.find((p) => p.name === t.name);
+                if (cold) {
+                  if (peer !== undefined) await peer.forgetCaches();
+                  if (replayer !== undefined) await replayer.forgetCaches();
+                  if (probe.ok) dropPageCache(dirty || t.name !== 'sqlite');
+                  dirty = false;
+                }
+                const io0 = cold ? processReadBytes() : null;
+                const t0 = performance.now();
+                if (replayer !== undefined) costs.set(t.name, await replayer.read(conv.id, recall));
+                else await t.read(conv.id, recall);
+                if (cold) {
+                  t.coldMs.push(performance.now() - t0);
+                  const io1 = processReadBytes();
+                  if (io0 !== null && io1 !== null) t.coldBytes.push(io1 - io0);
+                }
               }
-              const io0 = cold ? processReadBytes() : null;
-              const t0 = performance.now();
-              if (replayer !== undefined) costs.set(t.name, await replayer.read(conv.id, recall));
-              else await t.read(conv.id, recall);
-              if (cold) {
-                t.coldMs.push(performance.now() - t0);
-                const io1 = processReadBytes();
-                if (io0 !== null && io1 !== null) t.coldBytes.push(io1 - io0);
-              }
-            }
-            for (const r of replayers) {
-              const t = tracks.find((x) => x.name === r.name)!;
-              const c = costs.get(r.name)!;
-              t.blocks.push(c.blocksTouched);
-              t.bounds.push(c.lowerBound);
-              await r.afterRequest(conv.id, c);
-              if (oracle.length > 0) {
-                // Oracle sets are only measured here: reading does not change the layout.
-                const o = await r.read(conv.id, oracle);
-                t.oracleBlocks.push(o.blocksTouched);
-                t.oracleBounds.push(o.lowerBound);
+              for (const r of replayers) {
+                const t = tracks.find((x) => x.name === r.name)!;
+                const c = costs.get(r.name)!;
+                t.blocks.push(c.blocksTouched);
+                t.bounds.push(c.lowerBound);
+                await r.afterRequest(conv.id, c);
+                if (oracle.length > 0) {
+                  // Oracle sets are only measured here: reading does not change the layout.
+                  const o = await r.read(conv.id, oracle);
+                  t.oracleBlocks.push(o.blocksTouched);
+                  t.oracleBounds.push(o.lowerBound);
+                }
               }
             }
           }
@@ -335,6 +359,7 @@ export async function runScale(opts: ScaleOptions = {}): Promise<ScaleResult> {
         chunks: written,
         users,
         sessionsPerUser,
+        batch,
         requests,
         logicalBytes,
         pageCacheDropped: probe.ok,
@@ -373,7 +398,7 @@ export function scaleMarkdown(r: ScaleResult): string {
     rows.push(`| ${name} | ${f(e.blocksPerRequest)} | ${f(e.blocksPerRequestP95, 0)} | ${f(e.lowerBound)} | ${f(e.oracleBlocksPerRequest)} | ${f(e.p50ColdMs)} | ${f(e.p95ColdMs)} | ${mib(e.bytesReadPerRequest)} | ${f(e.spaceAmp, 3)} | ${f(e.writeAmp, 3)} | ${f(e.ingestChunksPerSec, 0)} | ${mib(e.diskBytes)} |`);
   }
   return [
-    `Scale run: ${m.chunks} chunks (${m.users} users × ${m.sessionsPerUser} sessions, one chunk per session), ${m.requests} requests, ${mib(m.logicalBytes)} of chunk text.`,
+    `Scale run: ${m.chunks} chunks (${m.users} users × ${m.sessionsPerUser} sessions, one chunk per session; ${m.batch === 1 ? 'one chunk per write' : `bulk writes of ${m.batch} chunks per user`}), ${m.requests} requests, ${mib(m.logicalBytes)} of chunk text.`,
     `Cold reads: page cache ${m.pageCacheDropped ? 'dropped' : 'not dropped'} (${m.pageCacheNote}). Wall ${m.wallSeconds} s (generation + keywords ${m.generateAndKeywordSeconds} s). Memory: peak RSS ${m.peakRssMiB} MiB, final RSS ${m.finalRssMiB} MiB, heap ${m.heapUsedMiB} MiB.`,
     '',
     '| store | blocks/request | p95 | lower bound | oracle blocks/request | cold p50 ms | cold p95 ms | read bytes/request | space amp | write amp | ingest chunks/s | db size |',

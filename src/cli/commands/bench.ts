@@ -39,6 +39,7 @@ interface BenchCliOptions {
   scale?: true;
   scaleChunks?: number;
   scaleBaseline?: true;
+  scaleBatch?: number;
   historySweep?: true;
   sizes?: string;
   historyDir?: string;
@@ -89,6 +90,7 @@ export function register(program: Command): void {
     .option('--scale', 'the scale run instead: ≥ 1,000,000 chunks driven straight into the stores (long)')
     .option('--scale-chunks <n>', 'chunks of the scale run (default 1000000)', parsePositiveInt)
     .option('--scale-baseline', 'also run append-only in the scale run (about twice as long)')
+    .option('--scale-batch <n>', 'scale run: sessions per user in one bulk write of a cohort round (default 50; 1 = one chunk per write)', parsePositiveInt)
     .option('--history-sweep', 'recall cost as one user\'s history grows (100 to 100k chunks) against SQLite FTS5, and the ingest table')
     .option('--sizes <list>', 'history sweep: comma-separated chunks per user (default 100,1000,10000,100000)')
     .option('--history-dir <dir>', 'history sweep: keep the grown histories (one per size) in DIR and resume from what an earlier run left there')
@@ -125,6 +127,8 @@ export function register(program: Command): void {
           chunks: opts.scaleChunks ?? 1_000_000,
           command,
           ...(opts.users === undefined ? {} : { users: opts.users }),
+          ...(opts.questions === undefined ? {} : { questionsPerUser: opts.questions }),
+          ...(opts.scaleBatch === undefined ? {} : { batch: opts.scaleBatch }),
           ...(opts.coldSamples === undefined ? {} : { coldSamples: opts.coldSamples }),
           ...(opts.workDir === undefined ? {} : { workDir: opts.workDir }),
           dropCaches: opts.dropCaches,
