@@ -1,6 +1,6 @@
 import type { AbstractSnapshot } from 'abstract-level';
 import type { BlockCache } from '../block/block-cache.js';
-import { decodeFrame, type DecodedFrame } from '../block/frame-codec.js';
+import { decodeFrames, type DecodedFrame } from '../block/frame-codec.js';
 import { corruption } from '../errors.js';
 import type { SlotRef } from '../record/dir-entry.js';
 import type { FrameRef, FrameStore } from './frame-store.js';
@@ -19,7 +19,7 @@ export interface SlotReadResult {
 
 /**
  * Materializes slots: every needed frame is fetched with one `FrameStore.getMany` (cache misses only) and decompressed
- * once, whatever number of slots it serves. With a snapshot, the read sees one consistent state even while
+ * once, whatever number of slots it serves; the frames of one read are decompressed together (`decodeFrames`). With a snapshot, the read sees one consistent state even while
  * relocation or GC commit.
  */
 export async function readSlots(
@@ -70,21 +70,23 @@ export async function readSlotsOrNull(
   let bytesRead = 0;
   if (missing.length > 0) {
     const values = await frameStore.getMany(missing.map((k) => refs.get(k)!), snapshot);
-    const decoded = await Promise.all(
-      missing.map((k, i) => {
-        const v = values[i];
-        if (v === undefined) {
-          missingFrames.add(k);
-          return null;
-        }
-        bytesRead += v.length;
-        return decodeFrame(v, `block frame ${k}`);
-      }),
-    );
+    const held: string[] = [];
+    const stored: Buffer[] = [];
     missing.forEach((k, i) => {
-      const f = decoded[i] ?? null;
+      const v = values[i];
+      if (v === undefined) {
+        missingFrames.add(k);
+        return;
+      }
+      bytesRead += v.length;
+      held.push(k);
+      stored.push(v);
+    });
+    const decoded = await decodeFrames(stored, held.map((k) => `block frame ${k}`));
+    held.forEach((k, i) => {
+      const f = decoded[i]!;
       frames.set(k, f);
-      if (f !== null) cache.set(k, f);
+      cache.set(k, f);
     });
   }
   const records = locs.map((l) => frames.get(frameKey(l.blockId, l.frame))?.records[l.slot] ?? null);

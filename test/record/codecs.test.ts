@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeFrame, encodeFrame } from '../../src/block/frame-codec.js';
+import { decodeFrame, decodeFrames, encodeFrame } from '../../src/block/frame-codec.js';
+import { encodeBlockFrame } from '../../src/record/block-frame.js';
 import { layoutGroups } from '../../src/block/group-layout.js';
 import { decodeBlockInfo, encodeBlockInfo, type BlockInfo } from '../../src/record/block-info.js';
 import { decodeChunkRecord, encodeChunkRecord, type ChunkRecord } from '../../src/record/chunk-record.js';
@@ -113,6 +114,35 @@ describe('record codecs', () => {
       }),
       { numRuns: 60 },
     );
+  });
+
+  it('decodes several frames together as each alone, and names the damaged one', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(record, { minLength: 1, maxLength: 4 }), { minLength: 2, maxLength: 6 }), fc.nat(), fc.nat(), async (groups, which, at) => {
+        const bytes = groups.map((g) => g.map(encodeChunkRecord));
+        const values = await Promise.all(bytes.map(async (b, i) => (await encodeFrame(7, i, 'u', b)).value));
+        const whats = values.map((_, i) => `frame ${i}`);
+        const back = await decodeFrames(values, whats);
+        expect(back.map((f) => f.records.map((r) => Buffer.from(r)))).toEqual(bytes.map((b) => b.map((r) => Buffer.from(r))));
+        expect(back.map((f) => f.frameNo)).toEqual(values.map((_, i) => i));
+        const k = which % values.length;
+        const bad = values.map((v) => Buffer.from(v));
+        bad[k]![at % bad[k]!.length]! ^= 0x80;
+        await expect(decodeFrames(bad, whats)).rejects.toMatchObject({ code: 'AKASHIC_CORRUPTION', message: expect.stringContaining(`frame ${k}`) });
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('a frame whose checksum holds but whose payload does not decompress fails alone, named, in a joint decode', async () => {
+    const good = await Promise.all([0, 2].map(async (i) => (await encodeFrame(9, i, 'u', [Buffer.from(`record ${i}`)])).value));
+    const garbage = encodeBlockFrame({ blockId: 9, frameNo: 1, userId: 'u', codec: 'zstd', rawBytes: 12, recordCount: 1, payload: Buffer.from('not zstd at all') });
+    await expect(decodeFrames([good[0]!, garbage, good[1]!], ['frame 0', 'frame 1', 'frame 2'])).rejects.toMatchObject({
+      code: 'AKASHIC_CORRUPTION',
+      message: expect.stringContaining('frame 1: zstd payload does not decompress'),
+    });
+    const ok = await decodeFrames(good, ['frame 0', 'frame 2']);
+    expect(ok.map((f) => f.records.map((r) => r.toString()))).toEqual([['record 0'], ['record 2']]);
   });
 
   it('lays out groups whole where they fit, never over capacity', () => {
