@@ -294,15 +294,23 @@ export async function newestChunks(
   return hits;
 }
 
-/** A user's pending chunks among `kinds` (in key order), at most `limit`. */
-export async function pendingChunks(family: Family, userId: string, kinds: readonly ChunkKind[], snapshot: AbstractSnapshot, limit = 4096): Promise<IndexHit[]> {
+/**
+ * A user's pending chunks among `kinds` (in key order), at most `limit`. `most`: at most this many pending chunks
+ * exist in `snapshot` (PendingBound). The posting merge deletes pending keys as it posts them, so the older part
+ * of a user's pending list is a run of deletion markers as long as the history until LevelDB compacts them away:
+ * a scan from the start walks them all. Given the bound, the list is read from its newest end and stops after
+ * `most` keys, where pending chunks almost always are (none at all: nothing is read).
+ */
+export async function pendingChunks(family: Family, userId: string, kinds: readonly ChunkKind[], snapshot: AbstractSnapshot, most?: number, limit = 4096): Promise<IndexHit[]> {
   const hits: IndexHit[] = [];
+  if (most === 0) return hits;
+  const fromNewest = most !== undefined && most <= limit;
   const scans = kinds.map((kind) => {
     const head = 'q' + SEP + userId + SEP + kind + SEP;
     return family
-      .keys({ gte: head, lt: afterPrefix('q', userId, kind), limit, snapshot })
+      .keys({ gte: head, lt: afterPrefix('q', userId, kind), limit: fromNewest ? most : limit, reverse: fromNewest, snapshot })
       .all()
-      .then((keys) => ({ head, keys }));
+      .then((keys) => ({ head, keys: fromNewest ? keys.reverse() : keys }));
   });
   for (const { head, keys } of await Promise.all(scans)) {
     for (const key of keys) {

@@ -22,6 +22,13 @@ export interface CandidateQuery {
   readonly stats?: boolean;
 }
 
+/**
+ * How many pending chunks the user has at most, read right after the snapshot is taken (in the same synchronous
+ * step, so no commit's count update falls between): the engine's in-memory count, which a batch raises before it
+ * can land and lowers only after (txn-commit.ts). Without it, the pending list is scanned from its start.
+ */
+export type PendingBound = (userId: string) => number;
+
 export interface CandidateRead {
   /** Directory entries of the candidates (live, of the requested kinds), window first then older matches. */
   readonly entries: ListedEntry[];
@@ -45,8 +52,9 @@ export const POSTINGS_READ_BUDGET = 4096;
  * postings of a query keyword; an older chunk that matches only keywords with many newer matches may be missed.
  * @internal
  */
-export async function readCandidates(db: AnyLevel, cf: ColumnFamilies, q: CandidateQuery): Promise<CandidateRead> {
+export async function readCandidates(db: AnyLevel, cf: ColumnFamilies, q: CandidateQuery, pendingBound?: PendingBound): Promise<CandidateRead> {
   const snapshot = db.snapshot();
+  const mostPending = pendingBound?.(q.userId);
   try {
     const window = await newestChunks(cf.candidates, q.userId, q.sessionId, q.kinds, q.window, snapshot);
     let read = window.length;
@@ -55,7 +63,7 @@ export async function readCandidates(db: AnyLevel, cf: ColumnFamilies, q: Candid
     const full = window.length >= q.window && q.prefilter > 0 && keywords.length > 0;
     // Chunks whose postings the posting merge has not written yet: few, and usually among the window. Needed for
     // the statistics, and for older matches (a pending chunk older than the window has no postings to be found by).
-    const pending = full || q.stats === true ? await pendingChunks(cf.candidates, q.userId, q.kinds, snapshot) : [];
+    const pending = full || q.stats === true ? await pendingChunks(cf.candidates, q.userId, q.kinds, snapshot, mostPending) : [];
     read += pending.length;
     const inWindow = new Set(window.map((h) => h.tail));
     const pendingOutside = pending.filter((h) => !inWindow.has(h.tail));

@@ -174,7 +174,7 @@ export class StoreCore {
 
   /** A bounded candidate set through the candidate index (candidate-reader.ts). REQUIRES: `indexReady`. */
   candidates(q: CandidateQuery): Promise<CandidateRead> {
-    return readCandidates(this.db, this.cf, q);
+    return readCandidates(this.db, this.cf, q, (user) => this.ctx.pendingPostings.get(user) ?? 0);
   }
 
   get accounting(): Accounting {

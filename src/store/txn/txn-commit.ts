@@ -52,9 +52,13 @@ export async function commitTxn(s: TxnState, placement: BlockPlacement, onBatch:
     throw s.ctx.writer.fail(err);
   }
   onBatch();
+  // Pending counts grow before the batch can land and shrink only after it has (publishPending), so a reader's
+  // snapshot never holds more pending keys of a user than the count says (readCandidates relies on it).
+  addPending(s, pending, 1);
   try {
     await s.ctx.writer.write(s.ops);
   } catch (err) {
+    addPending(s, pending, -1);
     s.ctx.indexCounters.clear();
     throw err;
   }
@@ -125,15 +129,23 @@ async function stageIndex(s: TxnState): Promise<{ pending: ReadonlyMap<string, n
   return { pending: delta.pending, counters };
 }
 
-/** After a committed batch: the context's pending counts learn what this batch changed. */
+/** Adds (`sign` 1) or takes back (-1) the growth of pending counts a batch brings, before it is written. */
+function addPending(s: TxnState, pending: ReadonlyMap<string, number>, sign: 1 | -1): void {
+  for (const [user, by] of pending) if (by > 0) bumpPending(s, user, sign * by);
+}
+
+/** After a committed batch: the context's pending counts learn what it removed (growth was counted before), and the merge hears who grew. */
 function publishPending(s: TxnState, pending: ReadonlyMap<string, number>): void {
   const grew: string[] = [];
   for (const [user, by] of pending) {
-    if (by === 0) continue;
-    const n = (s.ctx.pendingPostings.get(user) ?? 0) + by;
-    if (n > 0) s.ctx.pendingPostings.set(user, n);
-    else s.ctx.pendingPostings.delete(user);
+    if (by < 0) bumpPending(s, user, by);
     if (by > 0) grew.push(user);
   }
   if (grew.length > 0) s.ctx.onPending(grew);
+}
+
+function bumpPending(s: TxnState, user: string, by: number): void {
+  const n = (s.ctx.pendingPostings.get(user) ?? 0) + by;
+  if (n > 0) s.ctx.pendingPostings.set(user, n);
+  else s.ctx.pendingPostings.delete(user);
 }

@@ -30,8 +30,9 @@ export interface TxnContext {
   /** Called after commit with the ids of released blocks (cache eviction). */
   onReleased(blockIds: readonly number[]): void;
   /**
-   * Chunks whose postings are pending, per user, as committed (candidate-index.ts). Updated after every committed
-   * batch; `onPending` then hears which users gained pending chunks (to schedule the posting merge).
+   * Chunks whose postings are pending, per user (candidate-index.ts): never fewer than a snapshot of the database
+   * holds, since a batch adds its growth before it is written and its shrinkage after it has landed. `onPending`
+   * then hears which users gained pending chunks (to schedule the posting merge).
    */
   readonly pendingPostings: Map<string, number>;
   onPending(users: readonly string[]): void;
