@@ -11,7 +11,7 @@
  * @internal
  */
 import { termsOf } from '../model/keywords.js';
-import { countEachYielding, type Tokenizer } from '../model/tokenizer.js';
+import { YieldingCounter, type Tokenizer } from '../model/tokenizer.js';
 import { mapYielding, yieldToEventLoop } from '../util/yielding.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
 import { CHUNK_SEPARATOR, fitToBudget, withDate, MAX_PASSAGES_PER_CHUNK, PASSAGE_SEPARATOR, splitChunk, type PassageSelection, type RecalledPassage } from './passages.js';
@@ -76,9 +76,6 @@ interface Sentence {
   readonly pos: number;
   readonly text: string;
   readonly lead: string;
-  readonly tokens: number;
-  /** Tokens when it follows another sentence of its turn (a leading space merges into its first token). */
-  readonly joined: number;
   score: number;
 }
 
@@ -124,10 +121,7 @@ export async function selectSentencePassages(
       }
     });
   });
-  // Counted yielding to the event loop: a recall over large chunks must not block it for long.
-  const tokens = await countEachYielding(tok, pieces.map((x) => x.text));
-  const joined = await countEachYielding(tok, pieces.map((x) => ` ${x.text}`));
-  const sentences: Sentence[] = pieces.map((x, k) => ({ ...x, tokens: tokens[k] ?? 0, joined: joined[k] ?? 0, score: 0 }));
+  const sentences: Sentence[] = pieces.map((x) => ({ ...x, score: 0 }));
   // A question naming a date is also matched against each sentence's date: its chunk's date line.
   const raw = await score(sentences.map((x) => withDate(x.text, dated ? splits[turns[x.turn]!.chunk]?.header : null)));
   await yieldToEventLoop();
@@ -149,6 +143,9 @@ export async function selectSentencePassages(
       .map((e) => e.x),
   );
 
+  // Only the counts the fill reads are made (a sentence's own count, or its count after a space once its turn is
+  // open), as it reads them: counted yielding to the event loop, so a recall over large chunks does not block it.
+  const counter = new YieldingCounter(tok);
   const headerTokens = splits.map((s) => (s.header === null ? 0 : tok.count(s.header) + 1));
   const prefixTokens = turns.map((t) => (t.prefix === '' ? 0 : tok.count(t.prefix)));
   const openedChunks = new Set<number>();
@@ -159,8 +156,9 @@ export async function selectSentencePassages(
     if (estimate >= budget) break;
     const t = turns[x.turn]!;
     const cost =
-      // A sentence joining its turn's line costs its tokens after a space, plus one for a possible ` … `.
-      (openedTurns.has(x.turn) ? x.joined + 1 : x.tokens + (kept.length === 0 ? 0 : 1) + (prefixTokens[x.turn] ?? 0)) +
+      // A sentence joining its turn's line costs its tokens after a space (a leading space merges into its first
+      // token), plus one for a possible ` … `.
+      (openedTurns.has(x.turn) ? (await counter.count(` ${x.text}`)) + 1 : (await counter.count(x.text)) + (kept.length === 0 ? 0 : 1) + (prefixTokens[x.turn] ?? 0)) +
       (openedChunks.has(t.chunk) ? 0 : headerTokens[t.chunk] ?? 0);
     if (estimate + cost > budget) continue;
     estimate += cost;

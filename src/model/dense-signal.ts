@@ -31,21 +31,53 @@ export function vectorsOf(vectors: WordVectors, words: readonly string[]): Float
   return out;
 }
 
-/** Dense score of each document (a list of word vectors) against the query's word vectors; 0 when either is empty. */
-export function denseScores(query: readonly Float32Array[], documents: readonly (readonly Float32Array[])[]): number[] {
-  return documents.map((doc) => {
+/**
+ * Dense scores against one query, one document at a time. The same word recurs across the documents of one
+ * scoring (the sentences of a recall, the keywords of its candidates), so each word vector's cosines with the query
+ * words are computed once per scorer (looked up by the vector object: a `WordVectors` hands out one view per word)
+ * and reused; the arithmetic per cosine is unchanged, so every score is the same as computing each afresh. Lives as
+ * long as one scoring: nothing is kept across calls.
+ */
+export class DenseScorer {
+  readonly #query: readonly Float32Array[];
+  readonly #cosines = new Map<Float32Array, Float64Array>();
+
+  constructor(query: readonly Float32Array[]) {
+    this.#query = query;
+  }
+
+  /** The document's dense score (see the module comment); 0 when the query or the document has no vector. */
+  score(doc: readonly Float32Array[]): number {
+    const query = this.#query;
     if (query.length === 0 || doc.length === 0) return 0;
+    const rows = doc.map((d) => this.#row(d));
     let total = 0;
-    for (const q of query) {
+    for (let j = 0; j < query.length; j++) {
       let best = 0;
-      for (const d of doc) {
-        const c = dot(q, d);
+      for (const row of rows) {
+        const c = row[j]!;
         if (c > best) best = c;
       }
       if (best >= RELATED_COSINE) total += best;
     }
     return total / query.length;
-  });
+  }
+
+  /** Cosines of `d` with each query word, in query order. */
+  #row(d: Float32Array): Float64Array {
+    let row = this.#cosines.get(d);
+    if (row === undefined) {
+      row = Float64Array.from(this.#query, (q) => dot(q, d));
+      this.#cosines.set(d, row);
+    }
+    return row;
+  }
+}
+
+/** Dense score of each document (a list of word vectors) against the query's word vectors; 0 when either is empty. */
+export function denseScores(query: readonly Float32Array[], documents: readonly (readonly Float32Array[])[]): number[] {
+  const scorer = new DenseScorer(query);
+  return documents.map((doc) => scorer.score(doc));
 }
 
 /**
@@ -91,8 +123,8 @@ export async function lexicalThenDenseLazily(
   const needed = denseNeeded(lexical, used);
   const dense = new Array<number>(lexical.length).fill(0);
   if (needed.length > 0) {
-    const q = query();
-    const scores = await map(needed, (i) => denseScores(q, [documentOf(i)])[0] ?? 0);
+    const scorer = new DenseScorer(query());
+    const scores = await map(needed, (i) => scorer.score(documentOf(i)));
     needed.forEach((i, k) => (dense[i] = scores[k]!));
   }
   return lexicalThenDense(lexical, dense);

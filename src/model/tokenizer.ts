@@ -123,23 +123,37 @@ function lastSpace(text: string, end: number, after: number): number {
 }
 
 /**
+ * Counts texts one at a time, as `tokenizer.count` would, yielding to the event loop after every COUNT_SLICE_CHARS
+ * characters counted; a text longer than that is counted by `countTokensYielding` (in slices). For callers that
+ * need the counts of only some texts, decided as they go (a budget fill stops early): same counts as
+ * `countEachYielding` gives for those texts, without counting the others.
+ */
+export class YieldingCounter {
+  readonly #tokenizer: Tokenizer;
+  #sinceYield = 0;
+
+  constructor(tokenizer: Tokenizer) {
+    this.#tokenizer = tokenizer;
+  }
+
+  async count(text: string): Promise<number> {
+    if (text.length > COUNT_SLICE_CHARS) return countTokensYielding(this.#tokenizer, text);
+    if (this.#sinceYield + text.length > COUNT_SLICE_CHARS) {
+      await yieldToEventLoop();
+      this.#sinceYield = 0;
+    }
+    this.#sinceYield += text.length;
+    return this.#tokenizer.count(text);
+  }
+}
+
+/**
  * Counts the tokens of each text, as `tokenizer.count` would, yielding to the event loop after every
  * COUNT_SLICE_CHARS characters counted; a text longer than that is counted by `countTokensYielding` (in slices).
  */
 export async function countEachYielding(tokenizer: Tokenizer, texts: readonly string[]): Promise<number[]> {
+  const counter = new YieldingCounter(tokenizer);
   const counts: number[] = [];
-  let sinceYield = 0;
-  for (const text of texts) {
-    if (text.length > COUNT_SLICE_CHARS) {
-      counts.push(await countTokensYielding(tokenizer, text));
-      continue;
-    }
-    if (sinceYield + text.length > COUNT_SLICE_CHARS) {
-      await yieldToEventLoop();
-      sinceYield = 0;
-    }
-    counts.push(tokenizer.count(text));
-    sinceYield += text.length;
-  }
+  for (const text of texts) counts.push(await counter.count(text));
   return counts;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { denseNeeded, denseScores, lexicalThenDense, lexicalThenDenseLazily } from '../../src/model/dense-signal.js';
+import { DenseScorer, RELATED_COSINE, denseNeeded, denseScores, lexicalThenDense, lexicalThenDenseLazily } from '../../src/model/dense-signal.js';
+import { dot } from '../../src/model/word-vectors.js';
 
 /** The best `used` items by score (> 0), best first, ties by index: what SELECT keeps of a score list. */
 function best(scores: readonly number[], used: number): number[] {
@@ -47,5 +48,37 @@ describe('dense signal computed only where it can matter', () => {
     expect(denseNeeded([1, 0, 2, 0.5], 3)).toEqual([]);
     expect(denseNeeded([1, 0, 2, 0], 3)).toEqual([1, 3]);
     expect(denseNeeded([0, 0], Number.POSITIVE_INFINITY)).toEqual([0, 1]);
+  });
+});
+
+describe('dense scores with cosines reused across documents', () => {
+  /** The definition, every cosine computed afresh. */
+  const fresh = (query: readonly Float32Array[], doc: readonly Float32Array[]): number => {
+    if (query.length === 0 || doc.length === 0) return 0;
+    let total = 0;
+    for (const q of query) {
+      let best = 0;
+      for (const d of doc) best = Math.max(best, dot(q, d));
+      if (best >= RELATED_COSINE) total += best;
+    }
+    return total / query.length;
+  };
+
+  it('gives every document the same score as computing each cosine afresh, words shared between documents', () => {
+    fc.assert(
+      fc.property(
+        fc.array(vec, { minLength: 1, maxLength: 8 }),
+        fc.array(fc.array(fc.nat(7), { maxLength: 5 }), { maxLength: 10 }),
+        fc.array(vec, { maxLength: 4 }),
+        (words, docIdx, query) => {
+          // Documents share the very vector objects, as a WordVectors' views are shared between lookups.
+          const docs = docIdx.map((ix) => [...new Set(ix.map((i) => i % words.length))].map((i) => words[i]!));
+          const scorer = new DenseScorer(query);
+          for (const d of docs) expect(scorer.score(d)).toBe(fresh(query, d));
+          expect(denseScores(query, docs)).toEqual(docs.map((d) => fresh(query, d)));
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { COUNT_SLICE_CHARS, countEachYielding, countTokensYielding, createTokenizer, MAX_UNSPACED_RUN } from '../../src/model/tokenizer.js';
+import { COUNT_SLICE_CHARS, countEachYielding, countTokensYielding, createTokenizer, MAX_UNSPACED_RUN, YieldingCounter } from '../../src/model/tokenizer.js';
 import { isAkashicError } from '../../src/errors.js';
 
 describe('createTokenizer', () => {
@@ -71,5 +71,18 @@ describe('createTokenizer', () => {
     // An unspaced text is cut into slices (never inside a surrogate pair) and counted without scanning back to its start.
     const long = cjk(COUNT_SLICE_CHARS * 3 + 5, 3);
     expect(await countTokensYielding(tok, long)).toBeGreaterThan(0);
+  });
+});
+
+describe('YieldingCounter', () => {
+  it('counts any subset of texts, in any order, as countEachYielding counts them', async () => {
+    const tok = createTokenizer();
+    const long = 'The lake was calm. '.repeat(Math.ceil((3 * COUNT_SLICE_CHARS) / 19));
+    const texts = ['Alice: we moved to Lisbon in May.', ' we moved', '', long, ` ${long}`, 'x'.repeat(COUNT_SLICE_CHARS - 1), '🙂 emoji'];
+    const all = await countEachYielding(tok, texts);
+    expect(all[0]).toBe(tok.count(texts[0]!));
+    expect(all[3]).toBe(await countTokensYielding(tok, long));
+    const counter = new YieldingCounter(tok);
+    for (const i of [4, 0, 6, 3, 5, 1, 2]) expect(await counter.count(texts[i]!)).toBe(all[i]);
   });
 });
