@@ -367,8 +367,8 @@ export class AkashicStore {
   }
 
   /**
-   * Materializes chunks from one snapshot, touching each of their blocks once (one getMany, one decompression
-   * per frame not in cache). `blocksTouched` counts distinct blocks. With `asOf`, each chunk as it was at that
+   * Materializes chunks from one snapshot, touching each of their blocks once (one read of the frames not in cache,
+   * decompressed together: one native zstd call per block). `blocksTouched` counts distinct blocks. With `asOf`, each chunk as it was at that
    * time (see `get`); versions read from history cost one range read and one decompression each.
    */
   async getMany(userId: string, refs: readonly ChunkRef[], opts: { asOf?: number } = {}): Promise<ReadResult> {
@@ -395,7 +395,7 @@ export class AkashicStore {
   /**
    * Fetch by slot: `getMany` for chunks whose location the caller already holds (from `locate`, or the directory
    * entries of `candidates`), without reading the directory first: one read of the blocks the hints name, one
-   * decompression per frame not in cache. A hint is never trusted: where the slot no longer holds that chunk at that
+   * native zstd call per block for its frames not in cache. A hint is never trusted: where the slot no longer holds that chunk at that
    * version (GC released the block, the slot holds another record) the chunk is read through the directory, in the
    * same snapshot. A chunk deleted, updated or moved after its hint was taken, while its old slot still exists,
    * reads as the hint's version (as of when the hint was taken); an expired hint reads as null.

@@ -107,7 +107,7 @@ export function locatedRef(ref: ChunkRef, e: DirEntry): LocatedRef {
 }
 
 /**
- * Fetch by slot: reads the blocks the hints name (one getMany of the frames not cached, one decompression each),
+ * Fetch by slot: reads the blocks the hints name (per block, one read of the frames not cached and one zstd call for them),
  * without reading the directory first. A chunk whose hint is stale (its block released, or the slot holding
  * something else) is read through the directory, in the same snapshot; one whose hint has expired at `now()`
  * reads as absent. A chunk deleted, updated or moved after the hint was taken, while its old slot still exists,
