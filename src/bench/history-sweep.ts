@@ -38,6 +38,12 @@ export interface HistorySweepOptions {
   readonly workDir?: string;
   readonly dropCaches?: boolean;
   readonly warmSamples?: number;
+  /**
+   * Queries recalled at every size before the measured ones (their own, not measured), so the process-wide memos a
+   * long-running host has filled (word stems, keyword terms, the tokenizer's merges) are as warm for a large history
+   * as for a small one, whose few chunks ten queries cover. Default 100.
+   */
+  readonly warmupQueries?: number;
   readonly coldSamples?: number;
   /** Chunks written per relaxed ingest figure (default 4,000) and per sync figure (default 640). */
   readonly ingestChunks?: number;
@@ -103,6 +109,7 @@ export interface HistorySweepResult {
     readonly disk: DiskInfo;
     readonly cold: string;
     readonly warmSamples: number;
+    readonly warmupQueries: number;
     readonly coldSamples: number;
     readonly ingestChunks: number;
     readonly ingestSyncChunks: number;
@@ -204,7 +211,8 @@ export async function runHistorySweep(opts: HistorySweepOptions = {}): Promise<H
   try {
     if (opts.buildOnly === true && opts.historyDir === undefined) throw new Error('history sweep: buildOnly needs historyDir');
     const history = opts.historyDir ?? join(work, 'history');
-    const sweep = await sweepRecall(history, sizes, seed, warmSamples, coldSamples, drop.ok, sqlite.ok ? sqlite.Database : null, log, opts.buildOnly === true, notes);
+    const warmupQueries = opts.warmupQueries ?? 100;
+    const sweep = await sweepRecall(history, sizes, seed, warmSamples, warmupQueries, coldSamples, drop.ok, sqlite.ok ? sqlite.Database : null, log, opts.buildOnly === true, notes);
     const ingestChunks = opts.ingestChunks ?? 4_000;
     const ingestSyncChunks = opts.ingestSyncChunks ?? 640;
     const ingest =
@@ -217,6 +225,7 @@ export async function runHistorySweep(opts: HistorySweepOptions = {}): Promise<H
         disk: describeDisk(work),
         cold: drop.ok ? 'page cache dropped and store caches emptied before each cold request' : drop.reason,
         warmSamples,
+        warmupQueries,
         coldSamples,
         ingestChunks,
         ingestSyncChunks,
@@ -338,6 +347,7 @@ async function sweepRecall(
   sizes: readonly number[],
   seed: number,
   warmSamples: number,
+  warmupQueries: number,
   coldSamples: number,
   cold: boolean,
   Database: SqliteConstructor | null,
@@ -360,9 +370,11 @@ async function sweepRecall(
       open.push({ h, store, memory: openMemory(store), fts: Database === null ? null : await openFts(Database, h.dir), warm: [], ftsWarm: [], cold: [], ftsCold: [], bytes: [], ftsBytes: [], candidates: 0 });
     }
     const queries = new SweepCorpus(seed + 1);
-    // Warm: one pass of 10 queries to warm every store, then the measured pass.
+    // Warm: `warmupQueries` queries of their own (another seed, so the measured ones stay the same), then one pass of
+    // the first 10 measured queries, then the measured pass.
     const qs = Array.from({ length: warmSamples }, () => queries.query());
-    for (const q of qs.slice(0, 10)) {
+    const warmup = new SweepCorpus(seed + 2);
+    for (const q of [...Array.from({ length: warmupQueries }, () => warmup.query()), ...qs.slice(0, 10)]) {
       for (const o of open) {
         await o.memory.recall({ user: USER, session: SESSION, query: q });
         await o.fts?.recall(USER, q, 5);

@@ -19,6 +19,7 @@ describe('bench --history-sweep', () => {
     expect(r.ingest?.akashic).toBeGreaterThan(0);
     expect(r.ingest?.akashicSyncConcurrent).toBeGreaterThan(0);
     expect(r.meta.disk.summary.length).toBeGreaterThan(0);
+    expect(r.meta.warmupQueries).toBe(100);
     expect(historySweepMarkdown(r)).toContain('| 30 |');
   }, 120_000);
 
