@@ -67,7 +67,9 @@ export class DenseScorer {
   #row(d: Float32Array): Float64Array {
     let row = this.#cosines.get(d);
     if (row === undefined) {
-      row = Float64Array.from(this.#query, (q) => dot(q, d));
+      const query = this.#query;
+      row = new Float64Array(query.length);
+      for (let j = 0; j < query.length; j++) row[j] = dot(query[j]!, d);
       this.#cosines.set(d, row);
     }
     return row;

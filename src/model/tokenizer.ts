@@ -68,6 +68,8 @@ export const MAX_UNSPACED_RUN = 64;
 const LONG_RUN = new RegExp(`\\S{${MAX_UNSPACED_RUN + 1},}`, 'g');
 
 function countBounded(counter: (text: string) => number, text: string): number {
+  // Most texts counted (a sentence, a turn) are too short to hold a long run: no scan for one.
+  if (text.length <= MAX_UNSPACED_RUN) return counter(text);
   let n = 0;
   let from = 0;
   for (const m of text.matchAll(LONG_RUN)) {
