@@ -1,9 +1,8 @@
 import type { AbstractSnapshot } from 'abstract-level';
 import type { ChunkKind } from '../record/chunk-record.js';
 import type { DirEntry } from '../record/dir-entry.js';
-import { decodeIndexStats, encodeIndexStats, INDEX_PRESENT, type IndexStats } from '../record/index-records.js';
+import { INDEX_PRESENT } from '../record/index-records.js';
 import type { Family } from './column-families.js';
-import type { IndexCounterCache } from './index-counter-cache.js';
 import { SEP, afterPrefix } from './keys.js';
 import type { PurgeHook, PurgeScope } from './purge.js';
 import type { Txn } from './txn/txn.js';
@@ -16,14 +15,11 @@ import type { Txn } from './txn/txn.js';
  *   s␀user␀session␀kind␀ts␀chunk           recency, session scope (empty value)
  *   q␀user␀kind␀ts␀session␀chunk           pending: the chunk's postings are not written yet (empty value)
  *   k␀user␀kind␀keyword␀ts␀session␀chunk   keyword posting        (empty value)
- *   f␀user␀kind␀keyword                    document frequency of the keyword among the user's posted chunks of kind
- *   n␀user␀kind                            posted chunks of kind and their total keyword count
  *
  * A commit writes a new or changed chunk's recency keys and a pending key only (three keys, whatever its keyword
  * count): a chunk's postings and counters are written later, for many chunks of a user at once, by the posting
  * merge (posting-merge.ts), which replaces pending keys by postings in one batch. A live chunk is therefore either
- * pending or posted, never both; the counters cover the posted ones, and readers add the pending ones, which are
- * few (the merge runs once a user has `postingMergeAt` of them, default 128, below the recall window of 256) and almost always among the newest.
+ * pending or posted, never both; readers of postings add the pending ones, which are few (the merge runs once a user has `postingMergeAt` of them, default 128, below the recall window of 256) and almost always among the newest.
  *
  * `ts` is the chunk's creation time as 14 hex digits (ms, clamped to [0, 2^53)), so key order is time order and a
  * bounded reverse scan returns the newest first. Keywords are indexed normalized (`normalizeKeyword`), each once
@@ -81,14 +77,6 @@ function tailOf(c: IndexedChunk): string {
   return tsKey(c.createdAt) + SEP + c.sessionId + SEP + c.chunkId;
 }
 
-export function statsKey(userId: string, kind: ChunkKind): string {
-  return 'n' + SEP + userId + SEP + kind;
-}
-
-export function dfKey(userId: string, kind: ChunkKind, keyword: string): string {
-  return 'f' + SEP + userId + SEP + kind + SEP + keyword;
-}
-
 /** The chunk's two recency keys (user and session lists). */
 export function recencyKeys(c: IndexedChunk): string[] {
   return ['r' + SEP + c.userId + SEP + c.kind + SEP + tailOf(c), 's' + SEP + c.userId + SEP + c.sessionId + SEP + c.kind + SEP + tsKey(c.createdAt) + SEP + c.chunkId];
@@ -131,13 +119,10 @@ export function sameIndexed(a: IndexedChunk | null, b: IndexedChunk | null): boo
   return ka.length === kb.length && ka.every((k, i) => k === kb[i]);
 }
 
-/** The index changes one transaction stages: empty-valued keys to put and delete, and counter deltas. */
+/** The index changes one transaction stages: empty-valued keys to put and delete. */
 export class IndexDelta {
   readonly puts = new Set<string>();
   readonly dels = new Set<string>();
-  /** statsKey → [Δdocs, Δkeywords]; dfKey → Δdf. */
-  readonly stats = new Map<string, [number, number]>();
-  readonly df = new Map<string, number>();
   /** user → change in its number of pending chunks. */
   readonly pending = new Map<string, number>();
 
@@ -150,8 +135,7 @@ export class IndexDelta {
     if (sameIndexed(before, after)) return;
     if (before !== null) {
       for (const k of entryKeys(before, beforePosted)) this.#del(k);
-      if (beforePosted) this.posted(before, -1);
-      else this.#bumpPending(before.userId, -1);
+      if (!beforePosted) this.#bumpPending(before.userId, -1);
     }
     if (after !== null) {
       for (const k of entryKeys(after, false)) this.#put(k);
@@ -159,24 +143,10 @@ export class IndexDelta {
     }
   }
 
-  /** Counts a chunk's postings into (+1) or out of (−1) the counters (the postings keys are the caller's). */
-  posted(c: IndexedChunk, sign: 1 | -1, kws: readonly string[] = indexKeywords(c.keywords)): void {
-    const sk = statsKey(c.userId, c.kind);
-    const s = this.stats.get(sk) ?? [0, 0];
-    this.stats.set(sk, [s[0] + sign, s[1] + sign * kws.length]);
-    const head = 'f' + SEP + c.userId + SEP + c.kind + SEP;
-    for (const k of kws) {
-      const dk = head + k;
-      this.df.set(dk, (this.df.get(dk) ?? 0) + sign);
-    }
-  }
-
-  /** The posting merge: pending chunk `c` gets its postings and joins the counters; its pending key goes. */
+  /** The posting merge: pending chunk `c` gets its postings; its pending key goes. */
   post(c: IndexedChunk): void {
-    const kws = indexKeywords(c.keywords);
     this.#del(pendingKey(c));
-    for (const k of postingKeys(c, kws)) this.#put(k);
-    this.posted(c, +1, kws);
+    for (const k of postingKeys(c)) this.#put(k);
     this.#bumpPending(c.userId, -1);
   }
 
@@ -202,48 +172,13 @@ export class IndexDelta {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type IndexOp = { type: 'put'; sublevel: Family; key: string; value: Buffer } | { type: 'del'; sublevel: Family; key: string };
 
-/**
- * Turns a delta into batch operations, reading the committed counters it adjusts that `known` does not hold (one
- * getMany). Returns the operations and every counter they write (null: deleted), for `known.publish` once the batch
- * has landed. Requires: the write lock, so the counters cannot change before the batch lands.
- */
-export async function indexOps(
-  family: Family,
-  delta: IndexDelta,
-  known: IndexCounterCache,
-): Promise<{ ops: IndexOp[]; counters: Map<string, IndexStats | null> }> {
+/** A delta as batch operations (its keys, all empty-valued). */
+export function indexOps(family: Family, delta: IndexDelta): IndexOp[] {
   const ops: IndexOp[] = [];
-  const counters = new Map<string, IndexStats | null>();
   // A key both deleted and put by one delta was removed from the other set by `change`, so order does not matter.
   for (const key of delta.dels) ops.push({ type: 'del', sublevel: family, key });
   for (const key of delta.puts) ops.push({ type: 'put', sublevel: family, key, value: INDEX_PRESENT });
-  const sKeys = [...delta.stats.keys()].filter((k) => delta.stats.get(k)![0] !== 0 || delta.stats.get(k)![1] !== 0);
-  const fKeys = [...delta.df.keys()].filter((k) => delta.df.get(k) !== 0);
-  const all = [...sKeys, ...fKeys];
-  if (all.length === 0) return { ops, counters };
-  const unknown = all.filter((key) => known.get(key) === undefined);
-  const values = unknown.length === 0 ? [] : await family.getMany(unknown);
-  const read = new Map<string, Buffer | undefined>(unknown.map((key, i) => [key, values[i]]));
-  all.forEach((key, i) => {
-    let cur = known.get(key);
-    if (cur === undefined) {
-      const v = read.get(key);
-      cur = v === undefined ? null : decodeIndexStats(v, `index counter ${JSON.stringify(key)}`);
-    }
-    const base: IndexStats = cur ?? { docs: 0, keywords: 0 };
-    const next =
-      i < sKeys.length
-        ? { docs: base.docs + delta.stats.get(key)![0], keywords: base.keywords + delta.stats.get(key)![1] }
-        : { docs: base.docs + delta.df.get(key)!, keywords: 0 };
-    if (next.docs <= 0) {
-      ops.push({ type: 'del', sublevel: family, key });
-      counters.set(key, null);
-    } else {
-      ops.push({ type: 'put', sublevel: family, key, value: encodeIndexStats(next) });
-      counters.set(key, next);
-    }
-  });
-  return { ops, counters };
+  return ops;
 }
 
 function parseTail(tail: string): { sessionId: string; chunkId: string } {
@@ -397,6 +332,19 @@ export interface KeywordStats {
   readonly df: ReadonlyMap<string, number>;
 }
 
+/** Keys of `family` in [gte, lt) in `snapshot`, counted without holding them (O(keys) time, O(1) memory). */
+async function countKeys(family: Family, gte: string, lt: string, snapshot: AbstractSnapshot): Promise<number> {
+  let n = 0;
+  for await (const _ of family.keys({ gte, lt, snapshot })) n++;
+  return n;
+}
+
+/**
+ * The statistics over a user's posted chunks of `kinds`, counted from the index's keys: posted chunks are recency
+ * keys minus pending keys, keyword totals and document frequencies are postings. Database format 5 keeps no
+ * counters (maintaining them cost most of the posting merge, and recall does not read them: SELECT computes its own),
+ * so this is work O(the user's postings); it serves diagnostics, never the recall path.
+ */
 export async function keywordStats(
   family: Family,
   userId: string,
@@ -404,23 +352,17 @@ export async function keywordStats(
   keywords: readonly string[],
   snapshot: AbstractSnapshot,
 ): Promise<KeywordStats> {
-  const keys: string[] = kinds.map((k) => statsKey(userId, k));
-  for (const w of keywords) for (const k of kinds) keys.push(dfKey(userId, k, w));
-  const values = keys.length === 0 ? [] : await family.getMany(keys, { snapshot });
   let docs = 0;
   let totalKeywords = 0;
   const df = new Map<string, number>(keywords.map((w) => [w, 0]));
-  values.forEach((v, i) => {
-    if (v === undefined) return;
-    const s = decodeIndexStats(v, `index counter ${JSON.stringify(keys[i])}`);
-    if (i < kinds.length) {
-      docs += s.docs;
-      totalKeywords += s.keywords;
-    } else {
-      const w = keywords[Math.floor((i - kinds.length) / kinds.length)]!;
-      df.set(w, (df.get(w) ?? 0) + s.docs);
+  for (const kind of kinds) {
+    docs += await countKeys(family, ['r', userId, kind].join(SEP) + SEP, afterPrefix('r', userId, kind), snapshot);
+    docs -= await countKeys(family, ['q', userId, kind].join(SEP) + SEP, afterPrefix('q', userId, kind), snapshot);
+    totalKeywords += await countKeys(family, ['k', userId, kind].join(SEP) + SEP, afterPrefix('k', userId, kind), snapshot);
+    for (const w of keywords) {
+      df.set(w, df.get(w)! + (await countKeys(family, ['k', userId, kind, w].join(SEP) + SEP, afterPrefix('k', userId, kind, w), snapshot)));
     }
-  });
+  }
   return { docs, totalKeywords, df };
 }
 

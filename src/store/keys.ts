@@ -88,11 +88,18 @@ export const META_ACCOUNTING_KEY = 'accounting';
  */
 export const META_FRAMES_KEY = 'frames';
 /**
- * Present once the candidate index is complete in database format 3 (postings written by the posting merge, pending
- * keys allowed). A database without it gets its index upgraded (format 2) or rebuilt from the directory (format 1,
- * or a rebuild interrupted by a crash) at the next writable open.
+ * Present once the candidate index is complete in database format 5 (postings written by the posting merge, pending
+ * keys allowed, no per-keyword counters). A database without it gets its index upgraded (formats 2 to 4, whose
+ * counters are dropped) or rebuilt from the directory (format 1, or a rebuild interrupted by a crash) at the next
+ * writable open.
  */
-export const META_INDEX_KEY = 'cidx3';
+export const META_INDEX_KEY = 'cidx5';
+/**
+ * The format-3/4 marker: the same index with document-frequency and per-kind counters (`f` and `n` keys). A writable
+ * open of this engine drops the counters and replaces the marker, so an older engine, which would read and update
+ * counters that are no longer kept, rebuilds the index instead.
+ */
+export const META_INDEX_V3_KEY = 'cidx3';
 /**
  * The format-2 marker (every live chunk posted, no pending keys: a valid format-3 index). A writable open of this
  * engine always removes it, so an older engine, which knows no pending keys, rebuilds the index instead of

@@ -3,19 +3,19 @@ import { decodeDirEntry } from '../record/dir-entry.js';
 import type { BatchWriter } from './batch-writer.js';
 import { IndexDelta, indexOps, indexedChunk, parsePendingKey, pendingKey } from './candidate-index.js';
 import type { ColumnFamilies } from './column-families.js';
-import type { IndexCounterCache } from './index-counter-cache.js';
 import type { TxnContext } from './txn/txn-state.js';
 import type { WriteLock } from './write-lock.js';
 import { SEP, afterPrefix, dirKey } from './keys.js';
 
 /**
  * The posting merge of the candidate index (docs/format.md, "Candidate index"): a commit indexes a new or changed
- * chunk with its recency keys and one pending key, and this merge later writes the postings and counters of many
- * pending chunks of one user in one batch.
+ * chunk with its recency keys and one pending key, and this merge later writes the postings of many pending chunks of
+ * one user in one batch.
  *
  * Why: a chunk has up to 64 keywords, and writing a posting plus a counter update per keyword in the commit that
  * adds the chunk made every put ~140 LevelDB operations (and a read of 64 counters), which dominated ingest. Moving
- * them here keeps a put at a handful of keys, and a merge reads each counter once for all the chunks it posts.
+ * them here keeps a put at a handful of keys. Database format 5 keeps no per-keyword counters at all: updating them
+ * (a read-modify-write of ~5,000 keys per 128-chunk merge) was most of a merge, and recall never read them.
  * @internal
  */
 
@@ -28,11 +28,10 @@ export function pendingRange(userId: string): { gte: string; lt: string } {
 }
 
 /**
- * Posts up to `max` pending chunks of `userId`: their postings and counter updates go in, their pending keys go
- * out, in one batch. Returns how many chunks were posted. `known`: the committed counters this process knows.
- * REQUIRES: the store's write lock (the counters are read, then rewritten).
+ * Posts up to `max` pending chunks of `userId`: their postings go in, their pending keys go out, in one batch.
+ * Returns how many chunks were posted. REQUIRES: the store's write lock (the pending keys are read, then replaced).
  */
-export async function mergePostings(cf: ColumnFamilies, writer: BatchWriter, known: IndexCounterCache, userId: string, max: number = POSTING_MERGE_MAX): Promise<number> {
+export async function mergePostings(cf: ColumnFamilies, writer: BatchWriter, userId: string, max: number = POSTING_MERGE_MAX): Promise<number> {
   const keys: string[] = [];
   for await (const k of cf.candidates.keys({ ...pendingRange(userId), limit: max })) keys.push(k);
   if (keys.length === 0) return 0;
@@ -51,14 +50,7 @@ export async function mergePostings(cf: ColumnFamilies, writer: BatchWriter, kno
     if (c === null || pendingKey(c) !== keys[i]) throw corruption(`candidate index: pending key ${JSON.stringify(keys[i])} does not match its directory entry`);
     delta.post(c);
   });
-  const { ops, counters } = await indexOps(cf.candidates, delta, known);
-  try {
-    await writer.write(ops);
-  } catch (err) {
-    known.clear();
-    throw err;
-  }
-  known.publish(counters);
+  await writer.write(indexOps(cf.candidates, delta));
   return keys.length;
 }
 
@@ -149,7 +141,7 @@ export class PostingMerger {
     const pending = this.#ctx.pendingPostings;
     for (;;) {
       if (this.#writer.failure !== null) return;
-      const n = await mergePostings(this.#ctx.cf, this.#writer, this.#ctx.indexCounters, userId);
+      const n = await mergePostings(this.#ctx.cf, this.#writer, userId);
       const left = (pending.get(userId) ?? 0) - n;
       if (left > 0) pending.set(userId, left);
       else pending.delete(userId);

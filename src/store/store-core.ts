@@ -17,7 +17,6 @@ import { openFamilies, type ColumnFamilies } from './column-families.js';
 import { openEngineMeta } from './engine-meta.js';
 import type { FrameStore } from './frame-store.js';
 import { GroupCommit } from './group-commit.js';
-import { IndexCounterCache } from './index-counter-cache.js';
 import { openCandidateIndex } from './index-rebuild.js';
 import { FileFrameStore } from './file-frame-store.js';
 import { KvFrameStore } from './kv-frame-store.js';
@@ -88,7 +87,6 @@ export class StoreCore {
       },
       pendingPostings: new Map(),
       onPending: (users) => this.#postings.schedule(users),
-      indexCounters: new IndexCounterCache(),
     };
     this.#postings = new PostingMerger(this.lock, writer, this.ctx);
     this.#groups = new GroupCommit(this.lock, writer, this.ctx, {

@@ -2,7 +2,6 @@ import { encodeAccounting } from '../../record/accounting.js';
 import { encodeBlockInfo } from '../../record/block-info.js';
 import { decodeDirEntry, encodeDirEntry } from '../../record/dir-entry.js';
 import { encodeAllocator } from '../../record/engine-records.js';
-import type { IndexStats } from '../../record/index-records.js';
 import { IndexDelta, indexOps, indexedChunk, pendingKey, sameIndexed, type IndexedChunk } from '../candidate-index.js';
 import { ALLOC_NEXT_KEY, META_ACCOUNTING_KEY, blockKey, parseDirKey } from '../keys.js';
 import type { BlockPlacement } from './block-placement.js';
@@ -32,7 +31,7 @@ export async function commitTxn(s: TxnState, placement: BlockPlacement, onBatch:
     if (entry === null) s.ops.push({ type: 'del', sublevel: cf.dir, key });
     else s.ops.push({ type: 'put', sublevel: cf.dir, key, value: encodeDirEntry(entry) });
   }
-  const { pending, counters } = await stageIndex(s);
+  const pending = await stageIndex(s);
   for (const info of s.infos.values()) {
     if (s.retired.get(info.blockId)?.forget === true) s.ops.push({ type: 'del', sublevel: cf.blockInfo, key: blockKey(info.blockId) });
     else s.ops.push({ type: 'put', sublevel: cf.blockInfo, key: blockKey(info.blockId), value: encodeBlockInfo(info) });
@@ -48,7 +47,6 @@ export async function commitTxn(s: TxnState, placement: BlockPlacement, onBatch:
   try {
     await s.frames.prepare(s.ops);
   } catch (err) {
-    s.ctx.indexCounters.clear();
     throw s.ctx.writer.fail(err);
   }
   onBatch();
@@ -59,11 +57,8 @@ export async function commitTxn(s: TxnState, placement: BlockPlacement, onBatch:
     await s.ctx.writer.write(s.ops);
   } catch (err) {
     addPending(s, pending, -1);
-    s.ctx.indexCounters.clear();
     throw err;
   }
-  if (s.rawIndex) s.ctx.indexCounters.clear();
-  else s.ctx.indexCounters.publish(counters);
   await s.frames.committed();
   s.acct.retrievals = s.ctx.accounting.retrievals;
   s.acct.retrievalBlocks = s.ctx.accounting.retrievalBlocks;
@@ -96,11 +91,11 @@ function publishOpenBlocks(s: TxnState, placement: BlockPlacement): void {
 
 /**
  * The candidate index follows the directory: every entry this commit writes is compared with the committed one,
- * and the difference (entry keys, counters) joins the batch. Entries that only moved (relocation, GC) differ in
+ * and the difference (entry keys) joins the batch. Entries that only moved (relocation, GC) differ in
  * nothing the index holds, so they add nothing.
  */
-async function stageIndex(s: TxnState): Promise<{ pending: ReadonlyMap<string, number>; counters: ReadonlyMap<string, IndexStats | null> }> {
-  const none = { pending: new Map<string, number>(), counters: new Map<string, IndexStats | null>() };
+async function stageIndex(s: TxnState): Promise<ReadonlyMap<string, number>> {
+  const none = new Map<string, number>();
   if (s.dirs.size === 0) return none;
   const unread = [...s.dirs.keys()].filter((k) => !s.original.has(k));
   const values = unread.length === 0 ? [] : await s.ctx.cf.dir.getMany(unread);
@@ -123,10 +118,9 @@ async function stageIndex(s: TxnState): Promise<{ pending: ReadonlyMap<string, n
   const posted = new Map(olds.map((c, i) => [c, pendingValues[i] === undefined]));
   const delta = new IndexDelta();
   for (const c of changes) delta.change(c.before, posted.get(c) ?? false, c.after);
-  if (delta.empty && delta.stats.size === 0) return none;
-  const { ops, counters } = await indexOps(s.ctx.cf.candidates, delta, s.ctx.indexCounters);
-  for (const op of ops) s.ops.push(op);
-  return { pending: delta.pending, counters };
+  if (delta.empty) return none;
+  for (const op of indexOps(s.ctx.cf.candidates, delta)) s.ops.push(op);
+  return delta.pending;
 }
 
 /** Adds (`sign` 1) or takes back (-1) the growth of pending counts a batch brings, before it is written. */

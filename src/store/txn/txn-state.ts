@@ -4,7 +4,6 @@ import { decodeBlockInfo, type BlockInfo } from '../../record/block-info.js';
 import type { DirEntry } from '../../record/dir-entry.js';
 import type { BatchOp, BatchWriter } from '../batch-writer.js';
 import type { ColumnFamilies } from '../column-families.js';
-import type { IndexCounterCache } from '../index-counter-cache.js';
 import type { FrameBatch, FrameStore } from '../frame-store.js';
 import { blockKey } from '../keys.js';
 import type { ResolvedStoreOptions } from '../options.js';
@@ -36,8 +35,6 @@ export interface TxnContext {
    */
   readonly pendingPostings: Map<string, number>;
   onPending(users: readonly string[]): void;
-  /** The candidate index's counters as committed (index-counter-cache.ts). */
-  readonly indexCounters: IndexCounterCache;
 }
 
 /** A record waiting to be placed in a block; its directory entry (if any) gets the slot it lands in. */
@@ -73,8 +70,6 @@ export interface TxnState {
   reservedUpTo: number;
   /** True when raw operations touched the allocator family: the open-block cache can no longer be trusted. */
   rawAlloc: boolean;
-  /** True when raw operations touched the candidate index (purge): the counter cache can no longer be trusted. */
-  rawIndex: boolean;
   /** Ids of blocks this commit releases (set by commit). */
   readonly released: number[];
 }
@@ -93,7 +88,6 @@ export function newTxnState(ctx: TxnContext): TxnState {
     nextBlockId: ctx.nextBlockId,
     reservedUpTo: 0,
     rawAlloc: false,
-    rawIndex: false,
     released: [],
   };
 }

@@ -210,7 +210,6 @@ export class Txn {
   /** Extra raw operations of the engine's own modules (purge's range deletions) to land in the same batch. */
   raw(op: BatchOp): void {
     if (op.sublevel === this.#s.ctx.cf.alloc) this.#s.rawAlloc = true;
-    if (op.sublevel === this.#s.ctx.cf.candidates) this.#s.rawIndex = true;
     this.#s.ops.push(op);
   }
 
