@@ -1,5 +1,5 @@
 import type { AbstractSnapshot } from 'abstract-level';
-import { mkdirSync, writeSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { open, readdir, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -217,7 +217,7 @@ export class FileFrameStore implements FrameStore {
             // Header, frame, and a zeroed header after it (when it fits): leftovers of a failed commit end there.
             const tail = Math.min(FRAME_HEADER_BYTES, EXTENT_BYTES - offset - size);
             const out = Buffer.concat([frameHeader(p.frame, p.value.length), p.value, Buffer.alloc(tail)]);
-            await writeFrameBytes(h, out, extentOffset(p.blockId) + offset, this.#o.durability);
+            await h.write(out, 0, out.length, extentOffset(p.blockId) + offset);
             touched.add(h);
             advanced.set(p.blockId, [p.frame + 1, offset + size]);
           } else {
@@ -380,21 +380,6 @@ export class FileFrameStore implements FrameStore {
     }
     return n;
   }
-}
-
-/**
- * Writes `out` at `position` of a segment file. With relaxed durability the write is one `pwrite` on the calling
- * thread: it lands in the page cache, which is what relaxed durability promises (surviving a crash of the process),
- * and a few-KB copy costs microseconds where a round trip to the thread pool cost 100–300 µs per put. With sync
- * durability the bytes are fdatasync'ed afterwards anyway, so the write goes through the thread pool as before.
- */
-async function writeFrameBytes(h: FileHandle, out: Buffer, position: number, durability: 'sync' | 'relaxed'): Promise<void> {
-  if (durability === 'sync') {
-    await h.write(out, 0, out.length, position);
-    return;
-  }
-  let done = 0;
-  while (done < out.length) done += writeSync(h.fd, out, done, out.length - done, position + done);
 }
 
 /** fsyncs a directory, so that a file created in it survives a crash. */
