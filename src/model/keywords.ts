@@ -14,6 +14,7 @@
 import nlpUtils from 'wink-nlp-utils';
 import { invalidArgument } from '../errors.js';
 import { STOP_WORDS } from './stop-words.js';
+import { BoundedMemo } from '../util/bounded-memo.js';
 
 /** How many keywords `extractKeywords` returns when no limit is given. */
 export const DEFAULT_KEYWORD_LIMIT = 64;
@@ -73,16 +74,13 @@ function toWord(raw: string): string | undefined {
  * Stems of recent words. SELECT re-tokenizes every candidate's keywords on every recall, and stemming dominated a
  * recall's CPU time in the benchmark profile; a vocabulary is small, so a bounded memo serves nearly every lookup.
  */
-const STEM_MEMO = new Map<string, string>();
-const STEM_MEMO_MAX = 50_000;
+const STEM_MEMO = new BoundedMemo<string, string>(65_536);
 
 function toTerm(word: string): string {
   if (!STEMMABLE.test(word)) return word;
   let stem = STEM_MEMO.get(word);
   if (stem === undefined) {
     stem = nlpUtils.string.stem(word);
-    // Bounded: forget everything when full (simpler than LRU, and a refill costs one stem per word).
-    if (STEM_MEMO.size >= STEM_MEMO_MAX) STEM_MEMO.clear();
     STEM_MEMO.set(word, stem);
   }
   return stem;
@@ -204,17 +202,15 @@ function termsOfTokens(tokens: readonly Token[]): string[] {
 /**
  * Matching terms of a keyword list (`termsOf` of the keywords, one per line), memoized: SELECT turns the same
  * candidates' keywords into terms on every recall. A pure function of the list, so the memo changes no result;
- * bounded, and forgotten whole when full. The returned array is shared: do not mutate it.
+ * bounded, the least recently used forgotten first. The returned array is shared: do not mutate it.
  */
-const KEYWORD_TERMS_MEMO = new Map<string, readonly string[]>();
-const KEYWORD_TERMS_MEMO_MAX = 4096;
+const KEYWORD_TERMS_MEMO = new BoundedMemo<string, readonly string[]>(4096);
 
 export function keywordTerms(keywords: readonly string[]): readonly string[] {
   const key = keywords.join('\n');
   let terms = KEYWORD_TERMS_MEMO.get(key);
   if (terms === undefined) {
     terms = termsOf(key);
-    if (KEYWORD_TERMS_MEMO.size >= KEYWORD_TERMS_MEMO_MAX) KEYWORD_TERMS_MEMO.clear();
     KEYWORD_TERMS_MEMO.set(key, terms);
   }
   return terms;
