@@ -1,4 +1,5 @@
 import * as flatbuffers from 'flatbuffers';
+import { scratchBuilder } from './scratch-builder.js';
 import { undecodable } from './undecodable.js';
 import { FORMAT_VERSION, ValueType, unwrapEnvelope, wrapEnvelope } from './envelope.js';
 import { Accounting as FbAccounting } from './generated/akashic/fb/accounting.js';
@@ -59,7 +60,7 @@ export function emptyAccounting(): Accounting {
 }
 
 export function encodeAccounting(a: Accounting): Buffer {
-  const b = new flatbuffers.Builder(160);
+  const b = scratchBuilder();
   FbAccounting.startAccounting(b);
   FbAccounting.addFormatVersion(b, FORMAT_VERSION);
   FbAccounting.addLogicalBytesIngested(b, BigInt(a.logicalBytesIngested));

@@ -1,4 +1,5 @@
 import * as flatbuffers from 'flatbuffers';
+import { scratchBuilder } from './scratch-builder.js';
 import { corruption } from '../errors.js';
 import { undecodable } from './undecodable.js';
 import { FORMAT_VERSION, ValueType, unwrapEnvelope, wrapEnvelope } from './envelope.js';
@@ -17,7 +18,7 @@ export interface BlockFrameValue {
 }
 
 export function encodeBlockFrame(f: BlockFrameValue): Buffer {
-  const b = new flatbuffers.Builder(64 + f.payload.length);
+  const b = scratchBuilder();
   const user = b.createString(f.userId);
   const payload = FbBlockFrame.createPayloadVector(b, f.payload);
   FbBlockFrame.startBlockFrame(b);

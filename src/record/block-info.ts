@@ -1,4 +1,5 @@
 import * as flatbuffers from 'flatbuffers';
+import { scratchBuilder } from './scratch-builder.js';
 import { corruption } from '../errors.js';
 import { undecodable } from './undecodable.js';
 import { FORMAT_VERSION, ValueType, unwrapEnvelope, wrapEnvelope } from './envelope.js';
@@ -48,7 +49,7 @@ export function invalidRatio(info: BlockInfo): number {
 }
 
 export function encodeBlockInfo(i: BlockInfo): Buffer {
-  const b = new flatbuffers.Builder(128);
+  const b = scratchBuilder();
   const user = b.createString(i.userId);
   const session = b.createString(i.sessionId);
   const slots = FbBlockInfo.createFrameSlotsVector(b, [...i.frameSlots]);

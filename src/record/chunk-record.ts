@@ -1,4 +1,5 @@
 import * as flatbuffers from 'flatbuffers';
+import { scratchBuilder } from './scratch-builder.js';
 import { utf8Bytes } from './short-utf8.js';
 import { corruption } from '../errors.js';
 import { undecodable } from './undecodable.js';
@@ -79,7 +80,7 @@ function strings(builder: flatbuffers.Builder, values: readonly string[]): numbe
 
 /** Encodes a record as FlatBuffers bytes (not enveloped: records live inside checksummed block frames). */
 export function encodeChunkRecord(r: ChunkRecord): Uint8Array {
-  const b = new flatbuffers.Builder(256 + r.text.length * 2 + (r.payload?.length ?? 0));
+  const b = scratchBuilder();
   const user = b.createString(utf8Bytes(r.userId));
   const session = b.createString(utf8Bytes(r.sessionId));
   const id = b.createString(utf8Bytes(r.chunkId));
@@ -134,7 +135,8 @@ export function encodeChunkRecord(r: ChunkRecord): Uint8Array {
   if (run !== 0) FbChunkRecord.addRunId(b, run);
   if (supersedesRefs !== 0) FbChunkRecord.addSupersedesRefs(b, supersedesRefs);
   b.finish(FbChunkRecord.endChunkRecord(b));
-  return b.asUint8Array();
+  // A copy: the builder is reused by the next encode.
+  return b.asUint8Array().slice();
 }
 
 function readStrings(n: number, at: (i: number) => string | null): string[] {

@@ -1,4 +1,5 @@
 import * as flatbuffers from 'flatbuffers';
+import { scratchBuilder } from './scratch-builder.js';
 import { utf8Bytes } from './short-utf8.js';
 import { corruption } from '../errors.js';
 import { undecodable } from './undecodable.js';
@@ -108,7 +109,7 @@ export function sameLocation(a: SlotRef | null, b: SlotRef | null): boolean {
 }
 
 export function encodeDirEntry(e: DirEntry): Buffer {
-  const b = new flatbuffers.Builder(128);
+  const b = scratchBuilder();
   const kws = FbDirEntry.createKeywordsVector(b, e.keywords.map((k) => b.createString(utf8Bytes(k))));
   const sup = e.supersededBy === null ? 0 : b.createString(utf8Bytes(e.supersededBy.chunkId));
   const supSession = e.supersededBy === null || e.supersededBy.sessionId === '' ? 0 : b.createString(utf8Bytes(e.supersededBy.sessionId));

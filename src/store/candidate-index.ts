@@ -54,8 +54,16 @@ const MAX_TS = 2 ** 53 - 1;
 
 /** Lower-cased, control characters removed (they would collide with key separators). Empty means not indexed. */
 export function normalizeKeyword(k: string): string {
-  // eslint-disable-next-line no-control-regex
-  return k.toLowerCase().replace(/[\u0000-\u001f]/g, '');
+  // Most keywords are already printable lower-case ASCII, which this leaves as is: checked by a plain loop, which is
+  // several times cheaper than `toLowerCase` and a regular-expression replace per keyword (a merge normalizes ~8,000).
+  for (let i = 0; i < k.length; i++) {
+    const c = k.charCodeAt(i);
+    if (c < 0x20 || c > 0x7f || (c >= 0x41 && c <= 0x5a)) {
+      // eslint-disable-next-line no-control-regex
+      return k.toLowerCase().replace(/[\u0000-\u001f]/g, '');
+    }
+  }
+  return k;
 }
 
 /** Distinct normalized keywords, in first-seen order. */
@@ -143,13 +151,6 @@ export class IndexDelta {
     }
   }
 
-  /** The posting merge: pending chunk `c` gets its postings; its pending key goes. */
-  post(c: IndexedChunk): void {
-    this.#del(pendingKey(c));
-    for (const k of postingKeys(c)) this.#put(k);
-    this.#bumpPending(c.userId, -1);
-  }
-
   #put(k: string): void {
     this.dels.delete(k);
     this.puts.add(k);
@@ -178,6 +179,19 @@ export function indexOps(family: Family, delta: IndexDelta): IndexOp[] {
   // A key both deleted and put by one delta was removed from the other set by `change`, so order does not matter.
   for (const key of delta.dels) ops.push({ type: 'del', sublevel: family, key });
   for (const key of delta.puts) ops.push({ type: 'put', sublevel: family, key, value: INDEX_PRESENT });
+  return ops;
+}
+
+/**
+ * The posting merge's batch: pending chunks `chunks` get their postings and lose their pending keys. Built directly,
+ * without an `IndexDelta`: every key is distinct (a chunk's keywords are indexed once each, and every key ends with
+ * its chunk's tail), so there is nothing to reconcile, and hashing ~8,000 fresh key strings into sets was a large
+ * part of a merge. Same operations as a delta of `post`s would give: the deletions, then the postings.
+ */
+export function postingOps(family: Family, chunks: readonly IndexedChunk[]): IndexOp[] {
+  const ops: IndexOp[] = [];
+  for (const c of chunks) ops.push({ type: 'del', sublevel: family, key: pendingKey(c) });
+  for (const c of chunks) for (const key of postingKeys(c)) ops.push({ type: 'put', sublevel: family, key, value: INDEX_PRESENT });
   return ops;
 }
 

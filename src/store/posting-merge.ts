@@ -1,7 +1,7 @@
 import { AkashicError, corruption } from '../errors.js';
 import { decodeDirEntry } from '../record/dir-entry.js';
 import type { BatchWriter } from './batch-writer.js';
-import { IndexDelta, indexOps, indexedChunk, parsePendingKey, pendingKey } from './candidate-index.js';
+import { indexedChunk, parsePendingKey, pendingKey, postingOps, type IndexedChunk } from './candidate-index.js';
 import type { ColumnFamilies } from './column-families.js';
 import type { TxnContext } from './txn/txn-state.js';
 import type { WriteLock } from './write-lock.js';
@@ -42,15 +42,14 @@ export async function mergePostings(cf: ColumnFamilies, writer: BatchWriter, use
   });
   const dirKeys = pending.map((p) => dirKey(userId, p.sessionId, p.chunkId));
   const values = await cf.dir.getMany(dirKeys);
-  const delta = new IndexDelta();
-  pending.forEach((p, i) => {
+  const chunks: IndexedChunk[] = pending.map((p, i) => {
     const v = values[i];
     const c = indexedChunk(userId, p.sessionId, p.chunkId, v === undefined ? null : decodeDirEntry(v, `directory entry ${JSON.stringify(dirKeys[i])}`));
     // The pending key and the directory entry are written in one batch: a key that does not match its entry is damage.
     if (c === null || pendingKey(c) !== keys[i]) throw corruption(`candidate index: pending key ${JSON.stringify(keys[i])} does not match its directory entry`);
-    delta.post(c);
+    return c;
   });
-  await writer.write(indexOps(cf.candidates, delta));
+  await writer.write(postingOps(cf.candidates, chunks));
   return keys.length;
 }
 
