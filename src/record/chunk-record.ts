@@ -1,6 +1,6 @@
 import * as flatbuffers from 'flatbuffers';
 import { scratchBuilder } from './scratch-builder.js';
-import { utf8Bytes } from './short-utf8.js';
+import { createUtf8String } from './short-utf8.js';
 import { corruption } from '../errors.js';
 import { undecodable } from './undecodable.js';
 import { FORMAT_VERSION } from './envelope.js';
@@ -75,21 +75,21 @@ export function kindFromFb(kind: FbChunkKind, what: string): ChunkKind {
 }
 
 function strings(builder: flatbuffers.Builder, values: readonly string[]): number[] {
-  return values.map((v) => builder.createString(utf8Bytes(v)));
+  return values.map((v) => createUtf8String(builder, v));
 }
 
 /** Encodes a record as FlatBuffers bytes (not enveloped: records live inside checksummed block frames). */
 export function encodeChunkRecord(r: ChunkRecord): Uint8Array {
   const b = scratchBuilder();
-  const user = b.createString(utf8Bytes(r.userId));
-  const session = b.createString(utf8Bytes(r.sessionId));
-  const id = b.createString(utf8Bytes(r.chunkId));
-  const text = b.createString(utf8Bytes(r.text));
+  const user = createUtf8String(b, r.userId);
+  const session = createUtf8String(b, r.sessionId);
+  const id = createUtf8String(b, r.chunkId);
+  const text = createUtf8String(b, r.text);
   const keywords = FbChunkRecord.createKeywordsVector(b, strings(b, r.keywords));
   const attrKeys = Object.keys(r.attributes).sort();
   const attrs = FbChunkRecord.createAttributesVector(
     b,
-    attrKeys.map((k) => Attribute.createAttribute(b, b.createString(utf8Bytes(k)), b.createString(utf8Bytes(r.attributes[k] ?? '')))),
+    attrKeys.map((k) => Attribute.createAttribute(b, createUtf8String(b, k), createUtf8String(b, r.attributes[k] ?? ''))),
   );
   const payload = r.payload === null ? 0 : FbChunkRecord.createPayloadVector(b, r.payload);
   const supersedes = FbChunkRecord.createSupersedesVector(b, strings(b, r.supersedes.map((x) => x.chunkId)));
@@ -99,17 +99,17 @@ export function encodeChunkRecord(r: ChunkRecord): Uint8Array {
       : FbChunkRecord.createSupersedesRefsVector(
           b,
           r.supersedes.map((x) => {
-            const sid = b.createString(utf8Bytes(x.sessionId));
-            const cid = b.createString(utf8Bytes(x.chunkId));
+            const sid = createUtf8String(b, x.sessionId);
+            const cid = createUtf8String(b, x.chunkId);
             return FbChunkRef.createChunkRef(b, sid, cid);
           }),
         );
-  const agent = r.agentId === undefined ? 0 : b.createString(utf8Bytes(r.agentId));
-  const run = r.runId === undefined ? 0 : b.createString(utf8Bytes(r.runId));
+  const agent = r.agentId === undefined ? 0 : createUtf8String(b, r.agentId);
+  const run = r.runId === undefined ? 0 : createUtf8String(b, r.runId);
   const provenance = FbChunkRecord.createProvenanceVector(b, strings(b, r.provenance));
   const emb = r.embedding ?? null;
   const embVector = emb === null ? 0 : FbChunkRecord.createEmbeddingVector(b, emb.vector);
-  const embModel = emb === null ? 0 : b.createString(utf8Bytes(emb.model));
+  const embModel = emb === null ? 0 : createUtf8String(b, emb.model);
   FbChunkRecord.startChunkRecord(b);
   FbChunkRecord.addFormatVersion(b, FORMAT_VERSION);
   FbChunkRecord.addUserId(b, user);

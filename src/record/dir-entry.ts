@@ -1,6 +1,6 @@
 import * as flatbuffers from 'flatbuffers';
 import { scratchBuilder } from './scratch-builder.js';
-import { utf8Bytes } from './short-utf8.js';
+import { createUtf8String } from './short-utf8.js';
 import { corruption } from '../errors.js';
 import { undecodable } from './undecodable.js';
 import { FORMAT_VERSION, ValueType, unwrapEnvelope, wrapEnvelope } from './envelope.js';
@@ -110,16 +110,16 @@ export function sameLocation(a: SlotRef | null, b: SlotRef | null): boolean {
 
 export function encodeDirEntry(e: DirEntry): Buffer {
   const b = scratchBuilder();
-  const kws = FbDirEntry.createKeywordsVector(b, e.keywords.map((k) => b.createString(utf8Bytes(k))));
-  const sup = e.supersededBy === null ? 0 : b.createString(utf8Bytes(e.supersededBy.chunkId));
-  const supSession = e.supersededBy === null || e.supersededBy.sessionId === '' ? 0 : b.createString(utf8Bytes(e.supersededBy.sessionId));
-  const agent = e.agentId === undefined ? 0 : b.createString(utf8Bytes(e.agentId));
-  const run = e.runId === undefined ? 0 : b.createString(utf8Bytes(e.runId));
+  const kws = FbDirEntry.createKeywordsVector(b, e.keywords.map((k) => createUtf8String(b, k)));
+  const sup = e.supersededBy === null ? 0 : createUtf8String(b, e.supersededBy.chunkId);
+  const supSession = e.supersededBy === null || e.supersededBy.sessionId === '' ? 0 : createUtf8String(b, e.supersededBy.sessionId);
+  const agent = e.agentId === undefined ? 0 : createUtf8String(b, e.agentId);
+  const run = e.runId === undefined ? 0 : createUtf8String(b, e.runId);
   const attrKeys = e.attributes === undefined ? null : Object.keys(e.attributes).sort();
   const attrs =
-    attrKeys === null ? 0 : FbDirEntry.createAttributesVector(b, attrKeys.map((k) => Attribute.createAttribute(b, b.createString(utf8Bytes(k)), b.createString(utf8Bytes(e.attributes![k]!)))));
+    attrKeys === null ? 0 : FbDirEntry.createAttributesVector(b, attrKeys.map((k) => Attribute.createAttribute(b, createUtf8String(b, k), createUtf8String(b, e.attributes![k]!))));
   const embVector = e.embedding === undefined ? 0 : FbDirEntry.createEmbeddingVector(b, e.embedding.vector);
-  const embModel = e.embedding === undefined ? 0 : b.createString(utf8Bytes(e.embedding.model));
+  const embModel = e.embedding === undefined ? 0 : createUtf8String(b, e.embedding.model);
   FbDirEntry.startDirEntry(b);
   FbDirEntry.addFormatVersion(b, FORMAT_VERSION);
   FbDirEntry.addState(b, e.state === 'live' ? EntryState.Live : EntryState.Deleted);
