@@ -81,9 +81,10 @@ export class BlockPlacement {
 
   /**
    * Each open block's records in order; the open blocks of a group commit (one per user, or per session) are placed
-   * concurrently, so their frames compress in parallel on the thread pool instead of one after another. Each
-   * lane touches only its own blocks; what lanes share (the block id allocator, the accounting, the op list) is
-   * changed synchronously between awaits, so only which lane gets which fresh block id depends on timing.
+   * concurrently (a lane may wait for its open-block ref and info to be read). Each lane touches only its own
+   * blocks; what lanes share (the block id allocator, the accounting, the op list) is changed synchronously between
+   * awaits, so only which lane gets which fresh block id depends on timing. Frames only start compressing here
+   * (`writeFrame`); the commit collects them with `settleFrames`.
    */
   async #placeAppends(s: TxnState): Promise<void> {
     await Promise.all([...this.#appends].map(([openKey, g]) => this.#placeLane(s, openKey, g)));
@@ -137,7 +138,7 @@ export class BlockPlacement {
         }
         slots += batch.length;
         const seal = !fits(s, slots, bytes, 1);
-        await writeFrame(s, info, blockId, g.userId, LANE_ORIGIN[g.lane], batch, seal);
+        writeFrame(s, info, blockId, g.userId, LANE_ORIGIN[g.lane], batch, seal);
         info = seal ? null : (s.infos.get(blockId) ?? null);
       }
       // The ref is written only when it changes (most appends go on filling the same open block).
@@ -160,7 +161,7 @@ export class BlockPlacement {
         at += n;
       }
       for (const block of layoutGroups(sizes, o.blockCapacity, o.blockMaxBytes)) {
-        await writeFrame(s, null, s.nextBlockId++, userId, origin, block.map((i) => records[i]!), true);
+        writeFrame(s, null, s.nextBlockId++, userId, origin, block.map((i) => records[i]!), true);
       }
     }
   }
@@ -174,8 +175,13 @@ function fits(s: TxnState, slots: number, bytes: number, addBytes: number): bool
 /**
  * Stages one frame of `recs` as the next frame of block `blockId` (`info` null: a new block), sealing the block when
  * `seal`; directory entries of the records get their slots. `prebuilt` is a frame a GC worker already encoded.
+ *
+ * Otherwise the frame's compression is only started here (a thread-pool round trip): the block info is staged with
+ * the frame's stored size still zero, and `settleFrames` adds it once the compressed frame is there. Everything the
+ * commit stages in between (directory entries, the candidate-index delta) thus runs while the frame compresses,
+ * and every frame of a commit compresses in parallel.
  */
-export async function writeFrame(
+export function writeFrame(
   s: TxnState,
   info: BlockInfo | null,
   blockId: number,
@@ -184,10 +190,21 @@ export async function writeFrame(
   recs: PendingRecord[],
   seal: boolean,
   prebuilt?: EncodedFrame,
-): Promise<void> {
+): void {
   const frameNo = info === null ? 0 : info.frameSlots.length;
-  const frame = prebuilt ?? (await encodeFrame(blockId, frameNo, userId, recs.map((r) => r.bytes), s.ctx.options.zstdLevel));
-  s.frames.put(blockId, frameNo, frame.value);
+  let rawBytes = 0;
+  for (const r of recs) rawBytes += r.bytes.length;
+  let storedBytes = 0;
+  if (prebuilt !== undefined) {
+    rawBytes = prebuilt.rawBytes;
+    storedBytes = prebuilt.value.length;
+    s.frames.put(blockId, frameNo, prebuilt.value);
+  } else {
+    const value = encodeFrame(blockId, frameNo, userId, recs.map((r) => r.bytes), s.ctx.options.zstdLevel).then((f) => f.value);
+    // Awaited by settleFrames; a commit that fails before that must not leave a rejection unhandled.
+    value.catch(() => undefined);
+    s.pendingFrames.push({ blockId, frameNo, value });
+  }
   const sessions = new Set(recs.map((r) => r.sessionId));
   let sessionId: string;
   if (info === null) sessionId = sessions.size === 1 ? (recs[0]?.sessionId ?? '') : '';
@@ -217,17 +234,17 @@ export async function writeFrame(
     sessionId,
     state: seal ? 'sealed' : 'open',
     frameSlots: [...base.frameSlots, recs.length],
-    frameBytes: [...base.frameBytes, frame.value.length],
+    frameBytes: [...base.frameBytes, storedBytes],
     liveSlots: base.liveSlots + liveRecs.length,
     liveBytes: base.liveBytes + liveBytes,
-    rawBytes: base.rawBytes + frame.rawBytes,
-    storedBytes: base.storedBytes + frame.value.length,
+    rawBytes: base.rawBytes + rawBytes,
+    storedBytes: base.storedBytes + storedBytes,
     lastWriteAt: s.now,
     sealedAt: seal ? s.now : null,
   };
   if (info === null) s.acct.blocksCreated++;
   setBlockInfo(s, info, next);
-  s.acct.engineBytesWritten += frame.rawBytes;
+  s.acct.engineBytesWritten += rawBytes;
   recs.forEach((r, slot) => {
     if (r.dirKey !== null && r.entry !== null) {
       s.dirs.set(r.dirKey, { ...r.entry, location: { blockId, frame: frameNo, slot } });
@@ -235,3 +252,20 @@ export async function writeFrame(
   });
 }
 
+/**
+ * Waits for the frames `writeFrame` started compressing and stages them, in the order they were placed; each
+ * block's info (and the accounting) gains the frames' stored sizes. Before the commit's release pass and block infos.
+ */
+export async function settleFrames(s: TxnState): Promise<void> {
+  const jobs = s.pendingFrames.splice(0);
+  if (jobs.length === 0) return;
+  const values = await Promise.all(jobs.map((j) => j.value));
+  jobs.forEach((j, i) => {
+    const value = values[i]!;
+    s.frames.put(j.blockId, j.frameNo, value);
+    const cur = s.infos.get(j.blockId)!;
+    const frameBytes = [...cur.frameBytes];
+    frameBytes[j.frameNo] = value.length;
+    setBlockInfo(s, cur, { ...cur, frameBytes, storedBytes: cur.storedBytes + value.length });
+  });
+}

@@ -4,7 +4,8 @@ import { decodeDirEntry, encodeDirEntry } from '../../record/dir-entry.js';
 import { encodeAllocator } from '../../record/engine-records.js';
 import { IndexDelta, indexOps, indexedChunk, pendingKey, sameIndexed, type IndexedChunk } from '../candidate-index.js';
 import { ALLOC_NEXT_KEY, META_ACCOUNTING_KEY, blockKey, parseDirKey } from '../keys.js';
-import type { BlockPlacement } from './block-placement.js';
+import type { BatchOp } from '../batch-writer.js';
+import { settleFrames, type BlockPlacement } from './block-placement.js';
 import { setBlockInfo, type TxnState } from './txn-state.js';
 
 /**
@@ -17,6 +18,15 @@ import { setBlockInfo, type TxnState } from './txn-state.js';
 export async function commitTxn(s: TxnState, placement: BlockPlacement, onBatch: () => void): Promise<void> {
   const cf = s.ctx.cf;
   await placement.place(s);
+  // While the placed frames compress on the thread pool: the directory entries and the candidate-index delta, which
+  // do not depend on the frames' compressed sizes. The rest of the batch does (block infos, accounting).
+  const dirOps: BatchOp[] = [];
+  for (const [key, entry] of s.dirs) {
+    if (entry === null) dirOps.push({ type: 'del', sublevel: cf.dir, key });
+    else dirOps.push({ type: 'put', sublevel: cf.dir, key, value: encodeDirEntry(entry) });
+  }
+  const index = await stageIndex(s);
+  await settleFrames(s);
   for (const info of [...s.infos.values()]) {
     const retired = s.retired.has(info.blockId);
     if (retired && info.state === 'released') continue;
@@ -27,11 +37,9 @@ export async function commitTxn(s: TxnState, placement: BlockPlacement, onBatch:
       s.released.push(info.blockId);
     }
   }
-  for (const [key, entry] of s.dirs) {
-    if (entry === null) s.ops.push({ type: 'del', sublevel: cf.dir, key });
-    else s.ops.push({ type: 'put', sublevel: cf.dir, key, value: encodeDirEntry(entry) });
-  }
-  const pending = await stageIndex(s);
+  for (const op of dirOps) s.ops.push(op);
+  for (const op of index.ops) s.ops.push(op);
+  const pending = index.pending;
   for (const info of s.infos.values()) {
     if (s.retired.get(info.blockId)?.forget === true) s.ops.push({ type: 'del', sublevel: cf.blockInfo, key: blockKey(info.blockId) });
     else s.ops.push({ type: 'put', sublevel: cf.blockInfo, key: blockKey(info.blockId), value: encodeBlockInfo(info) });
@@ -91,11 +99,11 @@ function publishOpenBlocks(s: TxnState, placement: BlockPlacement): void {
 
 /**
  * The candidate index follows the directory: every entry this commit writes is compared with the committed one,
- * and the difference (entry keys) joins the batch. Entries that only moved (relocation, GC) differ in
+ * and the difference (entry keys) is returned for the batch. Entries that only moved (relocation, GC) differ in
  * nothing the index holds, so they add nothing.
  */
-async function stageIndex(s: TxnState): Promise<ReadonlyMap<string, number>> {
-  const none = new Map<string, number>();
+async function stageIndex(s: TxnState): Promise<{ ops: BatchOp[]; pending: ReadonlyMap<string, number> }> {
+  const none = { ops: [], pending: new Map<string, number>() };
   if (s.dirs.size === 0) return none;
   const unread = [...s.dirs.keys()].filter((k) => !s.original.has(k));
   const values = unread.length === 0 ? [] : await s.ctx.cf.dir.getMany(unread);
@@ -119,8 +127,7 @@ async function stageIndex(s: TxnState): Promise<ReadonlyMap<string, number>> {
   const delta = new IndexDelta();
   for (const c of changes) delta.change(c.before, posted.get(c) ?? false, c.after);
   if (delta.empty) return none;
-  for (const op of indexOps(s.ctx.cf.candidates, delta)) s.ops.push(op);
-  return delta.pending;
+  return { ops: indexOps(s.ctx.cf.candidates, delta), pending: delta.pending };
 }
 
 /** Adds (`sign` 1) or takes back (-1) the growth of pending counts a batch brings, before it is written. */

@@ -72,6 +72,8 @@ export interface TxnState {
   rawAlloc: boolean;
   /** Ids of blocks this commit releases (set by commit). */
   readonly released: number[];
+  /** Frames placed but still compressing (block-placement.ts `writeFrame`, collected by `settleFrames`). */
+  readonly pendingFrames: { readonly blockId: number; readonly frameNo: number; readonly value: Promise<Buffer> }[];
 }
 
 export function newTxnState(ctx: TxnContext): TxnState {
@@ -89,6 +91,7 @@ export function newTxnState(ctx: TxnContext): TxnState {
     reservedUpTo: 0,
     rawAlloc: false,
     released: [],
+    pendingFrames: [],
   };
 }
 

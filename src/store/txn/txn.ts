@@ -192,7 +192,7 @@ export class Txn {
    * frame was being built: compare-and-swap lost).
    */
   async addPrebuiltBlock(blockId: number, userId: string, origin: BlockOrigin, frame: EncodedFrame, recs: readonly PendingRecord[]): Promise<void> {
-    await writeFrame(this.#s, null, blockId, userId, origin, [...recs], true, frame);
+    writeFrame(this.#s, null, blockId, userId, origin, [...recs], true, frame);
   }
 
   /** Ids of blocks this commit releases (set by commit). */
