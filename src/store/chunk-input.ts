@@ -57,19 +57,24 @@ export interface SupersedesRef {
   readonly chunkId: string;
 }
 
-function checkText(v: unknown, what: string, maxBytes: number): string {
-  if (typeof v !== 'string') throw invalidArgument(`${what} must be a string, got ${typeof v}`);
-  if (!v.isWellFormed()) throw invalidArgument(`${what} contains a lone UTF-16 surrogate`);
+/** `index`, when given, names an item of the array `what` (the name is only built for an error message). */
+function checkText(v: unknown, what: string, maxBytes: number, index?: number): string {
+  const name = (): string => (index === undefined ? what : `${what}[${index}]`);
+  if (typeof v !== 'string') throw invalidArgument(`${name()} must be a string, got ${typeof v}`);
+  if (!v.isWellFormed()) throw invalidArgument(`${name()} contains a lone UTF-16 surrogate`);
   const n = Buffer.byteLength(v, 'utf8');
-  if (n > maxBytes) throw invalidArgument(`${what} is ${n} bytes; the limit is ${maxBytes}`);
+  if (n > maxBytes) throw invalidArgument(`${name()} is ${n} bytes; the limit is ${maxBytes}`);
   return v;
 }
 
 function checkStrings(v: unknown, what: string, max: number, maxBytes: number): string[] {
   if (!Array.isArray(v)) throw invalidArgument(`${what} must be an array of strings`);
   if (v.length > max) throw invalidArgument(`${what} has ${v.length} items; the limit is ${max}`);
-  // Array.from visits the holes of a sparse array (as undefined), which map() would skip and keep as holes.
-  return Array.from(v as unknown[], (s, i) => checkText(s, `${what}[${i}]`, maxBytes));
+  // Every index, holes of a sparse array included (as undefined), which map() would skip and keep as holes.
+  const items = v as unknown[];
+  const out = new Array<string>(items.length);
+  for (let i = 0; i < items.length; i++) out[i] = checkText(items[i], what, maxBytes, i);
+  return out;
 }
 
 /** Validated, defaulted content. @internal */
