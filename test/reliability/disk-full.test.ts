@@ -25,7 +25,14 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (mountError === null) execFileSync('umount', [mountPoint]);
+  if (mountError === null) {
+    // A failed test can leave a store open on the mount (EBUSY): detach it lazily rather than leak the mount.
+    try {
+      execFileSync('umount', [mountPoint], { stdio: 'pipe' });
+    } catch {
+      execFileSync('umount', ['-l', mountPoint], { stdio: 'pipe' });
+    }
+  }
   await rm(mountPoint, { recursive: true, force: true });
 });
 
