@@ -83,6 +83,11 @@ export function openBlockKey(userId: string, sessionId: string | null, lane: App
 export const META_ENGINE_KEY = 'engine';
 export const META_ACCOUNTING_KEY = 'accounting';
 /**
+ * The database format and the oldest format an engine must read to open the database (two u32le;
+ * `database-format.ts`). Checked before anything else at every open; written by a writable open when absent or older.
+ */
+export const META_FORMAT_KEY = 'format';
+/**
  * Present in a database whose block frames live in frame files (database format 4, `file-frame-store.ts`); its value
  * is the frame-file layout version (u32le, 1). Written when the database is created on a directory.
  */

@@ -14,6 +14,7 @@ import { ChunkIdGenerator } from './chunk-id-generator.js';
 import { coAccessKeys, persistCoAccess, readCoAccess } from './co-access.js';
 import { CO_ACCESS_FLUSH_EVERY, CoAccessBuffer } from './co-access-buffer.js';
 import { openFamilies, type ColumnFamilies } from './column-families.js';
+import { checkDatabaseFormat, recordDatabaseFormat } from './database-format.js';
 import { openEngineMeta } from './engine-meta.js';
 import type { FrameStore } from './frame-store.js';
 import { GroupCommit } from './group-commit.js';
@@ -117,6 +118,7 @@ export class StoreCore {
   static async open(db: AnyLevel, given: ResolvedStoreOptions, explicit: ReadonlySet<string> = new Set(), framesDir: string | null = null): Promise<StoreCore> {
     const cf = openFamilies(db);
     const writer = new BatchWriter(db, given);
+    const format = await checkDatabaseFormat(cf);
     const isNew = (await cf.meta.get(META_ENGINE_KEY)) === undefined;
     const { meta, options } = await openEngineMeta(cf, writer, given, explicit);
     const frames = await openFrameStore(cf, writer, options, framesDir, isNew);
@@ -127,6 +129,7 @@ export class StoreCore {
     // The candidate index (database formats 2 and 3): upgraded, or built from the directory, here. Read-only, an
     // index-less database is read by scanning the directory instead.
     const index = await openCandidateIndex(cf, writer, options.readOnly);
+    if (!options.readOnly) await recordDatabaseFormat(cf, writer, format);
     const core = new StoreCore(db, cf, options, writer, meta, accounting, nextBlockId, frames);
     await core.#retireSegments(true);
     core.indexReady = index.ready;

@@ -56,6 +56,92 @@ describe('error codes', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
+  describe('meta/format: the database format and the oldest engine format that may open it', () => {
+    const formatRecord = (format: number, readableFrom: number): Buffer => {
+      const v = Buffer.alloc(8);
+      v.writeUInt32LE(format, 0);
+      v.writeUInt32LE(readableFrom, 4);
+      return v;
+    };
+    const snapshot = async (db: MemoryLevel<string, Buffer>): Promise<string[]> => {
+      await db.open();
+      const out: string[] = [];
+      for await (const [k, v] of db.iterator()) out.push(`${k}=${v.toString('hex')}`);
+      await db.close();
+      return out;
+    };
+    const ids: string[] = [];
+    const created = async () => {
+      const db = new MemoryLevel<string, Buffer>({ keyEncoding: 'utf8', valueEncoding: 'buffer' });
+      const store = await AkashicStore.open({ db, gc: { intervalMs: 0 } });
+      const { chunkId } = await store.put('u', { sessionId: 's', text: 'kept', keywords: ['kept'] });
+      await store.close();
+      ids.push(chunkId);
+      const meta = async () => {
+        await db.open();
+        return db.sublevel<string, Buffer>('meta', { keyEncoding: 'utf8', valueEncoding: 'buffer' });
+      };
+      return { db, meta };
+    };
+
+    it('a new database records its format', async () => {
+      const { db, meta } = await created();
+      const v = await (await meta()).get('format');
+      expect(v?.length).toBe(8);
+      expect(v!.readUInt32LE(0)).toBe(v!.readUInt32LE(4));
+      expect(v!.readUInt32LE(0)).toBeGreaterThanOrEqual(5);
+      await db.close();
+    });
+
+    it('a database that needs a newer engine is refused, writable or read-only, and left unchanged', async () => {
+      const { db, meta } = await created();
+      await (await meta()).put('format', formatRecord(1000, 999));
+      await db.close();
+      const before = await snapshot(db);
+      for (const readOnly of [false, true]) {
+        const err = await AkashicStore.open({ db, readOnly, gc: { intervalMs: 0 } }).catch((e: unknown) => e);
+        expect(err).toMatchObject({ code: 'AKASHIC_FORMAT_VERSION' });
+        expect(String((err as Error).message)).toContain('999');
+        if (db.status === 'open') await db.close();
+      }
+      expect(await snapshot(db)).toEqual(before);
+    });
+
+    it('a newer format that this engine may still open is opened and its record kept', async () => {
+      const { db, meta } = await created();
+      const current = (await (await meta()).get('format'))!;
+      const newer = formatRecord(current.readUInt32LE(0) + 1, current.readUInt32LE(4));
+      await (await meta()).put('format', newer);
+      await db.close();
+      const store = await AkashicStore.open({ db, gc: { intervalMs: 0 } });
+      expect((await store.get('u', 's', ids[ids.length - 1]!))?.text).toBe('kept');
+      await store.close();
+      expect((await (await meta()).get('format'))!.equals(newer)).toBe(true);
+      await db.close();
+    });
+
+    it('a database written before the record gets it at a writable open, not at a read-only one', async () => {
+      const { db, meta } = await created();
+      await (await meta()).del('format');
+      await db.close();
+      const ro = await AkashicStore.open({ db, readOnly: true, gc: { intervalMs: 0 } });
+      await ro.close();
+      expect(await (await meta()).get('format')).toBeUndefined();
+      await db.close();
+      const rw = await AkashicStore.open({ db, gc: { intervalMs: 0 } });
+      await rw.close();
+      expect((await (await meta()).get('format'))?.length).toBe(8);
+      await db.close();
+    });
+
+    it('a record of the wrong size is corruption', async () => {
+      const { db, meta } = await created();
+      await (await meta()).put('format', Buffer.from([5]));
+      await db.close();
+      await expect(AkashicStore.open({ db, gc: { intervalMs: 0 } })).rejects.toMatchObject({ code: 'AKASHIC_CORRUPTION' });
+    });
+  });
+
   it('AKASHIC_FORMAT_VERSION for a database of another format', async () => {
     const db = new MemoryLevel({ keyEncoding: 'utf8', valueEncoding: 'buffer' });
     const store = await AkashicStore.open({ db, gc: { intervalMs: 0 } });
