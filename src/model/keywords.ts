@@ -216,6 +216,15 @@ export function keywordTerms(keywords: readonly string[]): readonly string[] {
   return terms;
 }
 
+/**
+ * The content words of `text`, in order, repeats kept: lower-cased, stop words, one-character words and possessive
+ * `'s` removed, never stemmed (the words `extractKeywords` ranks); a written date as its ISO form. Bounded like
+ * every tokenization here (the first 16 KiB of the text).
+ */
+export function contentWordsOf(text: string): string[] {
+  return tokenize(text).map((token) => token.word);
+}
+
 interface TermStats {
   count: number;
   salient: boolean;

@@ -22,6 +22,8 @@ export interface WordVectors {
   readonly size: number;
   /** The unit vector of `word`, or undefined when it is not in the vocabulary. A view: do not modify. */
   vector(word: string): Float32Array | undefined;
+  /** The word's frequency rank in the source corpus (0 = most frequent), or undefined when it has no vector. */
+  rank(word: string): number | undefined;
 }
 
 class LoadedVectors implements WordVectors {
@@ -42,6 +44,10 @@ class LoadedVectors implements WordVectors {
 
   get size(): number {
     return this.#index.size;
+  }
+
+  rank(word: string): number | undefined {
+    return this.#index.get(word);
   }
 
   vector(word: string): Float32Array | undefined {
