@@ -75,6 +75,22 @@ export interface TurnSpec {
   readonly words: number;
 }
 
+/**
+ * The agent/run scope of a turn, derived from its seed so the plan need not carry it: half the turns have none,
+ * the others belong to one of three scopes, which MemAttention compacts separately.
+ */
+export function turnScopeOf(t: TurnSpec): { agentId?: string; runId?: string } {
+  const s = Math.abs(t.seed);
+  const agent = [null, null, 'planner', 'coder'][s % 4];
+  if (agent == null) return {};
+  return agent === 'planner' && (s >> 3) % 2 === 0 ? { agentId: agent, runId: 'r1' } : { agentId: agent };
+}
+
+/** The scope as one comparable string (`agent|run`, empty parts when absent). */
+export function scopeKey(s: { readonly agentId?: string | undefined; readonly runId?: string | undefined }): string {
+  return `${s.agentId ?? ''}|${s.runId ?? ''}`;
+}
+
 export function turnText(t: TurnSpec): string {
   return `${t.turnId} ${words(t.seed, t.words)}`;
 }

@@ -6,7 +6,7 @@
 import type { AkashicStore, WriteOp } from '../../src/engine/akashic-store.js';
 import type { AkashicMemory } from '../../src/memattention/memory.js';
 import type { ChunkRecord } from '../../src/record/chunk-record.js';
-import { payloadOf, scopeOf, textOf, turnText, type ContentSpec } from './content.js';
+import { payloadOf, scopeOf, textOf, turnScopeOf, turnText, type ContentSpec } from './content.js';
 import type { AckResult } from './oracle.js';
 import type { ChunkRef, PlanOp, SubOp } from './plan.js';
 
@@ -90,7 +90,7 @@ export class PlanExecutor {
       }
       case 'turns': {
         const memory = this.#needMemory();
-        const turns = op.turns.map((t) => ({ role: t.role, text: turnText(t), turnId: t.turnId }));
+        const turns = op.turns.map((t) => ({ role: t.role, text: turnText(t), turnId: t.turnId, ...turnScopeOf(t) }));
         const r =
           turns.length === 1
             ? await memory.appendTurn({ user: op.user, session: op.session, ...turns[0]! })

@@ -15,7 +15,7 @@
 import type { AkashicStore } from '../../src/engine/akashic-store.js';
 import type { ChunkRecord } from '../../src/record/chunk-record.js';
 import { activeTurnLog } from '../../src/engine/internal-seams.js';
-import { payloadOf, scopeOf, textOf, turnText, type ContentSpec, type TurnSpec } from './content.js';
+import { payloadOf, scopeKey, scopeOf, textOf, turnScopeOf, turnText, type ContentSpec, type TurnSpec } from './content.js';
 import { MEMORY_SESSIONS, MEMORY_USERS, STORE_USERS, type PlanOp, type SubOp } from './plan.js';
 
 export interface ModelChunk {
@@ -251,15 +251,15 @@ export function compareStore(model: StoreModel, actual: readonly ActualChunk[]):
 
 /** The MemAttention side of the oracle. */
 export class MemoryModel {
-  /** Acknowledged turns: id → namespace and expected role/text. */
-  readonly acked = new Map<string, { ns: string; role: string; text: string }>();
+  /** Acknowledged turns: id → namespace, expected role/text and agent/run scope (`scopeKey`). */
+  readonly acked = new Map<string, { ns: string; role: string; text: string; scope: string }>();
   /** Turns an acknowledged endSession compacted: they must never be active again. */
   readonly compacted = new Set<string>();
 
   /** Advances the model by an op that is known to have completed. */
   apply(op: PlanOp): void {
     if (op.t === 'turns') {
-      for (const t of op.turns) this.acked.set(t.turnId, { ns: `${op.user}/${op.session}`, role: t.role, text: turnText(t) });
+      for (const t of op.turns) this.acked.set(t.turnId, { ns: `${op.user}/${op.session}`, role: t.role, text: turnText(t), scope: scopeKey(turnScopeOf(t)) });
     } else if (op.t === 'end') {
       const ns = `${op.user}/${op.session}`;
       for (const [id, t] of this.acked) if (t.ns === ns) this.compacted.add(id);
@@ -269,8 +269,16 @@ export class MemoryModel {
 
 /** The active turns and live memory chunks of the MemAttention users, read back from the database. */
 export interface MemoryState {
-  readonly active: { readonly ns: string; readonly turnId: string; readonly role: string; readonly text: string }[];
-  readonly chunks: { readonly ns: string; readonly chunkId: string; readonly userId: string; readonly text: string; readonly provenance: readonly string[]; readonly kind: string }[];
+  readonly active: { readonly ns: string; readonly turnId: string; readonly role: string; readonly text: string; readonly scope: string }[];
+  readonly chunks: {
+    readonly ns: string;
+    readonly chunkId: string;
+    readonly userId: string;
+    readonly text: string;
+    readonly provenance: readonly string[];
+    readonly kind: string;
+    readonly scope: string;
+  }[];
 }
 
 export async function readMemoryState(store: AkashicStore): Promise<MemoryState> {
@@ -278,13 +286,15 @@ export async function readMemoryState(store: AkashicStore): Promise<MemoryState>
   const chunks: MemoryState['chunks'] = [];
   for (const user of MEMORY_USERS) {
     for (const session of MEMORY_SESSIONS) {
-      for (const t of await store[activeTurnLog].read(user, session)) active.push({ ns: `${user}/${session}`, turnId: t.turnId, role: t.role, text: t.text });
+      for (const t of await store[activeTurnLog].read(user, session)) active.push({ ns: `${user}/${session}`, turnId: t.turnId, role: t.role, text: t.text, scope: scopeKey(t) });
     }
     const entries = [];
     for await (const e of store.list(user)) entries.push(e);
     const read = await store.getMany(user, entries.map((e) => ({ sessionId: e.sessionId, chunkId: e.chunkId })));
     for (const r of read.chunks) {
-      if (r !== null) chunks.push({ ns: `${user}/${r.sessionId}`, chunkId: r.chunkId, userId: r.userId, text: r.text, provenance: r.provenance, kind: r.kind });
+      if (r !== null) {
+        chunks.push({ ns: `${user}/${r.sessionId}`, chunkId: r.chunkId, userId: r.userId, text: r.text, provenance: r.provenance, kind: r.kind, scope: scopeKey(r) });
+      }
     }
   }
   return { active, chunks };
@@ -303,19 +313,25 @@ export function compareMemory(model: MemoryModel, state: MemoryState, inflight: 
     else list.push(place);
   };
   const inflightIds = new Map(inflight.map((t) => [t.turnId, t]));
+  const expectedInflight = (id: string, ns: string): { text: string; role: string; ns: string; scope: string } | undefined => {
+    const t = inflightIds.get(id);
+    return t === undefined ? undefined : { text: turnText(t), role: t.role, ns, scope: scopeKey(turnScopeOf(t)) };
+  };
   for (const a of state.active) {
     note(a.turnId, `active ${a.ns}`);
-    const want = model.acked.get(a.turnId) ?? (inflightIds.has(a.turnId) ? { text: turnText(inflightIds.get(a.turnId)!), role: inflightIds.get(a.turnId)!.role, ns: a.ns } : undefined);
+    const want = model.acked.get(a.turnId) ?? expectedInflight(a.turnId, a.ns);
     if (want !== undefined && (want.text !== a.text || want.role !== a.role || want.ns !== a.ns)) diffs.push(`active turn ${a.turnId} in ${a.ns} differs from what was appended`);
+    if (want !== undefined && want.scope !== a.scope) diffs.push(`active turn ${a.turnId} has scope ${a.scope}, appended with ${want.scope}`);
     if (model.compacted.has(a.turnId)) diffs.push(`turn ${a.turnId} is active again after an acknowledged endSession compacted it`);
   }
   for (const c of state.chunks) {
     if (!c.ns.startsWith(c.userId + '/')) diffs.push(`chunk ${c.chunkId} listed under ${c.ns} holds user ${c.userId}`);
     for (const id of c.provenance) {
       note(id, `chunk ${c.chunkId}`);
-      const want = model.acked.get(id) ?? (inflightIds.has(id) ? { text: turnText(inflightIds.get(id)!), role: inflightIds.get(id)!.role, ns: c.ns } : undefined);
+      const want = model.acked.get(id) ?? expectedInflight(id, c.ns);
       if (want === undefined) continue;
       if (want.ns !== c.ns) diffs.push(`turn ${id} of ${want.ns} was compacted into chunk ${c.chunkId} of ${c.ns}`);
+      if (want.scope !== c.scope) diffs.push(`turn ${id} of scope ${want.scope} was compacted into chunk ${c.chunkId} of scope ${c.scope}`);
       if (!c.text.includes(`${want.role}: ${want.text}`)) diffs.push(`chunk ${c.chunkId} lists turn ${id} but its text does not hold it`);
     }
   }
