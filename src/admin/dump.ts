@@ -58,6 +58,19 @@ async function* chunksInScope(view: SnapshotView, userId: string | null, session
   }
 }
 
+/** What `chunksInScope` would yield, counted from directory entries and history values only (no body is read). */
+async function countInScope(view: SnapshotView, userId: string | null, sessionId: string | null, scope: ScopeTest): Promise<{ chunks: number; versions: number }> {
+  let chunks = 0;
+  let versions = 0;
+  for await (const e of view.entries(userId, sessionId)) {
+    if (scope !== null && !scope(e.entry)) continue;
+    const marks = await view.keptVersionMarks(e);
+    if (e.entry.state === 'live') chunks++;
+    if (e.entry.state === 'live' || marks.newestCause === 'delete') versions += marks.count;
+  }
+  return { chunks, versions };
+}
+
 /** The active turns of the snapshot in scope, in key order (namespace, then arrival). */
 async function* turnsInScope(view: SnapshotView, userId: string | null, sessionId: string | null, scope: ScopeTest): AsyncGenerator<DumpedTurn> {
   for await (const t of view.activeTurns()) {
@@ -84,7 +97,8 @@ async function* turnsInScope(view: SnapshotView, userId: string | null, sessionI
  * one page of records and their kept versions plus the store's frame cache: the directory is walked in pages and
  * each page's bodies are fetched together from the same snapshot.
  *
- * The directory is walked twice (bodies are not read in the first walk) so the header can state the counts.
+ * The directory is walked twice so the header can state the counts: the first walk reads directory entries and
+ * history values only, no chunk or version body.
  *
  * @example
  *   await dumpStore(store, process.stdout, { userId: 'alice', agentId: 'planner' });
@@ -100,12 +114,7 @@ export async function dumpStore(store: AkashicStore, sink: LineSink, opts: DumpO
   const out = lineWriter(sink);
   const view = scans.snapshot();
   try {
-    let total = 0;
-    let versions = 0;
-    for await (const c of chunksInScope(view, userId, sessionId, scope)) {
-      if (c.entry.entry.state === 'live') total++;
-      versions += c.versions.length;
-    }
+    const { chunks: total, versions } = await countInScope(view, userId, sessionId, scope);
     let turns = 0;
     for await (const _ of turnsInScope(view, userId, sessionId, scope)) turns++;
     await out.line(headerLine({ engineVersion: scans.meta.engineVersion, user: userId, session: sessionId, agent: agentId, run: runId, chunks: total, versions, turns }));

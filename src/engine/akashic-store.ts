@@ -24,7 +24,7 @@ import { sweepExpired, sweepHistory, type SweepReport } from '../store/expiry-sw
 import { purgeScope, type PurgeReport } from '../store/purge.js';
 import { historyPurgeHook, type ChunkVersion, type RestoredVersion } from '../store/history.js';
 import { compileScope, type ScopeSelector } from '../store/scope-filter.js';
-import { chunkHistory, keptVersions, listedAsOf, listedSuperseded, readAsOf, readKept, type SupersededMark } from '../store/versioned-read.js';
+import { chunkHistory, keptVersionMarks, keptVersions, listedAsOf, listedSuperseded, readAsOf, readKept, type SupersededMark } from '../store/versioned-read.js';
 import { relocate, type RelocationResult } from '../store/relocation.js';
 import { findLogDamage } from '../store/leveldb/log-check.js';
 import { isLocked, makeWorkingCopy, refuseIfLocked, type WorkingCopy } from '../store/leveldb/read-only-copy.js';
@@ -238,6 +238,7 @@ export class AkashicStore {
           activeTurns: () => wrapIoGenerator(scanActiveTurns(core, snapshot)),
           records: (entries) => this.#track(core.liveRecords(entries, snapshot)),
           keptVersions: (e) => this.#track(keptVersions(core, { userId: e.userId, sessionId: e.sessionId, chunkId: e.chunkId }, snapshot)),
+          keptVersionMarks: (e) => this.#track(keptVersionMarks(core, { userId: e.userId, sessionId: e.sessionId, chunkId: e.chunkId }, snapshot)),
           close: () => (closed ??= snapshot.close()),
         };
       },

@@ -74,6 +74,8 @@ export interface SnapshotView {
   records(entries: readonly ListedEntry[]): Promise<ChunkRecord[]>;
   /** The kept superseded versions of one chunk listed by `entries`, oldest first. */
   keptVersions(entry: ListedEntry): Promise<RestoredVersion[]>;
+  /** How many versions `keptVersions` would give and the cause that ended the newest, without reading bodies. */
+  keptVersionMarks(entry: ListedEntry): Promise<{ count: number; newestCause: RestoredVersion['cause'] | null }>;
   /** Releases the snapshot. Idempotent. */
   close(): Promise<void>;
 }

@@ -86,6 +86,19 @@ export async function keptVersions(core: StoreCore, ref: { userId: string; sessi
   return out.reverse();
 }
 
+/**
+ * How many superseded versions of a chunk are kept and what ended the newest of them, from their history values
+ * alone: no body is decompressed (dump counts with it before it writes anything).
+ */
+export async function keptVersionMarks(
+  core: StoreCore,
+  ref: { userId: string; sessionId: string; chunkId: string },
+  snapshot: AbstractSnapshot,
+): Promise<{ count: number; newestCause: HistoryVersion['cause'] | null }> {
+  const kept = await readKeptVersions(core.cf.history, ref, snapshot);
+  return { count: kept.length, newestCause: kept[0]?.h.cause ?? null };
+}
+
 /** The kept version of a chunk that was current at `asOf`, if history still holds it. */
 async function keptVersionAt(core: StoreCore, ref: { userId: string; sessionId: string; chunkId: string }, asOf: number, snapshot: AbstractSnapshot): Promise<{ h: HistoryVersion; key: string } | null> {
   for (const kv of await readKeptVersions(core.cf.history, ref, snapshot)) if (keptAt(kv.h, asOf)) return kv;
