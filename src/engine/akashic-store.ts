@@ -576,11 +576,9 @@ export class AkashicStore {
     return run;
   }
 
-  /** What a GC pass (and the victim count of `readOnlyScans.gcVictims`) decides with: θ, the rate limit, the merge rule. */
+  /** What a GC pass (and the victim count of `readOnlyScans.gcVictims`) decides with: θ and the rate limit (the merge rule is the store's). */
   #gcPassOptions(threshold: number, maxBlocks: number, userId?: string): GcPassOptions {
-    const o = this.#core.options;
-    const merge = { threshold, maxBlocks, mergeBelowFill: o.gcMergeBelowFill, capacity: o.blockCapacity };
-    return userId === undefined ? merge : { ...merge, userId };
+    return userId === undefined ? { threshold, maxBlocks } : { threshold, maxBlocks, userId };
   }
 
   #startBackgroundGc(o: ResolvedStoreOptions): void {

@@ -2,7 +2,8 @@
  * The decide half of a GC pass (as LevelDB's PickCompaction): which sealed blocks are victims, in what order.
  * The commit half is `gc-pass.ts`.
  */
-import { decodeBlockInfo, invalidRatio, totalSlots, type BlockInfo } from '../record/block-info.js';
+import { decodeBlockInfo, totalSlots, type BlockInfo } from '../record/block-info.js';
+import { underFilled, type MergeRule, type ReclaimableBlock } from '../store/reclaimable-blocks.js';
 import type { StoreCore } from '../store/store-core.js';
 
 export interface GcPassOptions {
@@ -10,14 +11,6 @@ export interface GcPassOptions {
   readonly threshold: number;
   /** Rate limit: victims per pass. */
   readonly maxBlocks: number;
-  /**
-   * Also take sealed blocks whose live slots are below this fraction of the block capacity, whatever their φ, when
-   * a user has at least two of them: merging under-filled blocks (left by relocation and by the last block of
-   * earlier passes) is the only way their fill comes back. 0 = φ alone (blocks with no dead slot are never touched).
-   */
-  readonly mergeBelowFill?: number;
-  /** Block capacity (for mergeBelowFill). */
-  readonly capacity?: number;
   /** Restrict to one user. */
   readonly userId?: string;
 }
@@ -28,7 +21,7 @@ export interface GcPassOptions {
  * and have been stable (their remaining live data is unlikely to die soon, so the copy is not wasted).
  * φ alone would pick a hot block that is about to empty by itself.
  */
-export function costBenefit(info: BlockInfo, now: number): number {
+export function costBenefit(info: Pick<BlockInfo, 'rawBytes' | 'liveBytes' | 'lastWriteAt'>, now: number): number {
   const u = info.rawBytes === 0 ? 0 : info.liveBytes / info.rawBytes;
   const age = Math.max(1, now - info.lastWriteAt);
   return ((1 - u) * age) / (1 + u);
@@ -46,14 +39,28 @@ export interface Victim {
 }
 
 /**
- * GC's victim decision: sealed blocks with φ ≥ θ, best cost-benefit first; then, with `mergeBelowFill`, under-filled
- * sealed blocks of users that have at least two (emptiest first), which merge into fuller ones.
+ * GC's victim decision: sealed blocks with φ ≥ θ, best cost-benefit first; then, with the store's
+ * `gc.mergeBelowFill`, under-filled sealed blocks of users that have at least two (emptiest first), which merge into
+ * fuller ones. Only reclaimable blocks can qualify (`store/reclaimable-blocks.ts`), and the store keeps those in
+ * memory: a pass reads no block info (the first one builds the set with one scan).
  */
 export async function findVictims(core: StoreCore, opts: GcPassOptions): Promise<{ eligible: number; victims: Victim[] }> {
   const now = core.options.now();
-  const found: { victim: Victim; score: number }[] = [];
-  const underFilled = new Map<string, { victim: Victim; fill: number }[]>();
-  const mergeBelow = (opts.mergeBelowFill ?? 0) * (opts.capacity ?? core.options.blockCapacity);
+  const blocks = await core.reclaimableBlocks();
+  return chooseVictims(blocks ?? (await scanReclaimable(core)), core.reclaimable.rule, opts, now);
+}
+
+/**
+ * The same decision from a scan of every block info (what a pass did before the store kept the set; still its path
+ * when the set overflowed its memory bound). Exported as the oracle of the set's tests.
+ */
+export async function findVictimsByScan(core: StoreCore, opts: GcPassOptions): Promise<{ eligible: number; victims: Victim[] }> {
+  const now = core.options.now();
+  return chooseVictims(await scanReclaimable(core), core.reclaimable.rule, opts, now);
+}
+
+async function scanReclaimable(core: StoreCore): Promise<ReclaimableBlock[]> {
+  const out: ReclaimableBlock[] = [];
   for await (const [k, v] of core.cf.blockInfo.iterator()) {
     let info: BlockInfo;
     try {
@@ -62,18 +69,28 @@ export async function findVictims(core: StoreCore, opts: GcPassOptions): Promise
       continue; // a damaged block info (verify() names it) must not stop GC of every other block
     }
     if (info.state !== 'sealed') continue;
-    if (opts.userId !== undefined && info.userId !== opts.userId) continue;
-    const victim = { blockId: info.blockId, userId: info.userId, frames: info.frameSlots.length, slots: totalSlots(info) };
-    if (invalidRatio(info) >= opts.threshold) found.push({ victim, score: costBenefit(info, now) });
-    // Under-filled by slots but not by bytes: a block sealed by its byte budget gains nothing from a merge.
-    else if (info.liveSlots < mergeBelow && info.liveBytes < (opts.mergeBelowFill ?? 0) * core.options.blockMaxBytes) {
-      const list = underFilled.get(info.userId);
-      if (list === undefined) underFilled.set(info.userId, [{ victim, fill: info.liveSlots }]);
-      else list.push({ victim, fill: info.liveSlots });
+    out.push({ blockId: info.blockId, userId: info.userId, frames: info.frameSlots.length, slots: totalSlots(info), liveSlots: info.liveSlots, liveBytes: info.liveBytes, rawBytes: info.rawBytes, lastWriteAt: info.lastWriteAt });
+  }
+  return out;
+}
+
+/** The victim rule over sealed blocks (any superset of the reclaimable ones gives the same answer). */
+function chooseVictims(blocks: Iterable<ReclaimableBlock>, rule: MergeRule, opts: GcPassOptions, now: number): { eligible: number; victims: Victim[] } {
+  const found: { victim: Victim; score: number }[] = [];
+  const underFilledByUser = new Map<string, { victim: Victim; fill: number }[]>();
+  for (const b of blocks) {
+    if (opts.userId !== undefined && b.userId !== opts.userId) continue;
+    const victim = { blockId: b.blockId, userId: b.userId, frames: b.frames, slots: b.slots };
+    const phi = b.slots === 0 ? 0 : (b.slots - b.liveSlots) / b.slots;
+    if (phi >= opts.threshold) found.push({ victim, score: costBenefit(b, now) });
+    else if (underFilled(b, rule)) {
+      const list = underFilledByUser.get(b.userId);
+      if (list === undefined) underFilledByUser.set(b.userId, [{ victim, fill: b.liveSlots }]);
+      else list.push({ victim, fill: b.liveSlots });
     }
   }
   found.sort((a, b) => b.score - a.score || a.victim.blockId - b.victim.blockId);
-  const merges = [...underFilled.values()].filter((l) => l.length >= 2).flat();
+  const merges = [...underFilledByUser.values()].filter((l) => l.length >= 2).flat();
   merges.sort((a, b) => a.fill - b.fill || a.victim.blockId - b.victim.blockId);
   const victims = [...found.map((f) => f.victim), ...merges.map((m) => m.victim)].slice(0, opts.maxBlocks);
   return { eligible: found.length + merges.length, victims };

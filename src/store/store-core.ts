@@ -21,6 +21,7 @@ import { GroupCommit } from './group-commit.js';
 import { openCandidateIndex } from './index-rebuild.js';
 import { FileFrameStore } from './file-frame-store.js';
 import { KvFrameStore } from './kv-frame-store.js';
+import { ReclaimableBlocks, type ReclaimableBlock } from './reclaimable-blocks.js';
 import { PostingMerger, type PostingMergeReport } from './posting-merge.js';
 import { ALLOC_NEXT_KEY, META_ACCOUNTING_KEY, META_ENGINE_KEY, META_FRAMES_KEY, blockKey } from './keys.js';
 import type { Mutation, MutationResult, WriteExtra } from './mutations.js';
@@ -46,6 +47,8 @@ export class StoreCore {
   readonly lock = new WriteLock();
   readonly cache: BlockCache;
   readonly ctx: TxnContext;
+  /** The sealed blocks GC can take, kept by the commit path (reclaimable-blocks.ts). */
+  readonly reclaimable: ReclaimableBlocks;
   /** Every write goes through it; it latches the store read-only after a storage write error. */
   readonly writer: BatchWriter;
   meta: EngineMeta;
@@ -70,6 +73,7 @@ export class StoreCore {
     this.frames = frames;
     this.cache = new BlockCache(options.cacheBytes);
     this.meta = meta;
+    this.reclaimable = new ReclaimableBlocks({ mergeBelowFill: options.gcMergeBelowFill, blockCapacity: options.blockCapacity, blockMaxBytes: options.blockMaxBytes });
     const cache = this.cache;
     this.ctx = {
       cf: this.cf,
@@ -88,6 +92,7 @@ export class StoreCore {
       },
       pendingPostings: new Map(),
       onPending: (users) => this.#postings.schedule(users),
+      reclaimable: this.reclaimable,
     };
     this.#postings = new PostingMerger(this.lock, writer, this.ctx);
     this.#groups = new GroupCommit(this.lock, writer, this.ctx, {
@@ -176,6 +181,16 @@ export class StoreCore {
   /** A bounded candidate set through the candidate index (candidate-reader.ts). REQUIRES: `indexReady`. */
   candidates(q: CandidateQuery): Promise<CandidateRead> {
     return readCandidates(this.db, this.cf, q, (user) => this.ctx.pendingPostings.get(user) ?? 0);
+  }
+
+  /**
+   * The reclaimable blocks as the last committed batch left them, built with one scan of the block infos (under the
+   * write lock) on first use; null when the set gave up its memory bound (the caller scans the block infos).
+   */
+  async reclaimableBlocks(): Promise<ReclaimableBlock[] | null> {
+    const set = this.reclaimable;
+    if (!set.ready && !set.overflowed) await this.lock.run(() => set.build(this.cf.blockInfo));
+    return set.ready ? [...set.blocks()] : null;
   }
 
   get accounting(): Accounting {

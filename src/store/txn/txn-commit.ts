@@ -73,6 +73,7 @@ export async function commitTxn(s: TxnState, placement: BlockPlacement, onBatch:
   s.ctx.accounting = s.acct;
   s.ctx.nextBlockId = s.nextBlockId;
   publishOpenBlocks(s, placement);
+  for (const info of s.infos.values()) s.ctx.reclaimable.note(info, s.retired.get(info.blockId)?.forget === true);
   publishPending(s, pending);
   if (s.released.length > 0) s.ctx.onReleased(s.released);
 }

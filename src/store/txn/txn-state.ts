@@ -6,6 +6,7 @@ import type { BatchOp, BatchWriter } from '../batch-writer.js';
 import type { ColumnFamilies } from '../column-families.js';
 import type { FrameBatch, FrameStore } from '../frame-store.js';
 import { blockKey } from '../keys.js';
+import type { ReclaimableBlocks } from '../reclaimable-blocks.js';
 import type { ResolvedStoreOptions } from '../options.js';
 
 /** State a transaction reads and advances; owned by the store and only touched under the write lock. */
@@ -35,6 +36,8 @@ export interface TxnContext {
    */
   readonly pendingPostings: Map<string, number>;
   onPending(users: readonly string[]): void;
+  /** The sealed blocks GC can take (reclaimable-blocks.ts): every committed batch notes the block infos it wrote. */
+  readonly reclaimable: ReclaimableBlocks;
 }
 
 /** A record waiting to be placed in a block; its directory entry (if any) gets the slot it lands in. */
