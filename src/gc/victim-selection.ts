@@ -2,8 +2,8 @@
  * The decide half of a GC pass (as LevelDB's PickCompaction): which sealed blocks are victims, in what order.
  * The commit half is `gc-pass.ts`.
  */
-import { decodeBlockInfo, totalSlots, type BlockInfo } from '../record/block-info.js';
-import { underFilled, type MergeRule, type ReclaimableBlock } from '../store/reclaimable-blocks.js';
+import { decodeBlockInfo, type BlockInfo } from '../record/block-info.js';
+import { reclaimableBlock, underFilled, type MergeRule, type ReclaimableBlock } from '../store/reclaimable-blocks.js';
 import type { StoreCore } from '../store/store-core.js';
 
 export interface GcPassOptions {
@@ -69,7 +69,7 @@ async function scanReclaimable(core: StoreCore): Promise<ReclaimableBlock[]> {
       continue; // a damaged block info (verify() names it) must not stop GC of every other block
     }
     if (info.state !== 'sealed') continue;
-    out.push({ blockId: info.blockId, userId: info.userId, frames: info.frameSlots.length, slots: totalSlots(info), liveSlots: info.liveSlots, liveBytes: info.liveBytes, rawBytes: info.rawBytes, lastWriteAt: info.lastWriteAt });
+    out.push(reclaimableBlock(info));
   }
   return out;
 }

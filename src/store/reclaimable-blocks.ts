@@ -96,7 +96,7 @@ export class ReclaimableBlocks {
         continue;
       }
       if (!reclaimable(info, this.#rule)) continue;
-      blocks.set(info.blockId, entry(info));
+      blocks.set(info.blockId, reclaimableBlock(info));
       if (blocks.size > RECLAIMABLE_MAX_BLOCKS) {
         this.#overflowed = true;
         return;
@@ -113,7 +113,7 @@ export class ReclaimableBlocks {
     const blocks = this.#blocks;
     if (blocks === null) return;
     if (!gone && reclaimable(info, this.#rule)) {
-      blocks.set(info.blockId, entry(info));
+      blocks.set(info.blockId, reclaimableBlock(info));
       if (blocks.size > RECLAIMABLE_MAX_BLOCKS) {
         this.#blocks = null;
         this.#overflowed = true;
@@ -128,7 +128,8 @@ export class ReclaimableBlocks {
   }
 }
 
-function entry(info: BlockInfo): ReclaimableBlock {
+/** What the victim decision keeps of a block info. */
+export function reclaimableBlock(info: BlockInfo): ReclaimableBlock {
   return {
     blockId: info.blockId,
     userId: info.userId,
