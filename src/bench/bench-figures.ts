@@ -145,6 +145,11 @@ export interface BenchMeta {
   /** Which requests the trace holds (questions asked once, or a recall at every user turn). */
   readonly trace: TraceKind;
   readonly source: string;
+  /**
+   * The SELECT the trace was recorded with: `lexical` (the engine default), `hybrid` (an embedder fused with BM25),
+   * `dense` (the embedder alone, an experiment); the embedder's id; what it means for the figures.
+   */
+  readonly select: { readonly variant: 'lexical' | 'hybrid' | 'dense'; readonly embedder: string | null; readonly experiment: boolean; readonly note: string };
   readonly users: number;
   readonly chunks: number;
   readonly requests: number;

@@ -23,6 +23,8 @@ import { runComparison } from './lockstep-comparison.js';
 import { DEFAULT_SWEEP_VALUES, FAST_SWEEP_VALUES, runSweeps } from './parameter-sweeps.js';
 import { mean } from './summary-stats.js';
 import { recordTrace, TRACE_KINDS, type Trace, type TraceKind } from './trace.js';
+import { checkSelectVariant, type SelectVariant } from '../model/select-variants.js';
+import { WordMeanEmbedder } from '../model/word-mean-embedder.js';
 
 export interface BenchOptions {
   /** Which requests the trace holds: each question once (default), or a recall at every user turn. */
@@ -51,6 +53,13 @@ export interface BenchOptions {
   readonly followUpChance?: number;
   /** Worker threads recording the trace, one conversation each at a time. Default 1 (in this thread). */
   readonly recordWorkers?: number;
+  /**
+   * The SELECT the trace is recorded with (see `model/select-variants.ts`): `lexical` (default, the engine's
+   * default), `hybrid` (the offline word-mean embedder plugged into AkashicMemory, fused with BM25), `dense` (an
+   * experiment: the embedder's ranking alone). Any but `lexical` joins the trace's source, so cached traces of one
+   * variant are never reused for another.
+   */
+  readonly select?: SelectVariant;
   /** Requests measured cold. Default 300 (fast: 6). */
   readonly coldSamples?: number;
   /** Drop the page cache before each cold read. Default true (fast: false). */
@@ -170,11 +179,14 @@ export async function runBench(opts: BenchOptions = {}): Promise<BenchResult> {
   const startedAt = new Date().toISOString();
 
   let t = Date.now();
-  const { conversations, source } = await loadConversations(opts);
+  const select = checkSelectVariant(opts.select ?? 'lexical');
+  const loaded = await loadConversations(opts);
+  const conversations = loaded.conversations;
+  const source = select === 'lexical' ? loaded.source : `${loaded.source},select=${select}`;
   const kind = opts.trace ?? 'questions';
   if (!TRACE_KINDS.includes(kind)) throw invalidArgument(`bench option trace must be one of ${TRACE_KINDS.join(', ')}, got ${String(kind)}`);
   for (const p of opts.policies ?? []) if (!POLICY_NAMES.includes(p)) throw invalidArgument(`unknown policy ${JSON.stringify(p)} (policies: ${POLICY_NAMES.join(', ')})`);
-  const trace = await cachedTrace(opts.traceFile, source, kind, () => recordTrace(conversations, source, { kind, topP: DEFAULT_TOP_P, ...(opts.recordWorkers === undefined ? {} : { workers: opts.recordWorkers }), onConversation: (d, n) => progress('record trace', d, n) }));
+  const trace = await cachedTrace(opts.traceFile, source, kind, () => recordTrace(conversations, source, { kind, select, topP: DEFAULT_TOP_P, ...(opts.recordWorkers === undefined ? {} : { workers: opts.recordWorkers }), onConversation: (d, n) => progress('record trace', d, n) }));
   timings['recordTrace'] = Date.now() - t;
 
   const wantDrop = opts.dropCaches ?? !fast;
@@ -215,6 +227,15 @@ export async function runBench(opts: BenchOptions = {}): Promise<BenchResult> {
     command: opts.command ?? 'runBench()',
     trace: trace.kind,
     source,
+    select: {
+      variant: select,
+      embedder: select === 'lexical' ? null : (await WordMeanEmbedder.offline()).id,
+      experiment: select === 'dense',
+      note:
+        select === 'lexical'
+          ? 'the engine default SELECT (embedded model)'
+          : `the trace was recorded with ${select === 'hybrid' ? 'the word-mean embedder fused with BM25 (hybrid SELECT)' : "the word-mean embedder's ranking alone (an experiment)"}; replays and cold end-to-end recalls use the default SELECT over the replayed stores, which hold no chunk vectors`,
+    },
     users: trace.users,
     chunks: trace.chunksWritten,
     requests: trace.requests,

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { Conversation } from '../workload/conversation.js';
+import type { SelectVariant } from '../model/select-variants.js';
 import type { RecordedConversation, TraceKind } from './trace.js';
 
 /** What the worker receives. */
@@ -14,6 +15,7 @@ export interface RecordTask {
   readonly conversation: Conversation;
   readonly kind: TraceKind;
   readonly topP: number;
+  readonly select: SelectVariant;
 }
 
 /** The compiled worker: next to this module in `dist/`, or under `dist/` when running from sources (vitest). */
@@ -26,14 +28,14 @@ function workerPath(): string {
 }
 
 export interface TraceRecorderPool {
-  run(conversation: Conversation, kind: TraceKind, topP: number): Promise<RecordedConversation>;
+  run(conversation: Conversation, kind: TraceKind, topP: number, select: SelectVariant): Promise<RecordedConversation>;
   close(): Promise<void>;
 }
 
 export async function recordInWorkers(threads: number): Promise<TraceRecorderPool> {
   const pool = new Piscina({ filename: workerPath(), minThreads: 0, maxThreads: threads, idleTimeout: 1000 });
   return {
-    run: (conversation, kind, topP) => pool.run({ conversation, kind, topP } satisfies RecordTask) as Promise<RecordedConversation>,
+    run: (conversation, kind, topP, select) => pool.run({ conversation, kind, topP, select } satisfies RecordTask) as Promise<RecordedConversation>,
     close: () => pool.destroy(),
   };
 }

@@ -16,6 +16,7 @@ import { replayConversation } from '../harness/replay.js';
 import { AkashicMemory, type RecallResult } from '../memattention/index.js';
 import { EmbeddedModel } from '../model/embedded-model.js';
 import type { ChunkMetaView } from '../model/memory-model.js';
+import { selectSetup, type SelectVariant } from '../model/select-variants.js';
 import type { ChunkRef } from '../store/chunk-input.js';
 import type { Conversation } from '../workload/conversation.js';
 import { recordInWorkers } from './trace-workers.js';
@@ -97,6 +98,11 @@ export interface RecordOptions {
   readonly topP?: number;
   /** Worker threads, each recording one conversation at a time (default 1: in this thread). */
   readonly workers?: number;
+  /**
+   * The SELECT the recording memory runs (default `lexical`, the engine's default): `hybrid` plugs the offline
+   * word-mean embedder into `AkashicMemory` as a user would; `dense` is the embedder's ranking alone (an experiment).
+   */
+  readonly select?: SelectVariant;
   /** Called after each conversation is recorded. */
   readonly onConversation?: (done: number, total: number) => void;
 }
@@ -120,6 +126,7 @@ export async function recordTrace(conversations: readonly Conversation[], source
   const started = Date.now();
   const topP = opts.topP ?? 5;
   const kind = opts.kind ?? 'questions';
+  const select = opts.select ?? 'lexical';
   const workers = Math.max(1, Math.min(opts.workers ?? 1, conversations.length));
   let chunksWritten = 0;
   let done = 0;
@@ -131,7 +138,7 @@ export async function recordTrace(conversations: readonly Conversation[], source
       while (next < conversations.length) {
         const ci = next++;
         const conv = conversations[ci]!;
-        const got = record === null ? await recordConversation(conv, kind, topP) : await record.run(conv, kind, topP);
+        const got = record === null ? await recordConversation(conv, kind, topP, select) : await record.run(conv, kind, topP, select);
         perUser[ci] = got.sessions;
         chunksWritten += got.chunksWritten;
         opts.onConversation?.(++done, conversations.length);
@@ -163,16 +170,18 @@ export interface RecordedConversation {
 
 /**
  * Records one conversation: replayed through a fresh AkashicMemory (default model and options, online relocation
- * off, recall scope 'user') over an in-memory store. Conversations are independent, so they may be recorded in
- * parallel (`recordInWorkers`).
+ * off, recall scope 'user'; the model and embedder of `select`) over an in-memory store. Conversations are
+ * independent, so they may be recorded in parallel (`recordInWorkers`).
  */
-export async function recordConversation(conv: Conversation, kind: TraceKind, topP: number): Promise<RecordedConversation> {
+export async function recordConversation(conv: Conversation, kind: TraceKind, topP: number, select: SelectVariant = 'lexical'): Promise<RecordedConversation> {
   let chunksWritten = 0;
+  // The write-time neighbours of the semantic-only policy stay the default model's in every variant.
   const model = new EmbeddedModel();
+  const setup = await selectSetup(select);
   // The recording store keeps the default frame cache: its reads are not measured, and decompressing every
   // recalled frame again was a tenth of the recording time.
   const store = await AkashicStore.open({ db: new MemoryLevel({ keyEncoding: 'utf8', valueEncoding: 'buffer' }), gc: { intervalMs: 0 }, durability: 'relaxed' });
-  const memory = new AkashicMemory(store, { relocateEveryRecalls: 0, topP });
+  const memory = new AkashicMemory(store, { relocateEveryRecalls: 0, topP, model: setup.model, ...(setup.embedder === undefined ? {} : { embedder: setup.embedder }) });
   const user = conv.id;
   const versions = new Map<string, number>();
   const provenance = new Map<string, { ref: ChunkRef; turns: ReadonlySet<string> }>();

@@ -26,6 +26,7 @@ import {
   type RecallRatios,
 } from './recall-metrics.js';
 import { replayWithBaseline } from './replay-with-baseline.js';
+import { checkSelectVariant, type SelectVariant } from '../model/select-variants.js';
 import { holdsAnswerSentence } from './answer-sentence.js';
 
 /** Options of {@link evaluateRecall}. Every field is optional; the defaults are the library's. */
@@ -43,6 +44,11 @@ export interface RecallEvalOptions {
   readonly keywordLimit?: number;
   /** What recall fills its budget with. Default the library default, 'sentence'. */
   readonly recallUnit?: RecallUnit;
+  /**
+   * The SELECT of the replays (`model/select-variants.ts`): `lexical` (default, the embedded model), `hybrid` (plus
+   * the offline word-mean embedder, fused with BM25), `dense` (the embedder's ranking alone, an experiment).
+   */
+  readonly select?: SelectVariant;
   /** A label for the report, e.g. `locomo` or `synthetic`. Default `custom`. */
   readonly dataset?: string;
   /** Called after each question with the questions done and the total. */
@@ -59,6 +65,8 @@ export interface RecallEvalConfig {
   readonly memoryBudgetTokens: number;
   readonly chunkGateTokens: number;
   readonly recallUnit: RecallUnit;
+  /** The SELECT variant (`lexical` unless asked otherwise). */
+  readonly select: SelectVariant;
   /** Recall scope of the questions: `user` (LoCoMo questions span sessions). */
   readonly scope: 'user';
   readonly tokenizer: string;
@@ -116,6 +124,7 @@ export function resolveRecallEvalConfig(o: RecallEvalOptions): RecallEvalConfig 
     memoryBudgetTokens: intOption('memoryBudgetTokens', o.memoryBudgetTokens, 0, 10_000_000, DEFAULT_MEMORY_BUDGET_TOKENS),
     chunkGateTokens: intOption('chunkGateTokens', o.chunkGateTokens, 1, 1_000_000, DEFAULT_CHUNK_GATE_TOKENS),
     recallUnit: o.recallUnit === undefined ? DEFAULT_RECALL_UNIT : unitOf(o.recallUnit),
+    select: checkSelectVariant(o.select ?? 'lexical'),
     scope: 'user',
     tokenizer: createTokenizer().name,
     store: 'memory-level',

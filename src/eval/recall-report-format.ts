@@ -11,7 +11,7 @@ export function recallReportLines(r: RecallEvalReport): string[] {
   const head = [
     `recall quality · ${r.dataset} · ${r.conversations} conversations · ${r.sessions} sessions · ${r.turns} turns · ` +
       `${r.questions} questions (${r.questionsWithoutEvidence} without evidence, left out of the ratios)`,
-    `${c.model} model · topP ${c.topP} · budget ${c.memoryBudgetTokens} tokens · gate ${c.chunkGateTokens} tokens · ` +
+    `${c.model} model${c.select === 'lexical' ? '' : ` · ${c.select} SELECT (word-mean embedder)`} · topP ${c.topP} · budget ${c.memoryBudgetTokens} tokens · gate ${c.chunkGateTokens} tokens · ` +
       `${c.keywordLimit} keywords/chunk · scope ${c.scope} · ${c.tokenizer} · ${c.store}`,
     '',
   ];

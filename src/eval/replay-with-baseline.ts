@@ -1,6 +1,6 @@
 /**
  * One conversation replayed for an evaluation: a fresh in-memory store (memory-level, background GC off), an
- * `AkashicMemory` with the embedded model at the evaluation's settings, every question asked as
+ * `AkashicMemory` with the embedded model (and the embedder of the SELECT variant) at the evaluation's settings, every question asked as
  * `replayConversation` asks it, and for each question the BM25-over-turns baseline's pick over exactly the turns
  * ingested so far, at the same budget. Shared by `eval recall` (which counts evidence) and `eval qa` (which has a
  * chat model answer from both contexts).
@@ -10,7 +10,7 @@ import { MemoryLevel } from 'memory-level';
 import { AkashicStore } from '../engine/akashic-store.js';
 import { replayConversation, type AskedQuestion } from '../harness/replay.js';
 import { AkashicMemory } from '../memattention/memory.js';
-import { EmbeddedModel } from '../model/embedded-model.js';
+import { selectSetup } from '../model/select-variants.js';
 import { createTokenizer } from '../model/tokenizer.js';
 import type { Conversation } from '../workload/conversation.js';
 import type { RecallEvalConfig } from './recall-eval.js';
@@ -24,7 +24,7 @@ export interface ReplayRun {
   readonly backgroundErrors: number;
 }
 
-type Settings = Pick<RecallEvalConfig, 'keywordLimit' | 'chunkGateTokens' | 'topP' | 'memoryBudgetTokens' | 'candidateKeywords' | 'recallUnit' | 'scope'> & {
+type Settings = Pick<RecallEvalConfig, 'keywordLimit' | 'chunkGateTokens' | 'topP' | 'memoryBudgetTokens' | 'candidateKeywords' | 'recallUnit' | 'select' | 'scope'> & {
   /** Baseline turns carry their day (see `TurnBm25Baseline`). Default false. */
   readonly datedBaseline?: boolean;
 };
@@ -35,11 +35,13 @@ export async function replayWithBaseline(
   onQuestion: (asked: AskedQuestion, baseline: BaselineSelection) => void | Promise<void>,
 ): Promise<ReplayRun> {
   const tokenizer = createTokenizer();
+  const setup = await selectSetup(config.select, { keywordLimit: config.keywordLimit });
   const store = await AkashicStore.open({ db: new MemoryLevel({ keyEncoding: 'utf8', valueEncoding: 'buffer' }), gc: { intervalMs: 0 } });
   let backgroundErrors = 0;
   try {
     const memory = new AkashicMemory(store, {
-      model: new EmbeddedModel({ keywordLimit: config.keywordLimit }),
+      model: setup.model,
+      ...(setup.embedder === undefined ? {} : { embedder: setup.embedder }),
       tokenizer,
       chunkGateTokens: config.chunkGateTokens,
       recallTopP: config.topP,

@@ -1,11 +1,12 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { benchMarkdown, benchSvg, runBench, type BenchOptions } from '../../bench/index.js';
 import { runScale, scaleMarkdown } from '../../bench/scale-run.js';
 import { historySweepMarkdown, runHistorySweep } from '../../bench/history-sweep.js';
 import type { PolicyName } from '../../bench/layout-policies.js';
 import type { TraceKind } from '../../bench/trace.js';
+import { SELECT_VARIANTS, type SelectVariant } from '../../model/select-variants.js';
 import { LOCOMO_HELP, example, ioOf, parseFraction, parsePositiveInt } from '../cli-context.js';
 import { progressBar } from '../progress.js';
 
@@ -28,6 +29,7 @@ interface BenchCliOptions {
   topicSkew?: number;
   followUp?: number;
   recordWorkers?: number;
+  select?: SelectVariant;
   coldSamples?: number;
   dropCaches: boolean;
   sweeps: boolean;
@@ -79,6 +81,12 @@ export function register(program: Command): void {
     .option('--topic-skew <x>', 'synthetic: Zipf exponent of how often a user\'s topics come up (default 0: all alike)', parseNonNegative)
     .option('--follow-up <x>', 'synthetic: chance a session opens on the topic the previous one ended with (default 0)', parseFraction)
     .option('--record-workers <n>', 'record the trace with N worker threads, one conversation each at a time (default 1)', parsePositiveInt)
+    .addOption(
+      new Option(
+        '--select <variant>',
+        "SELECT the trace is recorded with: 'lexical' (default, the embedded model), 'hybrid' (plus an offline word-vector embedder, fused with BM25), 'dense' (experiment: the embedder's ranking alone)",
+      ).choices(SELECT_VARIANTS),
+    )
     .option('--cold-samples <n>', 'requests measured cold (default 300; fast 6)', parseCount)
     .option('--no-drop-caches', 'do not drop the OS page cache before cold reads')
     .option('--no-sweeps', 'skip the θ, τ_assoc and block-capacity sweeps')
@@ -172,6 +180,7 @@ export function register(program: Command): void {
         ...(opts.topicSkew === undefined ? {} : { topicSkew: opts.topicSkew }),
         ...(opts.followUp === undefined ? {} : { followUpChance: opts.followUp }),
         ...(opts.recordWorkers === undefined ? {} : { recordWorkers: opts.recordWorkers }),
+        ...(opts.select === undefined ? {} : { select: opts.select }),
         ...(opts.coldSamples === undefined ? {} : { coldSamples: opts.coldSamples }),
         ...(opts.workDir === undefined ? {} : { workDir: opts.workDir }),
         onProgress: (_stage, d, n) => bar.update(d, n),

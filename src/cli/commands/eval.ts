@@ -3,6 +3,7 @@ import { runRecallEval, type RecallEvalSource } from '../../eval/run-recall-eval
 import { runQaEval } from '../../eval/run-qa-eval.js';
 import { DEFAULT_CHUNK_GATE_TOKENS, DEFAULT_MEMORY_BUDGET_TOKENS, DEFAULT_RECALL_TOP_P } from '../../memattention/options.js';
 import { DEFAULT_KEYWORD_LIMIT } from '../../model/keywords.js';
+import { SELECT_VARIANTS, type SelectVariant } from '../../model/select-variants.js';
 import { LOCOMO_HELP, example, ioOf, parsePositiveInt } from '../cli-context.js';
 import { afterBar, progressBar } from '../progress.js';
 
@@ -16,6 +17,7 @@ interface RecallFlags {
   gate?: number;
   keywords?: number;
   unit?: 'sentence' | 'passage' | 'chunk';
+  select?: SelectVariant;
   json?: true;
 }
 
@@ -36,13 +38,21 @@ function sourceOf(opts: RecallFlags): RecallEvalSource {
       };
 }
 
-function recallSettings(opts: RecallFlags): { topP?: number; memoryBudgetTokens?: number; chunkGateTokens?: number; keywordLimit?: number; recallUnit?: 'sentence' | 'passage' | 'chunk' } {
+function recallSettings(opts: RecallFlags): {
+  topP?: number;
+  memoryBudgetTokens?: number;
+  chunkGateTokens?: number;
+  keywordLimit?: number;
+  recallUnit?: 'sentence' | 'passage' | 'chunk';
+  select?: SelectVariant;
+} {
   return {
     ...(opts.topP === undefined ? {} : { topP: opts.topP }),
     ...(opts.budget === undefined ? {} : { memoryBudgetTokens: opts.budget }),
     ...(opts.gate === undefined ? {} : { chunkGateTokens: opts.gate }),
     ...(opts.keywords === undefined ? {} : { keywordLimit: opts.keywords }),
     ...(opts.unit === undefined ? {} : { recallUnit: opts.unit }),
+    ...(opts.select === undefined ? {} : { select: opts.select }),
   };
 }
 
@@ -63,6 +73,12 @@ export function register(program: Command): void {
     .option('--gate <tokens>', `chunk gate τ_c (default: ${DEFAULT_CHUNK_GATE_TOKENS})`, parsePositiveInt)
     .option('--keywords <n>', `keywords per chunk of the embedded model (default: ${DEFAULT_KEYWORD_LIMIT})`, parsePositiveInt)
     .addOption(new Option('--unit <unit>', 'what recall fills its budget with: sentences, whole turns or whole chunks (default: sentence)').choices(['sentence', 'passage', 'chunk']))
+    .addOption(
+      new Option(
+        '--select <variant>',
+        "SELECT of recall: 'lexical' (default, the embedded model), 'hybrid' (plus an offline word-vector embedder, fused with BM25), 'dense' (experiment: the embedder's ranking alone)",
+      ).choices(SELECT_VARIANTS),
+    )
     .option('--json', 'print the report as one JSON object')
     .addHelpText('after', example('akashic eval recall --locomo ./locomo10.json --json') + LOCOMO_HELP)
     .action(async (opts: RecallFlags, cmd: Command) => {
