@@ -210,8 +210,27 @@ export function keywordTerms(keywords: readonly string[]): readonly string[] {
   const key = keywords.join('\n');
   let terms = KEYWORD_TERMS_MEMO.get(key);
   if (terms === undefined) {
-    terms = termsOf(key);
+    // Past the tokenizer's cut (MAX_TOKENIZE_CHARS) a text is cut, and the words would not be: tokenized whole then.
+    terms = (key.length <= MAX_TOKENIZE_CHARS && LOWER_CASE_LINES.test(key) ? termsOfLowerCaseWords(keywords) : null) ?? termsOf(key);
     KEYWORD_TERMS_MEMO.set(key, terms);
+  }
+  return terms;
+}
+
+/** Keyword lists made of lower-case ASCII words only, as `extractKeywords` writes them (a list the memo missed). */
+const LOWER_CASE_LINES = /^[a-z\n]*$/u;
+
+/**
+ * `termsOf` of lower-case ASCII words one per line, without tokenizing: such a line is one token, which `toWord`
+ * keeps when it is 2 to MAX_WORD_CHARS letters long and no stop word, and whose term is its stem (no date can form
+ * without digits). The same terms, a few times cheaper; in a long history most candidates beyond the newest are
+ * seen for the first time, so the memo above misses for them. Null when a keyword holds a line break.
+ */
+function termsOfLowerCaseWords(keywords: readonly string[]): string[] | null {
+  const terms: string[] = [];
+  for (const k of keywords) {
+    if (k.includes('\n')) return null; // a keyword of several lines: tokenized whole by the caller
+    if (k.length >= 2 && k.length <= MAX_WORD_CHARS && !STOP_WORDS.has(k)) terms.push(toTerm(k));
   }
   return terms;
 }

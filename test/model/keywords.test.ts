@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { dateTermsOf, extractKeywords, isCalendarTerm, termsAndKeywordsOf, termsOf, DEFAULT_KEYWORD_LIMIT } from '../../src/model/keywords.js';
+import { dateTermsOf, extractKeywords, isCalendarTerm, keywordTerms, termsAndKeywordsOf, termsOf, DEFAULT_KEYWORD_LIMIT } from '../../src/model/keywords.js';
 
 describe('extractKeywords', () => {
   const text =
@@ -98,5 +98,29 @@ describe('termsAndKeywordsOf', () => {
       { numRuns: 300 },
     );
     expect(() => termsAndKeywordsOf('x', -1)).toThrow(/keyword limit/);
+  });
+});
+
+describe('keywordTerms', () => {
+  it('gives termsOf of the keywords one per line, on the lower-case fast path and off it', () => {
+    // Lower-case word lists take a path that does not tokenize; anything else is tokenized whole. Both must give the
+    // terms of the list tokenized as one text: stop words, one-letter and over-long words, empty lines, and lists
+    // with capitals, digits, dates, apostrophes or other characters.
+    const lower = fc.oneof(
+      fc.constantFrom('memories', 'running', 'the', 'and', 'a', '', 'x'.repeat(64), 'y'.repeat(65), 'berlin', 'cafes', 'databases', 'july', 'may'),
+      fc.stringMatching(/^[a-z]{0,70}$/),
+    );
+    const other = fc.constantFrom('Berlin', "alice's", 'gpt-4o', '2024-05-01', 'July 7, 2023', '7 july 2023', 'ﬁle', 'e\u0301', 'a\nb', ' ', '１２');
+    const list = fc.oneof(fc.array(lower, { maxLength: 30 }), fc.array(fc.oneof(lower, other), { maxLength: 30 }));
+    fc.assert(
+      fc.property(list, (l) => {
+        expect(keywordTerms(l)).toEqual(termsOf(l.join('\n')));
+      }),
+      { numRuns: 500 },
+    );
+    // A list longer than the tokenizer reads is cut as one text.
+    const long = Array.from({ length: 3000 }, (_, i) => 'word' + 'abcdefghij'[i % 10]!.repeat(1 + (i % 5)));
+    expect(long.join('\n').length).toBeGreaterThan(16 * 1024);
+    expect(keywordTerms(long)).toEqual(termsOf(long.join('\n')));
   });
 });
