@@ -29,6 +29,7 @@ export function benchMarkdown(r: BenchResult): string {
   const m = r.meta;
   const out: string[] = [];
   out.push(`Source: \`${m.source}\` — ${m.users} users, ${m.chunks} chunks written, ${m.requests} requests (${m.emptyRecallRequests} with an empty recall set, not replayed; ${m.oracleRequests} with an oracle set).`);
+  if (m.select.variant !== 'lexical') out.push(`SELECT of the trace: **${m.select.variant}**${m.select.experiment ? ' (an experiment)' : ''}, embedder \`${m.select.embedder ?? '–'}\` — ${m.select.note}.`);
   out.push(`Mean set size: recall ${n(m.meanRecallSetSize)}, oracle ${n(m.meanOracleSetSize)}; evidence fully in the top-5 recall for ${m.evidenceRecall === null ? '–' : (m.evidenceRecall * 100).toFixed(1) + '%'} of the questions with evidence.`);
   out.push(`Cold reads: ${m.pageCacheDropped ? 'page cache **dropped**' : 'page cache **not dropped**'} — ${m.pageCacheNote}; ${m.coldSamples} sampled requests, every store read them in rotating order.`);
   out.push(`Parameters: ${Object.entries(m.params).map(([k, v]) => `${k}=${v}`).join(', ')}.`);
