@@ -54,8 +54,13 @@ async function* chunksInScope(view: SnapshotView, userId: string | null, session
   for await (const e of view.entries(userId, sessionId)) {
     if (scope !== null && !scope(e.entry)) continue;
     const versions = await view.keptVersions(e);
-    if (e.entry.state === 'live' || versions.at(-1)?.cause === 'delete') yield { entry: e, versions };
+    if (dumped(e, versions.at(-1)?.cause ?? null)) yield { entry: e, versions };
   }
+}
+
+/** Whether an entry in scope is dumped: live, or deleted with kept history that ends with its deletion. */
+function dumped(e: ListedEntry, newestCause: RestoredVersion['cause'] | null): boolean {
+  return e.entry.state === 'live' || newestCause === 'delete';
 }
 
 /** What `chunksInScope` would yield, counted from directory entries and history values only (no body is read). */
@@ -66,7 +71,7 @@ async function countInScope(view: SnapshotView, userId: string | null, sessionId
     if (scope !== null && !scope(e.entry)) continue;
     const marks = await view.keptVersionMarks(e);
     if (e.entry.state === 'live') chunks++;
-    if (e.entry.state === 'live' || marks.newestCause === 'delete') versions += marks.count;
+    if (dumped(e, marks.newestCause)) versions += marks.count;
   }
   return { chunks, versions };
 }
