@@ -13,11 +13,12 @@ describe('bench --history-sweep', () => {
       expect(s.recallP50Ms).toBeGreaterThan(0);
       expect(s.coldRecallP50Ms).toBeNull(); // no cold samples asked for
     }
-    for (const k of ['akashic', 'akashicConcurrent', 'akashicSync', 'akashicSyncConcurrent', 'leveldb-naive', 'leveldb-naive-sync', 'sqlite', 'sqlite-sync'] as const) {
+    for (const k of ['akashic', 'akashicConcurrent', 'akashicSync', 'akashicSyncConcurrent', 'leveldb-naive', 'leveldb-naive-sync', 'leveldb-zstd', 'sqlite', 'sqlite-sync'] as const) {
       expect(r.ingest).toHaveProperty(k);
     }
     expect(r.ingest?.akashic).toBeGreaterThan(0);
     expect(r.ingest?.akashicSyncConcurrent).toBeGreaterThan(0);
+    expect(r.ingest?.['leveldb-zstd']).toBeGreaterThan(0);
     expect(r.meta.disk.summary.length).toBeGreaterThan(0);
     expect(r.meta.warmupQueries).toBe(100);
     expect(historySweepMarkdown(r)).toContain('| 30 |');
