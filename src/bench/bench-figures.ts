@@ -8,6 +8,7 @@ import type { TraceRecurrence } from './trace-recurrence.js';
 import type { PolicyName } from './layout-policies.js';
 import type { PeerName } from './peer-stores.js';
 import type { TraceKind } from './trace.js';
+import type { SelectLabel } from '../model/select-variants.js';
 
 /** The stable core of every entry; null where a figure is undefined for the entry or was not measured. */
 export interface CoreFigures {
@@ -149,7 +150,7 @@ export interface BenchMeta {
    * The SELECT the trace was recorded with: `lexical` (the engine default), `hybrid` (an embedder fused with BM25),
    * `dense` (the embedder alone, an experiment); the embedder's id; what it means for the figures.
    */
-  readonly select: { readonly variant: 'lexical' | 'hybrid' | 'dense'; readonly embedder: string | null; readonly experiment: boolean; readonly note: string };
+  readonly select: SelectLabel & { readonly note: string };
   readonly users: number;
   readonly chunks: number;
   readonly requests: number;

@@ -23,8 +23,7 @@ import { runComparison } from './lockstep-comparison.js';
 import { DEFAULT_SWEEP_VALUES, FAST_SWEEP_VALUES, runSweeps } from './parameter-sweeps.js';
 import { mean } from './summary-stats.js';
 import { recordTrace, TRACE_KINDS, type Trace, type TraceKind } from './trace.js';
-import { checkSelectVariant, type SelectVariant } from '../model/select-variants.js';
-import { WordMeanEmbedder } from '../model/word-mean-embedder.js';
+import { checkSelectVariant, selectLabel, selectSetup, type SelectVariant } from '../model/select-variants.js';
 
 export interface BenchOptions {
   /** Which requests the trace holds: each question once (default), or a recall at every user turn. */
@@ -228,9 +227,7 @@ export async function runBench(opts: BenchOptions = {}): Promise<BenchResult> {
     trace: trace.kind,
     source,
     select: {
-      variant: select,
-      embedder: select === 'lexical' ? null : (await WordMeanEmbedder.offline()).id,
-      experiment: select === 'dense',
+      ...selectLabel(await selectSetup(select)),
       note:
         select === 'lexical'
           ? 'the engine default SELECT (embedded model)'

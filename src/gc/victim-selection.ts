@@ -2,8 +2,8 @@
  * The decide half of a GC pass (as LevelDB's PickCompaction): which sealed blocks are victims, in what order.
  * The commit half is `gc-pass.ts`.
  */
-import { decodeBlockInfo, type BlockInfo } from '../record/block-info.js';
-import { reclaimableBlock, underFilled, type MergeRule, type ReclaimableBlock } from '../store/reclaimable-blocks.js';
+import { slotInvalidRatio, type BlockInfo } from '../record/block-info.js';
+import { reclaimableBlock, sealedBlockInfos, underFilled, type MergeRule, type ReclaimableBlock } from '../store/reclaimable-blocks.js';
 import type { StoreCore } from '../store/store-core.js';
 
 export interface GcPassOptions {
@@ -61,16 +61,7 @@ export async function findVictimsByScan(core: StoreCore, opts: GcPassOptions): P
 
 async function scanReclaimable(core: StoreCore): Promise<ReclaimableBlock[]> {
   const out: ReclaimableBlock[] = [];
-  for await (const [k, v] of core.cf.blockInfo.iterator()) {
-    let info: BlockInfo;
-    try {
-      info = decodeBlockInfo(v, `block info ${k}`);
-    } catch {
-      continue; // a damaged block info (verify() names it) must not stop GC of every other block
-    }
-    if (info.state !== 'sealed') continue;
-    out.push(reclaimableBlock(info));
-  }
+  for await (const info of sealedBlockInfos(core.cf.blockInfo)) out.push(reclaimableBlock(info));
   return out;
 }
 
@@ -81,8 +72,7 @@ function chooseVictims(blocks: Iterable<ReclaimableBlock>, rule: MergeRule, opts
   for (const b of blocks) {
     if (opts.userId !== undefined && b.userId !== opts.userId) continue;
     const victim = { blockId: b.blockId, userId: b.userId, frames: b.frames, slots: b.slots };
-    const phi = b.slots === 0 ? 0 : (b.slots - b.liveSlots) / b.slots;
-    if (phi >= opts.threshold) found.push({ victim, score: costBenefit(b, now) });
+    if (slotInvalidRatio(b.slots, b.liveSlots) >= opts.threshold) found.push({ victim, score: costBenefit(b, now) });
     else if (underFilled(b, rule)) {
       const list = underFilledByUser.get(b.userId);
       if (list === undefined) underFilledByUser.set(b.userId, [{ victim, fill: b.liveSlots }]);

@@ -44,8 +44,12 @@ export function totalSlots(info: BlockInfo): number {
 
 /** φ(B): invalid slots over total slots (0 for an empty block). */
 export function invalidRatio(info: BlockInfo): number {
-  const total = totalSlots(info);
-  return total === 0 ? 0 : (total - info.liveSlots) / total;
+  return slotInvalidRatio(totalSlots(info), info.liveSlots);
+}
+
+/** φ from a block's slot counts: `slots` in all, `liveSlots` of them live (0 for an empty block). */
+export function slotInvalidRatio(slots: number, liveSlots: number): number {
+  return slots === 0 ? 0 : (slots - liveSlots) / slots;
 }
 
 export function encodeBlockInfo(i: BlockInfo): Buffer {

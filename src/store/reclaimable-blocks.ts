@@ -2,6 +2,22 @@ import { decodeBlockInfo, totalSlots, type BlockInfo } from '../record/block-inf
 import type { Family } from './column-families.js';
 
 /**
+ * Every sealed block's info, in key order, from one scan of the block-info family. A damaged info is skipped
+ * (verify() names it): it must not stop GC of every other block.
+ */
+export async function* sealedBlockInfos(family: Family): AsyncGenerator<BlockInfo> {
+  for await (const [k, v] of family.iterator()) {
+    let info: BlockInfo;
+    try {
+      info = decodeBlockInfo(v, `block info ${k}`);
+    } catch {
+      continue;
+    }
+    if (info.state === 'sealed') yield info;
+  }
+}
+
+/**
  * What GC's victim decision reads of a block (`gc/victim-selection.ts`): a few fields, not the whole BlockInfo.
  */
 export interface ReclaimableBlock {
@@ -81,20 +97,11 @@ export class ReclaimableBlocks {
     return this.#overflowed;
   }
 
-  /**
-   * One scan of the block-info family. A damaged info is skipped (verify() names it), as the victim decision
-   * skips it. REQUIRES: the write lock.
-   */
+  /** One scan of the block-info family (`sealedBlockInfos`). REQUIRES: the write lock. */
   async build(family: Family): Promise<void> {
     if (this.#blocks !== null || this.#overflowed) return;
     const blocks = new Map<number, ReclaimableBlock>();
-    for await (const [k, v] of family.iterator()) {
-      let info: BlockInfo;
-      try {
-        info = decodeBlockInfo(v, `block info ${k}`);
-      } catch {
-        continue;
-      }
+    for await (const info of sealedBlockInfos(family)) {
       if (!reclaimable(info, this.#rule)) continue;
       blocks.set(info.blockId, reclaimableBlock(info));
       if (blocks.size > RECLAIMABLE_MAX_BLOCKS) {
