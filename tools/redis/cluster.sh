@@ -3,8 +3,8 @@
 #
 #   tools/redis/cluster.sh start [BASE_PORT]   installs Debian's redis-server when missing (needs root), starts six
 #                                              nodes on BASE_PORT..BASE_PORT+5 (default 7300), forms the cluster
-#   tools/redis/cluster.sh stop  [BASE_PORT]   stops them and removes their data
-#   tools/redis/cluster.sh single [PORT]       one standalone node (default 7399), for redis:// tests
+#   tools/redis/cluster.sh stop  [BASE_PORT]   stops the nodes on BASE_PORT..BASE_PORT+5 and removes their data
+#   tools/redis/cluster.sh single [PORT]       one standalone node (default 7399), for redis:// tests; `stop PORT` ends it
 #
 # Every node runs with AOF `appendfsync always` (the setting `durability: 'replicated'` expects), node-timeout 2 s,
 # `maxmemory-policy noeviction`, and keeps its files under $AKASHIC_REDIS_DIR (default a folder in /tmp).
@@ -65,7 +65,6 @@ case "$cmd" in
     echo "redis://127.0.0.1:$port" ;;
   stop)
     base=${base:-7300}
-    for i in 0 1 2 3 4 5 6 7 8 9; do stop_port $((base + i)); done
-    stop_port 7399 ;;
+    for i in 0 1 2 3 4 5; do stop_port $((base + i)); done ;;
   *) echo "usage: cluster.sh start|stop|single [PORT]" >&2; exit 2 ;;
 esac
