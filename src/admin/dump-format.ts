@@ -4,8 +4,8 @@ import { checkContent } from '../store/chunk-input.js';
 import { checkChunkId, checkId } from '../store/ids.js';
 import { checkTurn } from '../memattention/turn-input.js';
 import type { ActiveTurnValue } from '../record/engine-records.js';
-import type { RestoredVersion } from '../store/history.js';
-import { dirKey } from '../store/keys.js';
+import type { RestoredVersion } from '../store/write/history.js';
+import { dirKey } from '../store/kv/keys.js';
 
 /**
  * The logical dump format (JSON Lines), version DUMP_FORMAT. Frozen: a change of any line's shape needs a new

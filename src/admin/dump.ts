@@ -3,7 +3,7 @@ import { readOnlyScans, type ListedEntry, type SnapshotView } from '../engine/in
 import { corruption } from '../errors.js';
 import { checkId } from '../store/ids.js';
 import { chunkLine, headerLine, turnLine, versionLine, type DumpedTurn } from './dump-format.js';
-import type { RestoredVersion } from '../store/history.js';
+import type { RestoredVersion } from '../store/write/history.js';
 import { compileScope, type ScopeTest } from '../store/scope-filter.js';
 import { lineWriter, type LineSink } from '../util/line-sink.js';
 

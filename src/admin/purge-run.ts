@@ -1,6 +1,6 @@
 import type { AkashicStore } from '../engine/akashic-store.js';
-import type { PurgeReport } from '../store/purge.js';
-import type { VerifyReport } from '../store/verify.js';
+import type { PurgeReport } from '../store/ops/purge.js';
+import type { VerifyReport } from '../store/ops/verify.js';
 import { lineWriter, type LineSink } from '../util/line-sink.js';
 
 export interface PurgeToolOptions {

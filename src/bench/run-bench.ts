@@ -9,7 +9,7 @@ import { availableParallelism, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { invalidArgument } from '../errors.js';
 import { DEFAULT_RELOCATE_EVERY_RECALLS, DEFAULT_RELOCATE_MIN_RECURRENCE, DEFAULT_TAU_ASSOC, DEFAULT_TOP_P } from '../memattention/options.js';
-import { DEFAULT_BLOCK_CAPACITY, DEFAULT_GC_MERGE_BELOW_FILL } from '../store/options.js';
+import { DEFAULT_BLOCK_CAPACITY, DEFAULT_GC_MERGE_BELOW_FILL } from '../store/kv/options.js';
 import { generateSynthetic, loadLocomo } from '../workload/index.js';
 import type { Conversation } from '../workload/conversation.js';
 import type { BenchMeta, BenchResult } from './bench-figures.js';

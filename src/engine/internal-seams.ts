@@ -17,14 +17,14 @@ import type { GcReport } from '../gc/gc-pass.js';
 import type { BlockInfo } from '../record/block-info.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
 import type { ActiveTurnValue, EngineMeta } from '../record/engine-records.js';
-import type { NamespacedTurn, StoredTurn } from '../store/active-turns.js';
-import type { RestoredVersion } from '../store/history.js';
-import type { Mutation, MutationResult } from '../store/mutations.js';
-import type { ListedEntry } from '../store/read-path.js';
+import type { NamespacedTurn, StoredTurn } from '../store/write/active-turns.js';
+import type { RestoredVersion } from '../store/write/history.js';
+import type { Mutation, MutationResult } from '../store/write/mutations.js';
+import type { ListedEntry } from '../store/read/read-path.js';
 
-export type { NamespacedTurn, StoredTurn } from '../store/active-turns.js';
-export type { Mutation, MutationResult } from '../store/mutations.js';
-export type { ListedEntry } from '../store/read-path.js';
+export type { NamespacedTurn, StoredTurn } from '../store/write/active-turns.js';
+export type { Mutation, MutationResult } from '../store/write/mutations.js';
+export type { ListedEntry } from '../store/read/read-path.js';
 
 /** `store[activeTurnLog]`: the active-turn log of MemAttention. @internal */
 export const activeTurnLog = Symbol('akashic.activeTurnLog');

@@ -1,6 +1,6 @@
 import { layoutGroups } from '../block/group-layout.js';
 import { decodeDirEntry, sameLocation } from '../record/dir-entry.js';
-import { dirKey, frameKey, parseBlockKey, refString } from '../store/keys.js';
+import { dirKey, frameKey, parseBlockKey, refString } from '../store/kv/keys.js';
 import type { FrameRef } from '../store/frame-store.js';
 import type { StoreCore } from '../store/store-core.js';
 import type { PendingRecord, Txn } from '../store/txn/txn.js';

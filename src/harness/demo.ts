@@ -1,8 +1,8 @@
 import { AkashicStore } from '../engine/akashic-store.js';
 import type { GcReport } from '../gc/gc-pass.js';
 import { AkashicMemory } from '../memattention/index.js';
-import type { StoreStats } from '../store/stats.js';
-import type { VerifyReport } from '../store/verify.js';
+import type { StoreStats } from '../store/ops/stats.js';
+import type { VerifyReport } from '../store/ops/verify.js';
 import { lineWriter, type LineSink } from '../util/line-sink.js';
 import { formatBytes, formatRatio } from '../util/text-format.js';
 import type { ChunkRef } from '../store/chunk-input.js';

@@ -20,13 +20,13 @@ import type { ChunkFilter } from '../store/chunk-filter.js';
 import type { AkashicStore } from '../engine/akashic-store.js';
 import type { ChunkMetaView } from '../model/memory-model.js';
 import type { ChunkRef, LocatedRef } from '../store/chunk-input.js';
-import { refString } from '../store/keys.js';
-import type { ListedEntry } from '../store/read-path.js';
+import { refString } from '../store/kv/keys.js';
+import type { ListedEntry } from '../store/read/read-path.js';
 import type { ListedChunk } from '../engine/akashic-store.js';
 import type { ScopeSelector } from '../store/scope-filter.js';
-import type { SupersededMark } from '../store/versioned-read.js';
+import type { SupersededMark } from '../store/read/versioned-read.js';
 import type { ChunkKind } from '../record/chunk-record.js';
-import type { KeywordStats } from '../store/candidate-index.js';
+import type { KeywordStats } from '../store/index/candidate-index.js';
 
 /** A chunk shown to SELECT, with what is needed to fetch it and to compare-and-swap it later. */
 export interface Candidate {

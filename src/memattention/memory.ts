@@ -5,18 +5,18 @@
  */
 import { monotonicFactory } from 'ulid';
 import type { AkashicStore } from '../engine/akashic-store.js';
-import type { ChunkVersion } from '../store/history.js';
+import type { ChunkVersion } from '../store/write/history.js';
 import { activeTurnLog } from '../engine/internal-seams.js';
 import { NextEvent } from '../util/next-event.js';
 import { idleCompactions, type IdleCompactions } from './internal-seams.js';
 import { AkashicError, invalidArgument } from '../errors.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
-import type { PurgeReport } from '../store/purge.js';
+import type { PurgeReport } from '../store/ops/purge.js';
 import { compileFilter, type ChunkFilter } from '../store/chunk-filter.js';
 import { LIMITS } from '../store/chunk-input.js';
 import { checkId } from '../store/ids.js';
 import { KeyedQueue } from '../util/keyed-queue.js';
-import { SEP } from '../store/keys.js';
+import { SEP } from '../store/kv/keys.js';
 import { activeTokens, gatedPrefix, scopeGroups, type ActiveTurn } from './active-chunk.js';
 import type { ActiveTurnValue } from '../record/engine-records.js';
 import type { StoredTurn } from '../engine/internal-seams.js';

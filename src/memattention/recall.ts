@@ -10,7 +10,7 @@ import type { AkashicStore } from '../engine/akashic-store.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
 import { isCalendarTerm, termsOf } from '../model/keywords.js';
 import { gatherCandidates, type Candidate, type CandidateView } from './candidates.js';
-import type { SupersededMark } from '../store/versioned-read.js';
+import type { SupersededMark } from '../store/read/versioned-read.js';
 import { denseRanking, fuseRankings } from './hybrid-select.js';
 import { selectSentencePassages } from './sentence-passages.js';
 import { CHUNK_SEPARATOR, lexicalPassageScores, selectPassages, type RecalledPassage } from './passages.js';

@@ -32,7 +32,7 @@ import type { AkashicStore as Engine, WriteOp } from '../../engine/akashic-store
 import { corruption, invalidArgument } from '../../errors.js';
 import type { ChunkRecord } from '../../record/chunk-record.js';
 import { checkId } from '../../store/ids.js';
-import type { ListedEntry } from '../../store/read-path.js';
+import type { ListedEntry } from '../../store/read/read-path.js';
 import { retryOnConflict } from '../shared/conflict-retry.js';
 import { KeyedQueue } from '../../util/keyed-queue.js';
 import { isMarkerOf, markerKeyword, markerValue } from '../shared/marker-keywords.js';

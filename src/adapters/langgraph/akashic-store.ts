@@ -27,7 +27,7 @@ import { bm25Scores } from '../../model/bm25-ranking.js';
 import { termsOf } from '../../model/keywords.js';
 import type { ChunkRecord } from '../../record/chunk-record.js';
 import type { ChunkContent, ChunkRef } from '../../store/chunk-input.js';
-import type { ListedEntry } from '../../store/read-path.js';
+import type { ListedEntry } from '../../store/read/read-path.js';
 import { retryOnConflict } from '../shared/conflict-retry.js';
 import { escapeIdPart, fitsEngineId } from '../shared/id-escaping.js';
 import { KeyedQueue } from '../../util/keyed-queue.js';

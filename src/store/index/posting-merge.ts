@@ -1,11 +1,11 @@
-import { AkashicError, corruption } from '../errors.js';
-import { decodeDirEntry } from '../record/dir-entry.js';
-import type { BatchWriter } from './batch-writer.js';
+import { AkashicError, corruption } from '../../errors.js';
+import { decodeDirEntry } from '../../record/dir-entry.js';
+import type { BatchWriter } from '../kv/batch-writer.js';
 import { indexedChunk, parsePendingKey, pendingKey, postingOps, type IndexedChunk } from './candidate-index.js';
-import type { ColumnFamilies } from './column-families.js';
-import type { TxnContext } from './txn/txn-state.js';
-import type { WriteLock } from './write-lock.js';
-import { SEP, afterPrefix, dirKey } from './keys.js';
+import type { ColumnFamilies } from '../kv/column-families.js';
+import type { TxnContext } from '../txn/txn-state.js';
+import type { WriteLock } from '../kv/write-lock.js';
+import { SEP, afterPrefix, dirKey } from '../kv/keys.js';
 
 /**
  * The posting merge of the candidate index (docs/format.md, "Candidate index"): a commit indexes a new or changed

@@ -13,7 +13,7 @@
  * counts of its scope before they can reach the disk.
  * @internal
  */
-import { SEP } from './keys.js';
+import { SEP } from '../kv/keys.js';
 
 /** A buffered counter: increments since the last flush and the time of the latest. */
 interface Pending {

@@ -1,10 +1,10 @@
-import { AkashicError } from '../errors.js';
-import { decodeEngineMeta, encodeEngineMeta, type EngineMeta } from '../record/engine-records.js';
-import { FORMAT_VERSION } from '../record/envelope.js';
-import type { BatchWriter } from './batch-writer.js';
-import type { ColumnFamilies } from './column-families.js';
-import { META_ENGINE_KEY } from './keys.js';
-import type { ResolvedStoreOptions } from './options.js';
+import { AkashicError } from '../../errors.js';
+import { decodeEngineMeta, encodeEngineMeta, type EngineMeta } from '../../record/engine-records.js';
+import { FORMAT_VERSION } from '../../record/envelope.js';
+import type { BatchWriter } from '../kv/batch-writer.js';
+import type { ColumnFamilies } from '../kv/column-families.js';
+import { META_ENGINE_KEY } from '../kv/keys.js';
+import type { ResolvedStoreOptions } from '../kv/options.js';
 
 export const ENGINE_VERSION = '0.1.0';
 

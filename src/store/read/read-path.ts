@@ -1,18 +1,18 @@
 import type { AbstractSnapshot } from 'abstract-level';
-import type { BlockCache } from '../block/block-cache.js';
-import { corruption } from '../errors.js';
-import type { Accounting } from '../record/accounting.js';
-import { decodeBlockInfo, type BlockInfo } from '../record/block-info.js';
-import { decodeChunkRecord, type ChunkRecord } from '../record/chunk-record.js';
-import { decodeDirEntry, isExpired, type DirEntry } from '../record/dir-entry.js';
+import type { BlockCache } from '../../block/block-cache.js';
+import { corruption } from '../../errors.js';
+import type { Accounting } from '../../record/accounting.js';
+import { decodeBlockInfo, type BlockInfo } from '../../record/block-info.js';
+import { decodeChunkRecord, type ChunkRecord } from '../../record/chunk-record.js';
+import { decodeDirEntry, isExpired, type DirEntry } from '../../record/dir-entry.js';
 import { readSlots, readSlotsOrNull, type SlotReadResult } from './block-reader.js';
-import type { ChunkRef, LocatedRef } from './chunk-input.js';
+import type { ChunkRef, LocatedRef } from '../chunk-input.js';
 
-export type { LocatedRef } from './chunk-input.js';
-import type { ColumnFamilies } from './column-families.js';
-import type { FrameStore } from './frame-store.js';
-import { SEP, afterPrefix, dirKey, parseDirKey, prefixRange } from './keys.js';
-import type { AnyLevel } from './options.js';
+export type { LocatedRef } from '../chunk-input.js';
+import type { ColumnFamilies } from '../kv/column-families.js';
+import type { FrameStore } from '../frame-store.js';
+import { SEP, afterPrefix, dirKey, parseDirKey, prefixRange } from '../kv/keys.js';
+import type { AnyLevel } from '../kv/options.js';
 import { confirmMisses } from './resilient-scan.js';
 
 export interface ReadResult extends Omit<SlotReadResult, 'records'> {

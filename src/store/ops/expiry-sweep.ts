@@ -1,7 +1,7 @@
-import { afterPrefix, dirKey, expiryTime, parseExpiryKey } from './keys.js';
-import { withoutAttributes } from './mutations.js';
-import type { StoreCore } from './store-core.js';
-import { dropChunkHistory, historyAgeDue, sweepHistoryAge } from './history.js';
+import { afterPrefix, dirKey, expiryTime, parseExpiryKey } from '../kv/keys.js';
+import { withoutAttributes } from '../write/mutations.js';
+import type { StoreCore } from '../store-core.js';
+import { dropChunkHistory, historyAgeDue, sweepHistoryAge } from '../write/history.js';
 
 export interface SweepReport {
   /** Expired chunks deleted (each leaves a tombstone, as a delete does). */

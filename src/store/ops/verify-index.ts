@@ -1,10 +1,10 @@
 import type { AbstractSnapshot } from 'abstract-level';
 import { crc32 } from 'node:zlib';
-import { checkIndexEntry } from '../record/index-records.js';
-import { entryKeys, type IndexedChunk } from './candidate-index.js';
-import type { Family } from './column-families.js';
-import { SEP } from './keys.js';
-import { resilientEntries } from './resilient-scan.js';
+import { checkIndexEntry } from '../../record/index-records.js';
+import { entryKeys, type IndexedChunk } from '../index/candidate-index.js';
+import type { Family } from '../kv/column-families.js';
+import { SEP } from '../kv/keys.js';
+import { resilientEntries } from '../read/resilient-scan.js';
 
 /**
  * An order-independent digest of a set of keys: count, sum and xor of two different CRC-32s. Two sets with equal

@@ -1,4 +1,4 @@
-import { AkashicError } from '../errors.js';
+import { AkashicError } from '../../errors.js';
 import type { BatchWriter } from './batch-writer.js';
 import type { ColumnFamilies } from './column-families.js';
 import { META_FORMAT_KEY } from './keys.js';

@@ -7,10 +7,10 @@
  * @internal
  */
 import type { AbstractSnapshot } from 'abstract-level';
-import { corruption } from '../errors.js';
-import { decodeActiveTurn, encodeActiveTurn, type ActiveTurnValue } from '../record/engine-records.js';
-import { SEP, activeKey, parseActiveKey, prefixRange } from './keys.js';
-import type { StoreCore } from './store-core.js';
+import { corruption } from '../../errors.js';
+import { decodeActiveTurn, encodeActiveTurn, type ActiveTurnValue } from '../../record/engine-records.js';
+import { SEP, activeKey, parseActiveKey, prefixRange } from '../kv/keys.js';
+import type { StoreCore } from '../store-core.js';
 
 /** An active turn with the key it is stored under (the key is what a compaction deletes). */
 export interface StoredTurn extends ActiveTurnValue {

@@ -10,14 +10,14 @@
  */
 import { compress, decompress } from '@mongodb-js/zstd';
 import type { AbstractSnapshot } from 'abstract-level';
-import { corruption } from '../errors.js';
-import { decodeChunkRecord, encodeChunkRecord, type ChunkRecord, type FullChunkRef } from '../record/chunk-record.js';
-import type { DirEntry } from '../record/dir-entry.js';
-import { HISTORY_AGE_MARK, decodeHistoryVersion, encodeHistoryVersion, type HistoryVersion, type SupersedeCause } from '../record/history-version.js';
-import type { Family } from './column-families.js';
-import { SEP, afterPrefix, expiryTime, prefixRange } from './keys.js';
-import type { ResolvedStoreOptions } from './options.js';
-import type { Txn } from './txn/txn.js';
+import { corruption } from '../../errors.js';
+import { decodeChunkRecord, encodeChunkRecord, type ChunkRecord, type FullChunkRef } from '../../record/chunk-record.js';
+import type { DirEntry } from '../../record/dir-entry.js';
+import { HISTORY_AGE_MARK, decodeHistoryVersion, encodeHistoryVersion, type HistoryVersion, type SupersedeCause } from '../../record/history-version.js';
+import type { Family } from '../kv/column-families.js';
+import { SEP, afterPrefix, expiryTime, prefixRange } from '../kv/keys.js';
+import type { ResolvedStoreOptions } from '../kv/options.js';
+import type { Txn } from '../txn/txn.js';
 
 const VERSION_DIGITS = 10;
 

@@ -1,11 +1,11 @@
-import { FRAMES_DIR } from './file-frame-store.js';
+import { FRAMES_DIR } from '../file-frame-store.js';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { decodeBlockInfo, invalidRatio } from '../record/block-info.js';
-import { decodeDirEntry } from '../record/dir-entry.js';
-import { FORMAT_VERSION } from '../record/envelope.js';
-import type { StoreCore } from './store-core.js';
-import type { PostingMergeReport } from './posting-merge.js';
+import { decodeBlockInfo, invalidRatio } from '../../record/block-info.js';
+import { decodeDirEntry } from '../../record/dir-entry.js';
+import { FORMAT_VERSION } from '../../record/envelope.js';
+import type { StoreCore } from '../store-core.js';
+import type { PostingMergeReport } from '../index/posting-merge.js';
 
 /**
  * Engine figures. Field names are a stable, documented contract (docs/format.md, "Stats"); `akashic stats --json`

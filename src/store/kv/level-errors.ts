@@ -4,7 +4,7 @@
  * engine's calls, MemAttention's, the batch writer, opening and destroying a database, salvage's source).
  */
 import { join } from 'node:path';
-import { AkashicError, isAkashicError } from '../errors.js';
+import { AkashicError, isAkashicError } from '../../errors.js';
 
 /** The `code`s of `err` and of its causes, outermost first (abstract-level wraps the binding's error). */
 function levelCodes(err: unknown): string[] {

@@ -1,9 +1,9 @@
-import { decodeCoAccess, encodeCoAccess } from '../record/engine-records.js';
-import type { BatchWriter } from './batch-writer.js';
-import type { ChunkRef } from './chunk-input.js';
+import { decodeCoAccess, encodeCoAccess } from '../../record/engine-records.js';
+import type { BatchWriter } from '../kv/batch-writer.js';
+import type { ChunkRef } from '../chunk-input.js';
 import type { CoAccessBuffer } from './co-access-buffer.js';
-import type { ColumnFamilies } from './column-families.js';
-import { SEP, accessKey, afterPrefix, orderedPair, pairKey, prefixRange, refString } from './keys.js';
+import type { ColumnFamilies } from '../kv/column-families.js';
+import { SEP, accessKey, afterPrefix, orderedPair, pairKey, prefixRange, refString } from '../kv/keys.js';
 
 /** The access and pair keys of one observation: each chunk's access counter, and each pair's. */
 export function coAccessKeys(userId: string, refs: readonly ChunkRef[]): string[] {

@@ -1,7 +1,7 @@
 import { randomFillSync } from 'node:crypto';
 import { decodeTime, monotonicFactory, type ULIDFactory } from 'ulid';
-import type { ColumnFamilies } from './column-families.js';
-import { SEP, parseDirKey, prefixRange } from './keys.js';
+import type { ColumnFamilies } from '../kv/column-families.js';
+import { SEP, parseDirKey, prefixRange } from '../kv/keys.js';
 
 /**
  * The ULIDs' randomness: crypto-strong bytes drawn from a pool refilled 4 KiB at a time. ulid's default draws each

@@ -1,12 +1,12 @@
-import { decodeFrame } from '../block/frame-codec.js';
-import { decodeBlockInfo, type BlockInfo } from '../record/block-info.js';
-import { decodeChunkRecord } from '../record/chunk-record.js';
-import { decodeDirEntry, sameLocation, type DirEntry } from '../record/dir-entry.js';
-import { decodeOpenBlockRef } from '../record/engine-records.js';
-import type { Family } from './column-families.js';
-import { SEP, afterPrefix, blockKey, dirKey, frameKey, expiryKey, parseBlockKey, parseDirKey, prefixRange } from './keys.js';
-import type { StoreCore } from './store-core.js';
-import type { Txn } from './txn/txn.js';
+import { decodeFrame } from '../../block/frame-codec.js';
+import { decodeBlockInfo, type BlockInfo } from '../../record/block-info.js';
+import { decodeChunkRecord } from '../../record/chunk-record.js';
+import { decodeDirEntry, sameLocation, type DirEntry } from '../../record/dir-entry.js';
+import { decodeOpenBlockRef } from '../../record/engine-records.js';
+import type { Family } from '../kv/column-families.js';
+import { SEP, afterPrefix, blockKey, dirKey, frameKey, expiryKey, parseBlockKey, parseDirKey, prefixRange } from '../kv/keys.js';
+import type { StoreCore } from '../store-core.js';
+import type { Txn } from '../txn/txn.js';
 
 /** What `purge` erases: every trace of one user, or of one session of a user. */
 export interface PurgeScope {

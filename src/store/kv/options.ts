@@ -1,5 +1,5 @@
 import type { AbstractLevel } from 'abstract-level';
-import { invalidArgument } from '../errors.js';
+import { invalidArgument } from '../../errors.js';
 
 /** Any abstract-level database with string keys (classic-level, memory-level, ...). */
 // The value type is Buffer for every sublevel we open; the root's own encodings do not matter.

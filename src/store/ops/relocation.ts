@@ -1,6 +1,6 @@
-import type { ChunkRef } from './chunk-input.js';
-import { dirKey } from './keys.js';
-import type { StoreCore } from './store-core.js';
+import type { ChunkRef } from '../chunk-input.js';
+import { dirKey } from '../kv/keys.js';
+import type { StoreCore } from '../store-core.js';
 
 export interface RelocationResult {
   /** Chunks rewritten into fresh blocks. */

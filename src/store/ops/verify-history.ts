@@ -6,13 +6,13 @@
  *   entry is left without its version (digests again); the accounting's history counters equal the sums.
  */
 import type { AbstractSnapshot } from 'abstract-level';
-import { decodeAccounting } from '../record/accounting.js';
-import { decodeDirEntry } from '../record/dir-entry.js';
-import { decodeHistoryVersion } from '../record/history-version.js';
-import { historyAgeKey, parseHistoryKey, versionRecord } from './history.js';
-import { META_ACCOUNTING_KEY, SEP, expiryKey, parseDirKey } from './keys.js';
-import { resilientEntries } from './resilient-scan.js';
-import type { StoreCore } from './store-core.js';
+import { decodeAccounting } from '../../record/accounting.js';
+import { decodeDirEntry } from '../../record/dir-entry.js';
+import { decodeHistoryVersion } from '../../record/history-version.js';
+import { historyAgeKey, parseHistoryKey, versionRecord } from '../write/history.js';
+import { META_ACCOUNTING_KEY, SEP, expiryKey, parseDirKey } from '../kv/keys.js';
+import { resilientEntries } from '../read/resilient-scan.js';
+import type { StoreCore } from '../store-core.js';
 import { KeySetDigest } from './verify-index.js';
 
 export interface SideProblem {

@@ -1,16 +1,16 @@
-import { AkashicError } from '../errors.js';
-import { encodeChunkRecord, type ChunkRecord } from '../record/chunk-record.js';
-import { isExpired, type DirEntry, type SlotRef } from '../record/dir-entry.js';
-import { encodeExpiryMark } from '../record/engine-records.js';
-import type { SlotReadResult } from './block-reader.js';
-import { LIMITS, fullRefs, type CheckedContent } from './chunk-input.js';
+import { AkashicError } from '../../errors.js';
+import { encodeChunkRecord, type ChunkRecord } from '../../record/chunk-record.js';
+import { isExpired, type DirEntry, type SlotRef } from '../../record/dir-entry.js';
+import { encodeExpiryMark } from '../../record/engine-records.js';
+import type { SlotReadResult } from '../read/block-reader.js';
+import { LIMITS, fullRefs, type CheckedContent } from '../chunk-input.js';
 import { stageRestoredVersion, stageSuperseded, type RestoredVersion } from './history.js';
-import { entryOfRecord } from './versioned-read.js';
+import { entryOfRecord } from '../read/versioned-read.js';
 import type { ChunkIdGenerator } from './chunk-id-generator.js';
-import { dirKey, expiryKey } from './keys.js';
-import { defaultTtlFor, type ResolvedStoreOptions } from './options.js';
-import { checkRecord } from './read-path.js';
-import type { Txn } from './txn/txn.js';
+import { dirKey, expiryKey } from '../kv/keys.js';
+import { defaultTtlFor, type ResolvedStoreOptions } from '../kv/options.js';
+import { checkRecord } from '../read/read-path.js';
+import type { Txn } from '../txn/txn.js';
 
 /** A chunk's expiry as a write gives it: an absolute time, a time to live from the commit, or null for never. */
 export type Expiry = { readonly at: number } | { readonly ttlMs: number } | null;

@@ -1,17 +1,17 @@
 import type { AbstractSnapshot } from 'abstract-level';
-import { decodeFrame } from '../block/frame-codec.js';
-import { isAkashicError } from '../errors.js';
-import { decodeAccounting } from '../record/accounting.js';
-import { decodeBlockInfo, totalSlots, type BlockInfo } from '../record/block-info.js';
-import { decodeChunkRecord } from '../record/chunk-record.js';
-import { decodeDirEntry, type DirEntry } from '../record/dir-entry.js';
-import { decodeAllocator, decodeEngineMeta, decodeOpenBlockRef } from '../record/engine-records.js';
-import { ALLOC_NEXT_KEY, META_ACCOUNTING_KEY, META_ENGINE_KEY, SEP, blockKey, dirKey, frameKey, parseBlockKey, parseDirKey } from './keys.js';
-import { resilientEntries } from './resilient-scan.js';
-import { indexedChunk, pendingKey } from './candidate-index.js';
+import { decodeFrame } from '../../block/frame-codec.js';
+import { isAkashicError } from '../../errors.js';
+import { decodeAccounting } from '../../record/accounting.js';
+import { decodeBlockInfo, totalSlots, type BlockInfo } from '../../record/block-info.js';
+import { decodeChunkRecord } from '../../record/chunk-record.js';
+import { decodeDirEntry, type DirEntry } from '../../record/dir-entry.js';
+import { decodeAllocator, decodeEngineMeta, decodeOpenBlockRef } from '../../record/engine-records.js';
+import { ALLOC_NEXT_KEY, META_ACCOUNTING_KEY, META_ENGINE_KEY, SEP, blockKey, dirKey, frameKey, parseBlockKey, parseDirKey } from '../kv/keys.js';
+import { resilientEntries } from '../read/resilient-scan.js';
+import { indexedChunk, pendingKey } from '../index/candidate-index.js';
 import { KeySetDigest, pendingKeySet, verifyCandidateIndex } from './verify-index.js';
 import { verifyExpiryAndHistory } from './verify-history.js';
-import type { StoreCore } from './store-core.js';
+import type { StoreCore } from '../store-core.js';
 
 /** Stable problem kinds reported by verify(). */
 export type ProblemKind =

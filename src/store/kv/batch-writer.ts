@@ -1,5 +1,5 @@
 import type { AbstractBatchOperation, AbstractChainedBatch } from 'abstract-level';
-import { AkashicError } from '../errors.js';
+import { AkashicError } from '../../errors.js';
 import { isNotOpen, storageError } from './level-errors.js';
 import { writeOptions, type AnyLevel, type ResolvedStoreOptions } from './options.js';
 

@@ -1,11 +1,11 @@
 import type { AbstractSnapshot } from 'abstract-level';
-import type { ChunkKind } from '../record/chunk-record.js';
-import type { DirEntry } from '../record/dir-entry.js';
-import { INDEX_PRESENT } from '../record/index-records.js';
-import type { Family } from './column-families.js';
-import { SEP, afterPrefix } from './keys.js';
-import type { PurgeHook, PurgeScope } from './purge.js';
-import type { Txn } from './txn/txn.js';
+import type { ChunkKind } from '../../record/chunk-record.js';
+import type { DirEntry } from '../../record/dir-entry.js';
+import { INDEX_PRESENT } from '../../record/index-records.js';
+import type { Family } from '../kv/column-families.js';
+import { SEP, afterPrefix } from '../kv/keys.js';
+import type { PurgeHook, PurgeScope } from '../ops/purge.js';
+import type { Txn } from '../txn/txn.js';
 
 /**
  * The candidate index (column family `cidx`, docs/format.md "Candidate index"): what recall and reconciliation

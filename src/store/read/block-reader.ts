@@ -1,10 +1,10 @@
 import type { AbstractSnapshot } from 'abstract-level';
-import type { BlockCache } from '../block/block-cache.js';
-import { decodeFrames, type DecodedFrame } from '../block/frame-codec.js';
-import { corruption } from '../errors.js';
-import type { SlotRef } from '../record/dir-entry.js';
-import type { FrameRef, FrameStore } from './frame-store.js';
-import { blockKey, frameKey } from './keys.js';
+import type { BlockCache } from '../../block/block-cache.js';
+import { decodeFrames, type DecodedFrame } from '../../block/frame-codec.js';
+import { corruption } from '../../errors.js';
+import type { SlotRef } from '../../record/dir-entry.js';
+import type { FrameRef, FrameStore } from '../frame-store.js';
+import { blockKey, frameKey } from '../kv/keys.js';
 
 export interface SlotReadResult {
   /** Record bytes per requested slot, in request order. */

@@ -1,8 +1,8 @@
-import type { BatchWriter } from './batch-writer.js';
-import { dirKey } from './keys.js';
+import type { BatchWriter } from '../kv/batch-writer.js';
+import { dirKey } from '../kv/keys.js';
 import { stageWrite, type Mutation, type MutationResult, type MutationScope, type WriteExtra } from './mutations.js';
-import { Txn, type TxnContext } from './txn/txn.js';
-import type { WriteLock } from './write-lock.js';
+import { Txn, type TxnContext } from '../txn/txn.js';
+import type { WriteLock } from '../kv/write-lock.js';
 
 /** Mutations per group commit (a single larger write still commits, alone). */
 const MAX_GROUP_MUTATIONS = 4096;

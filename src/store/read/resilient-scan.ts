@@ -1,5 +1,5 @@
 import type { AbstractSnapshot } from 'abstract-level';
-import type { Family } from './column-families.js';
+import type { Family } from '../kv/column-families.js';
 
 /** A key range of one column family, optionally read from a snapshot. */
 export interface ScanRange {

@@ -1,10 +1,10 @@
-import { decodeDirEntry } from '../record/dir-entry.js';
-import { INDEX_PRESENT } from '../record/index-records.js';
+import { decodeDirEntry } from '../../record/dir-entry.js';
+import { INDEX_PRESENT } from '../../record/index-records.js';
 import { entryKeys, indexedChunk } from './candidate-index.js';
 import { countPending } from './posting-merge.js';
-import type { ColumnFamilies } from './column-families.js';
-import { META_INDEX_KEY, META_INDEX_V2_KEY, META_INDEX_V3_KEY, SEP, parseDirKey } from './keys.js';
-import type { BatchOp, BatchWriter } from './batch-writer.js';
+import type { ColumnFamilies } from '../kv/column-families.js';
+import { META_INDEX_KEY, META_INDEX_V2_KEY, META_INDEX_V3_KEY, SEP, parseDirKey } from '../kv/keys.js';
+import type { BatchOp, BatchWriter } from '../kv/batch-writer.js';
 
 /** Index operations per batch while rebuilding. */
 const REBUILD_BATCH_OPS = 20_000;

@@ -4,15 +4,15 @@
  * returns is read from one snapshot. An expired chunk is absent for all of them, as for every other read.
  */
 import type { AbstractSnapshot } from 'abstract-level';
-import type { ChunkRecord } from '../record/chunk-record.js';
-import { decodeDirEntry, isExpired, type DirEntry } from '../record/dir-entry.js';
-import type { HistoryVersion, SupersedeCause } from '../record/history-version.js';
+import type { ChunkRecord } from '../../record/chunk-record.js';
+import { decodeDirEntry, isExpired, type DirEntry } from '../../record/dir-entry.js';
+import type { HistoryVersion, SupersedeCause } from '../../record/history-version.js';
 import { readSlots } from './block-reader.js';
-import type { ChunkRef } from './chunk-input.js';
-import { keptAt, readKeptVersions, toChunkVersion, versionRecord, type ChunkVersion, type RestoredVersion } from './history.js';
-import { dirKey } from './keys.js';
+import type { ChunkRef } from '../chunk-input.js';
+import { keptAt, readKeptVersions, toChunkVersion, versionRecord, type ChunkVersion, type RestoredVersion } from '../write/history.js';
+import { dirKey } from '../kv/keys.js';
 import { checkRecord, type ListedEntry, type ReadResult } from './read-path.js';
-import type { StoreCore } from './store-core.js';
+import type { StoreCore } from '../store-core.js';
 
 /** How a listed entry of a superseded version is marked. */
 export interface SupersededMark {
