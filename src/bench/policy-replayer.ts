@@ -15,10 +15,10 @@ import { coldReopen } from '../engine/internal-seams.js';
 import { EmbeddedModel } from '../model/embedded-model.js';
 import { loadOfflineWordVectors } from '../model/word-vectors.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
-import type { ChunkRef, LocatedRef } from '../store/chunk-input.js';
+import type { ChunkRef, LocatedRef } from '../api/chunk-input.js';
 import { lowerBoundBlocks } from '../store/ops/relocation.js';
-import type { StoreStats } from '../store/ops/stats.js';
-import type { WriteOp } from '../engine/akashic-store.js';
+import type { StoreStats } from '../api/reports.js';
+import type { WriteOp } from '../api/requests.js';
 import type { LayoutParams, PolicyName, PolicySpec } from './layout-policies.js';
 import type { TraceWrite } from './trace.js';
 

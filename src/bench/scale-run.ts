@@ -23,7 +23,7 @@ import { monotonicFactory } from 'ulid';
 import { EmbeddedModel } from '../model/embedded-model.js';
 import { gatherCandidates } from '../memattention/candidates.js';
 import { DEFAULT_CANDIDATE_KEYWORDS, DEFAULT_CANDIDATE_PREFILTER, DEFAULT_CANDIDATE_WINDOW } from '../memattention/options.js';
-import type { ChunkRef } from '../store/chunk-input.js';
+import type { ChunkRef } from '../api/chunk-input.js';
 import { syntheticConversation } from '../workload/synthetic.js';
 import type { Conversation } from '../workload/conversation.js';
 import { dropPageCache, probePageCacheDrop, processReadBytes } from './cold-read.js';

@@ -17,7 +17,7 @@ import { AkashicMemory, type RecallResult } from '../memattention/index.js';
 import { EmbeddedModel } from '../model/embedded-model.js';
 import type { ChunkMetaView } from '../model/memory-model.js';
 import { selectSetup, type SelectVariant } from '../model/select-variants.js';
-import type { ChunkRef } from '../store/chunk-input.js';
+import type { ChunkRef } from '../api/chunk-input.js';
 import type { Conversation } from '../workload/conversation.js';
 import { recordInWorkers } from './trace-workers.js';
 

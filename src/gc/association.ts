@@ -14,7 +14,7 @@
  * @internal
  */
 import { orderedPair as pairKey } from '../store/kv/keys.js';
-import type { CoAccessStats } from './affinity-model.js';
+import type { CoAccessStats } from '../api/affinity-model.js';
 import type { ChunkEmbedding } from '../record/chunk-embedding.js';
 import { cosine } from '../util/cosine.js';
 

@@ -9,9 +9,8 @@ import { join } from 'node:path';
 import { EXTENT_BYTES, FRAME_HEADER_BYTES, FRAMES_DIR, extentOffset, frameHeader, segmentPath } from '../../src/store/file-frame-store.js';
 import { frameKey } from '../../src/store/kv/keys.js';
 import { AkashicStore, type AkashicStoreOptions } from '../../src/index.js';
-import type { ColumnFamilies } from '../../src/store/kv/column-families.js';
-import { openFamilies } from '../../src/store/kv/column-families.js';
-import type { AnyLevel } from '../../src/store/kv/options.js';
+import { type ColumnFamilies, openFamilies } from '../../src/store/kv/column-families.js';
+import type { AnyLevel } from '../../src/api/store-options.js';
 
 export type { ColumnFamilies };
 

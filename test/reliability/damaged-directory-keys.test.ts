@@ -13,7 +13,7 @@ import { AkashicStore } from '../../src/index.js';
 import { decodeDirEntry, encodeDirEntry } from '../../src/record/dir-entry.js';
 import { CF, SEP } from '../../src/store/kv/keys.js';
 import type { Family } from '../../src/store/kv/column-families.js';
-import type { AnyLevel } from '../../src/store/kv/options.js';
+import type { AnyLevel } from '../../src/api/store-options.js';
 
 const DBS: readonly { name: string; make(): Promise<{ db: AnyLevel; cleanup(): Promise<void> }> }[] = [
   {

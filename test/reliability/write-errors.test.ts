@@ -12,7 +12,7 @@ import { ClassicLevel } from 'classic-level';
 import { MemoryLevel } from 'memory-level';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AkashicMemory, AkashicStore, EmbeddedModel } from '../../src/index.js';
-import type { AnyLevel } from '../../src/store/kv/options.js';
+import type { AnyLevel } from '../../src/api/store-options.js';
 import { injectWriteFaults, type WriteFaults } from '../helpers/failing-writes.js';
 
 interface Rig {

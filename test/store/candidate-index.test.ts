@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AkashicStore, ChunkRef } from '../../src/index.js';
-import type { ListedEntry } from '../../src/store/read/read-path.js';
+import type { ListedEntry } from '../../src/api/results.js';
 import { gatherCandidates } from '../../src/memattention/candidates.js';
 import { META_INDEX_KEY, META_INDEX_V3_KEY } from '../../src/store/kv/keys.js';
 import type { ChunkKind } from '../../src/record/chunk-record.js';

@@ -6,6 +6,7 @@ import type { Family } from '../kv/column-families.js';
 import { SEP, afterPrefix } from '../kv/keys.js';
 import type { PurgeHook, PurgeScope } from '../ops/purge.js';
 import type { Txn } from '../txn/txn.js';
+import type { KeywordStats } from '../../api/results.js';
 
 /**
  * The candidate index (column family `cidx`, docs/format.md "Candidate index"): what recall and reconciliation
@@ -334,16 +335,6 @@ async function sessionPostings(
     if (parseTail(key.slice(head.length)).sessionId === sessionId && ++taken >= perKeyword) break;
   }
   return { head, keys };
-}
-
-/** Index statistics BM25 needs over a user's live chunks of the given kinds. */
-export interface KeywordStats {
-  /** Live chunks of those kinds. */
-  readonly docs: number;
-  /** Sum of their (distinct, normalized) keyword counts. */
-  readonly totalKeywords: number;
-  /** Document frequency per normalized query keyword (0 when absent). */
-  readonly df: ReadonlyMap<string, number>;
 }
 
 /** Keys of `family` in [gte, lt) in `snapshot`, counted without holding them (O(keys) time, O(1) memory). */

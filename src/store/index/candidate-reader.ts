@@ -1,11 +1,11 @@
 import type { ChunkKind } from '../../record/chunk-record.js';
 import { decodeDirEntry, type DirEntry } from '../../record/dir-entry.js';
 import { corruption } from '../../errors.js';
-import { indexKeywords, keywordMatches, keywordStats, newestChunks, pendingChunks, type IndexHit, type KeywordStats } from './candidate-index.js';
+import { indexKeywords, keywordMatches, keywordStats, newestChunks, pendingChunks, type IndexHit } from './candidate-index.js';
+import type { KeywordStats, ListedEntry } from '../../api/results.js';
 import type { ColumnFamilies } from '../kv/column-families.js';
 import { SEP, dirKey } from '../kv/keys.js';
-import type { AnyLevel } from '../kv/options.js';
-import type { ListedEntry } from '../read/read-path.js';
+import type { AnyLevel } from '../../api/store-options.js';
 
 /** What to gather (see `readCandidates`). */
 export interface CandidateQuery {

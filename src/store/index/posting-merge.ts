@@ -6,6 +6,7 @@ import type { ColumnFamilies } from '../kv/column-families.js';
 import type { TxnContext } from '../txn/txn-state.js';
 import type { WriteLock } from '../kv/write-lock.js';
 import { SEP, afterPrefix, dirKey } from '../kv/keys.js';
+import type { PostingMergeError, PostingMergeReport } from '../../api/reports.js';
 
 /**
  * The posting merge of the candidate index (docs/format.md, "Candidate index"): a commit indexes a new or changed
@@ -62,27 +63,6 @@ export async function countPending(cf: ColumnFamilies): Promise<Map<string, numb
     out.set(p.userId, (out.get(p.userId) ?? 0) + 1);
   }
   return out;
-}
-
-/** A background posting merge that failed. */
-export interface PostingMergeError {
-  /** The user whose pending chunks it was posting. */
-  readonly userId: string;
-  /** The error's stable code (`AKASHIC_IO` for an error that is not an AkashicError). */
-  readonly code: string;
-  readonly message: string;
-  /** When it failed (ms since the epoch). */
-  readonly at: number;
-}
-
-/** The state of the candidate index's background posting merges (`StoreStats.postingMerge`). */
-export interface PostingMergeReport {
-  /** Live chunks whose postings wait for a merge (readers find them through their pending keys). */
-  readonly pendingChunks: number;
-  /** Merges that failed since the store was opened; each changed nothing and is retried at the user's next commit. */
-  readonly failures: number;
-  /** The most recent failure, or null. */
-  readonly lastError: PostingMergeError | null;
 }
 
 /**

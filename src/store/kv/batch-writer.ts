@@ -1,7 +1,7 @@
 import type { AbstractBatchOperation, AbstractChainedBatch } from 'abstract-level';
 import { AkashicError } from '../../errors.js';
 import { isNotOpen, storageError } from './level-errors.js';
-import { writeOptions, type AnyLevel, type ResolvedStoreOptions } from './options.js';
+import { writeOptions, type AnyLevel, type ResolvedStoreOptions } from '../../api/store-options.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type BatchOp = AbstractBatchOperation<any, string, Buffer>;

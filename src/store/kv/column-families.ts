@@ -1,6 +1,6 @@
 import type { AbstractSublevel } from 'abstract-level';
 import { CF } from './keys.js';
-import type { AnyLevel } from './options.js';
+import type { AnyLevel } from '../../api/store-options.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Family = AbstractSublevel<any, any, string, Buffer>;

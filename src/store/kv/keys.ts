@@ -2,7 +2,7 @@
  * Key layouts of every column family (docs/format.md, "Column families"). All keys are UTF-8 strings; U+0000 separates
  * components (ids may not contain it), so `user\0` is an exact prefix that never matches a longer user id.
  */
-import { isChunkId } from '../ids.js';
+import { isChunkId } from '../../api/ids.js';
 export const SEP = '\u0000';
 /** The character right after SEP. Ids never contain it (control characters are rejected), see `afterPrefix`. */
 const AFTER_SEP = '\u0001';

@@ -2,15 +2,7 @@ import { afterPrefix, dirKey, expiryTime, parseExpiryKey } from '../kv/keys.js';
 import { withoutAttributes } from '../write/mutations.js';
 import type { StoreCore } from '../store-core.js';
 import { dropChunkHistory, historyAgeDue, sweepHistoryAge } from '../write/history.js';
-
-export interface SweepReport {
-  /** Expired chunks deleted (each leaves a tombstone, as a delete does). */
-  readonly expired: number;
-  /** Expiry index entries that pointed at nothing current (removed). */
-  readonly stale: number;
-  /** True when more expired chunks remain than `max` allowed this pass. */
-  readonly more: boolean;
-}
+import type { SweepReport } from '../../api/reports.js';
 
 /**
  * Deletes up to `max` chunks whose expiry is at or before `now`, in one transaction: each is invalidated and left

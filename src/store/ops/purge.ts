@@ -7,42 +7,13 @@ import type { Family } from '../kv/column-families.js';
 import { SEP, afterPrefix, blockKey, dirKey, frameKey, expiryKey, parseBlockKey, parseDirKey, prefixRange } from '../kv/keys.js';
 import type { StoreCore } from '../store-core.js';
 import type { Txn } from '../txn/txn.js';
+import type { PurgeReport } from '../../api/reports.js';
 
 /** What `purge` erases: every trace of one user, or of one session of a user. */
 export interface PurgeScope {
   readonly userId: string;
   /** Null: the whole user. */
   readonly sessionId: string | null;
-}
-
-/** What a purge removed. Counts are of LevelDB entries deleted or blocks changed. */
-export interface PurgeReport {
-  readonly userId: string;
-  readonly sessionId: string | null;
-  /** Live chunks erased. */
-  readonly chunks: number;
-  /** Deletion tombstones erased. */
-  readonly tombstones: number;
-  /** Blocks released because they held records of the scope (their frames deleted). */
-  readonly blocksReleased: number;
-  /** Of those, blocks that also held live records of other sessions, which were rewritten into fresh blocks. */
-  readonly blocksRewritten: number;
-  /** Live records of other sessions moved out of rewritten blocks. */
-  readonly recordsMoved: number;
-  /** Block infos deleted outright (a user purge forgets every block the user ever had). */
-  readonly blockInfosDeleted: number;
-  readonly coAccessEntries: number;
-  readonly activeTurns: number;
-  readonly openBlockRefs: number;
-  /** Extra entries deleted by other families that index chunks (`PurgeHook`s). */
-  readonly indexEntries: number;
-  /**
-   * True when LevelDB compacted the touched key ranges afterwards, so no file of the database directory holds
-   * the erased bytes any more (write-ahead log included). False on backends without `compactRange`.
-   */
-  readonly compacted: boolean;
-  /** Key ranges compacted. */
-  readonly rangesCompacted: number;
 }
 
 /**

@@ -1,16 +1,7 @@
-import type { ChunkRef } from '../chunk-input.js';
+import type { ChunkRef } from '../../api/chunk-input.js';
 import { dirKey } from '../kv/keys.js';
 import type { StoreCore } from '../store-core.js';
-
-export interface RelocationResult {
-  /** Chunks rewritten into fresh blocks. */
-  readonly moved: number;
-  /** Distinct blocks the live chunks occupied before, and occupy after. */
-  readonly blocksBefore: number;
-  readonly blocksAfter: number;
-  /** True when nothing was done because the set already sat in as few blocks as it could. */
-  readonly skipped: boolean;
-}
+import type { RelocationResult } from '../../api/reports.js';
 
 /** Fewest blocks that could hold `n` records under the slot capacity (bytes permitting). */
 export function lowerBoundBlocks(n: number, capacity: number): number {

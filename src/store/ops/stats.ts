@@ -5,67 +5,8 @@ import { decodeBlockInfo, invalidRatio } from '../../record/block-info.js';
 import { decodeDirEntry } from '../../record/dir-entry.js';
 import { FORMAT_VERSION } from '../../record/envelope.js';
 import type { StoreCore } from '../store-core.js';
-import type { PostingMergeReport } from '../index/posting-merge.js';
+import type { StoreStats } from '../../api/reports.js';
 
-/**
- * Engine figures. Field names are a stable, documented contract (docs/format.md, "Stats"); `akashic stats --json`
- * prints exactly this object.
- */
-export interface StoreStats {
-  readonly formatVersion: number;
-  readonly engineVersion: string;
-  readonly users: number;
-  readonly sessions: number;
-  /** Live chunks. */
-  readonly chunks: number;
-  /** Tombstoned (deleted or reconciled-away) chunks. */
-  readonly deletedChunks: number;
-  /** Chunks whose live version is not their first (updated at least once). */
-  readonly updatedChunks: number;
-  /** Blocks holding data (open + sealed). */
-  readonly blocks: number;
-  readonly blocksByState: { readonly open: number; readonly sealed: number; readonly released: number };
-  /** Counts of non-released blocks by φ in ten buckets [0,0.1), ..., [0.9,1.0]. */
-  readonly phiHistogram: readonly number[];
-  readonly logicalBytesIngested: number;
-  readonly engineBytesWritten: number;
-  readonly liveBytes: number;
-  readonly storedRawBytes: number;
-  readonly storedBytes: number;
-  /**
-   * Size of the database's files on disk (classic-level: tables, write-ahead log, manifest; not LevelDB's
-   * diagnostic LOG, which every open rewrites), or null (other backends).
-   */
-  readonly diskBytes: number | null;
-  /** engineBytesWritten ÷ logicalBytesIngested (null before any write). */
-  readonly writeAmplification: number | null;
-  /**
-   * (storedRawBytes + historyBytes) ÷ liveBytes, uncompressed (null with no live data): superseded versions kept as
-   * history count as space beyond the live data.
-   */
-  readonly spaceAmplification: number | null;
-  /** Superseded versions kept as history, and their encoded record bytes (uncompressed). */
-  readonly historyVersions: number;
-  readonly historyBytes: number;
-  /** storedBytes ÷ liveBytes: the same, as stored (compressed). */
-  readonly storedSpaceRatio: number | null;
-  readonly relocations: number;
-  readonly relocatedChunks: number;
-  readonly gcRuns: number;
-  readonly gcMovedChunks: number;
-  readonly blocksCreated: number;
-  readonly blocksReleased: number;
-  readonly retrievals: number;
-  /** Mean blocks touched per retrieval since the database was created (null before any). */
-  readonly blocksPerRetrieval: number | null;
-  readonly blockCapacity: number;
-  /**
-   * The candidate index's background posting merges: chunks whose postings are still pending, merges that failed
-   * since open (each changed nothing; the pending chunks stay findable and the merge is retried at the user's next
-   * write), and the last failure with its code.
-   */
-  readonly postingMerge: PostingMergeReport;
-}
 
 /** LevelDB's diagnostic files: its text log (rewritten on every open, read-only ones too) and the lock. */
 const NOT_DATA = new Set(['LOG', 'LOG.old', 'LOCK']);

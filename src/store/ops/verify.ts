@@ -12,38 +12,7 @@ import { indexedChunk, pendingKey } from '../index/candidate-index.js';
 import { KeySetDigest, pendingKeySet, verifyCandidateIndex } from './verify-index.js';
 import { verifyExpiryAndHistory } from './verify-history.js';
 import type { StoreCore } from '../store-core.js';
-
-/** Stable problem kinds reported by verify(). */
-export type ProblemKind =
-  | 'engine-meta'
-  | 'accounting'
-  | 'allocator'
-  | 'block-info'
-  | 'block-frame'
-  | 'block-counters'
-  | 'block-mixes-users'
-  | 'released-block-has-frames'
-  | 'directory-entry'
-  | 'dangling-directory-entry'
-  | 'slot-mismatch'
-  | 'open-block-ref'
-  | 'candidate-index'
-  | 'expiry-index'
-  | 'history'
-  | 'storage';
-
-export interface Problem {
-  readonly kind: ProblemKind;
-  readonly message: string;
-  readonly blockId?: number;
-  readonly key?: string;
-}
-
-export interface VerifyReport {
-  readonly ok: boolean;
-  readonly problems: Problem[];
-  readonly checked: { blocks: number; frames: number; chunks: number; records: number };
-}
+import type { Problem, ProblemKind, VerifyReport } from '../../api/reports.js';
 
 /** What the directory says about one block: live entries pointing into it and their record bytes. */
 interface DirCount {

@@ -3,18 +3,13 @@ import type { BlockCache } from '../../block/block-cache.js';
 import { decodeFrames, type DecodedFrame } from '../../block/frame-codec.js';
 import { corruption } from '../../errors.js';
 import type { SlotRef } from '../../record/dir-entry.js';
+import type { ReadCost } from '../../api/results.js';
 import type { FrameRef, FrameStore } from '../frame-store.js';
 import { blockKey, frameKey } from '../kv/keys.js';
 
-export interface SlotReadResult {
+export interface SlotReadResult extends ReadCost {
   /** Record bytes per requested slot, in request order. */
   readonly records: Buffer[];
-  /** Distinct blocks the request needed (cached or not). */
-  readonly blocksTouched: number;
-  /** Frames fetched from the key-value store (cache misses). */
-  readonly framesRead: number;
-  /** Stored bytes fetched from the key-value store. */
-  readonly bytesRead: number;
 }
 
 /**

@@ -5,27 +5,16 @@ import type { Accounting } from '../../record/accounting.js';
 import { decodeBlockInfo, type BlockInfo } from '../../record/block-info.js';
 import { decodeChunkRecord, type ChunkRecord } from '../../record/chunk-record.js';
 import { decodeDirEntry, isExpired, type DirEntry } from '../../record/dir-entry.js';
-import { readSlots, readSlotsOrNull, type SlotReadResult } from './block-reader.js';
-import type { ChunkRef, LocatedRef } from '../chunk-input.js';
+import { readSlots, readSlotsOrNull } from './block-reader.js';
+import type { ChunkRef, LocatedRef } from '../../api/chunk-input.js';
 
-export type { LocatedRef } from '../chunk-input.js';
+export type { LocatedRef } from '../../api/chunk-input.js';
 import type { ColumnFamilies } from '../kv/column-families.js';
 import type { FrameStore } from '../frame-store.js';
 import { SEP, afterPrefix, dirKey, parseDirKey, prefixRange } from '../kv/keys.js';
-import type { AnyLevel } from '../kv/options.js';
+import type { AnyLevel } from '../../api/store-options.js';
 import { confirmMisses } from './resilient-scan.js';
-
-export interface ReadResult extends Omit<SlotReadResult, 'records'> {
-  /** One per requested ref, in request order; null where the chunk does not exist or is deleted. */
-  readonly chunks: (ChunkRecord | null)[];
-}
-
-export interface ListedEntry {
-  readonly userId: string;
-  readonly sessionId: string;
-  readonly chunkId: string;
-  readonly entry: DirEntry;
-}
+import type { ReadResult, ListedEntry } from '../../api/results.js';
 
 /** What the read path reads from: the database (for snapshots), its column families, frames and the decoded-frame cache. */
 export interface ReadSource {

@@ -6,22 +6,14 @@
 import type { AbstractSnapshot } from 'abstract-level';
 import type { ChunkRecord } from '../../record/chunk-record.js';
 import { decodeDirEntry, isExpired, type DirEntry } from '../../record/dir-entry.js';
-import type { HistoryVersion, SupersedeCause } from '../../record/history-version.js';
+import type { HistoryVersion } from '../../record/history-version.js';
 import { readSlots } from './block-reader.js';
-import type { ChunkRef } from '../chunk-input.js';
-import { keptAt, readKeptVersions, toChunkVersion, versionRecord, type ChunkVersion, type RestoredVersion } from '../write/history.js';
+import type { ChunkRef } from '../../api/chunk-input.js';
+import { keptAt, readKeptVersions, toChunkVersion, versionRecord } from '../write/history.js';
+import type { ChunkVersion, RestoredVersion, ListedEntry, ReadResult, SupersededMark } from '../../api/results.js';
 import { dirKey } from '../kv/keys.js';
-import { checkRecord, type ListedEntry, type ReadResult } from './read-path.js';
+import { checkRecord } from './read-path.js';
 import type { StoreCore } from '../store-core.js';
-
-/** How a listed entry of a superseded version is marked. */
-export interface SupersededMark {
-  /** When the version stopped being current. */
-  readonly at: number;
-  readonly cause: SupersedeCause;
-  /** The chunk (same user) that replaced it, when reconciliation named one. */
-  readonly by: { readonly sessionId: string; readonly chunkId: string } | null;
-}
 
 /** The directory view of a version read from its record (no slot: it is not in a block, or not current). */
 export function entryOfRecord(r: ChunkRecord, recordBytes: number): DirEntry {

@@ -7,7 +7,7 @@ import type { ColumnFamilies } from '../kv/column-families.js';
 import type { FrameBatch, FrameStore } from '../frame-store.js';
 import { blockKey } from '../kv/keys.js';
 import type { ReclaimableBlocks } from '../reclaimable-blocks.js';
-import type { ResolvedStoreOptions } from '../kv/options.js';
+import type { ResolvedStoreOptions } from '../../api/store-options.js';
 
 /** State a transaction reads and advances; owned by the store and only touched under the write lock. */
 export interface TxnContext {

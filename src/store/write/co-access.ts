@@ -1,6 +1,6 @@
 import { decodeCoAccess, encodeCoAccess } from '../../record/engine-records.js';
 import type { BatchWriter } from '../kv/batch-writer.js';
-import type { ChunkRef } from '../chunk-input.js';
+import type { ChunkRef } from '../../api/chunk-input.js';
 import type { CoAccessBuffer } from './co-access-buffer.js';
 import type { ColumnFamilies } from '../kv/column-families.js';
 import { SEP, accessKey, afterPrefix, orderedPair, pairKey, prefixRange, refString } from '../kv/keys.js';

@@ -4,7 +4,7 @@ import { FORMAT_VERSION } from '../../record/envelope.js';
 import type { BatchWriter } from '../kv/batch-writer.js';
 import type { ColumnFamilies } from '../kv/column-families.js';
 import { META_ENGINE_KEY } from '../kv/keys.js';
-import type { ResolvedStoreOptions } from '../kv/options.js';
+import type { ResolvedStoreOptions } from '../../api/store-options.js';
 
 export const ENGINE_VERSION = '0.1.0';
 

@@ -1,6 +1,7 @@
 import type { BatchWriter } from '../kv/batch-writer.js';
 import { dirKey } from '../kv/keys.js';
-import { stageWrite, type Mutation, type MutationResult, type MutationScope, type WriteExtra } from './mutations.js';
+import { stageWrite, type Mutation, type MutationScope, type WriteExtra } from './mutations.js';
+import type { MutationResult } from '../../api/results.js';
 import { Txn, type TxnContext } from '../txn/txn.js';
 import type { WriteLock } from '../kv/write-lock.js';
 

@@ -11,13 +11,14 @@
 import { compress, decompress } from '@mongodb-js/zstd';
 import type { AbstractSnapshot } from 'abstract-level';
 import { corruption } from '../../errors.js';
-import { decodeChunkRecord, encodeChunkRecord, type ChunkRecord, type FullChunkRef } from '../../record/chunk-record.js';
+import { decodeChunkRecord, encodeChunkRecord, type ChunkRecord } from '../../record/chunk-record.js';
 import type { DirEntry } from '../../record/dir-entry.js';
 import { HISTORY_AGE_MARK, decodeHistoryVersion, encodeHistoryVersion, type HistoryVersion, type SupersedeCause } from '../../record/history-version.js';
 import type { Family } from '../kv/column-families.js';
 import { SEP, afterPrefix, expiryTime, prefixRange } from '../kv/keys.js';
-import type { ResolvedStoreOptions } from '../kv/options.js';
+import type { ResolvedStoreOptions } from '../../api/store-options.js';
 import type { Txn } from '../txn/txn.js';
+import type { ChunkVersion, RestoredVersion } from '../../api/results.js';
 
 const VERSION_DIGITS = 10;
 
@@ -58,20 +59,6 @@ export function parseHistoryAgeKey(key: string): (HistoryKeyParts & { at: number
   const rest = parseHistoryKey(['v', p[2], p[3], p[4], p[5]].join(SEP));
   const at = parseInt(p[1]!, 16);
   return rest === null || !Number.isFinite(at) ? null : { ...rest, at };
-}
-
-/** A version of a chunk as reads return it: the record and when it was current. */
-export interface ChunkVersion {
-  readonly record: ChunkRecord;
-  readonly version: number;
-  /** When this version became current. */
-  readonly validFrom: number;
-  /** When it stopped being current; null for the current version. */
-  readonly validUntil: number | null;
-  /** What ended it (null for the current version). */
-  readonly cause: SupersedeCause | null;
-  /** The chunk that replaced it, when reconciliation named one (full ref, same user). */
-  readonly supersededBy: FullChunkRef | null;
 }
 
 /**
@@ -116,18 +103,6 @@ export async function stageSuperseded(
   txn.acct.historyVersions++;
   txn.acct.historyBytes += bytes.length;
   txn.acct.engineBytesWritten += bytes.length;
-}
-
-/**
- * A superseded version as `restoreHistory` takes it (and `history()` returns it, minus the current version): the
- * record, when it was current, what ended it and the chunk that superseded it.
- */
-export interface RestoredVersion {
-  readonly record: ChunkRecord;
-  readonly validFrom: number;
-  readonly validUntil: number;
-  readonly cause: SupersedeCause;
-  readonly supersededBy: { readonly sessionId: string; readonly chunkId: string } | null;
 }
 
 /**

@@ -3,12 +3,13 @@ import { encodeChunkRecord, type ChunkRecord } from '../../record/chunk-record.j
 import { isExpired, type DirEntry, type SlotRef } from '../../record/dir-entry.js';
 import { encodeExpiryMark } from '../../record/engine-records.js';
 import type { SlotReadResult } from '../read/block-reader.js';
-import { LIMITS, fullRefs, type CheckedContent } from '../chunk-input.js';
-import { stageRestoredVersion, stageSuperseded, type RestoredVersion } from './history.js';
+import { LIMITS, fullRefs, type CheckedContent } from '../../api/chunk-input.js';
+import { stageRestoredVersion, stageSuperseded } from './history.js';
+import type { RestoredVersion, MutationResult } from '../../api/results.js';
 import { entryOfRecord } from '../read/versioned-read.js';
 import type { ChunkIdGenerator } from './chunk-id-generator.js';
 import { dirKey, expiryKey } from '../kv/keys.js';
-import { defaultTtlFor, type ResolvedStoreOptions } from '../kv/options.js';
+import { defaultTtlFor, type ResolvedStoreOptions } from '../../api/store-options.js';
 import { checkRecord } from '../read/read-path.js';
 import type { Txn } from '../txn/txn.js';
 
@@ -38,15 +39,6 @@ export type Mutation =
   | { readonly op: 'restore'; readonly record: ChunkRecord }
   /** Superseded versions of one chunk (dump/load), oldest first, each of this chunk and of a distinct version. */
   | { readonly op: 'restoreHistory'; readonly sessionId: string; readonly chunkId: string; readonly versions: readonly RestoredVersion[] };
-
-export interface MutationResult {
-  readonly op: Mutation['op'];
-  readonly sessionId: string;
-  readonly chunkId: string;
-  /** Version after the write (for delete: the deleted version). `skipped` restores changed nothing. */
-  readonly version: number;
-  readonly skipped?: boolean;
-}
 
 /** A hook that stages more in a write's transaction after its mutations (see `StoreCore.write`). */
 export type WriteExtra = (txn: Txn) => void | Promise<void>;

@@ -1,5 +1,6 @@
 import type { AbstractLevel } from 'abstract-level';
-import { invalidArgument } from '../../errors.js';
+import { invalidArgument } from '../errors.js';
+import type { AffinityModel } from './affinity-model.js';
 
 /** Any abstract-level database with string keys (classic-level, memory-level, ...). */
 // The value type is Buffer for every sublevel we open; the root's own encodings do not matter.
@@ -223,4 +224,9 @@ export function defaultTtlFor(o: ResolvedStoreOptions, scope: { userId: string; 
  */
 export function writeOptions(o: { readonly durability: 'sync' | 'relaxed' }): Record<string, never> {
   return { sync: o.durability === 'sync' } as unknown as Record<string, never>;
+}
+
+export interface AkashicStoreOptions extends StoreOptions {
+  /** Groups live chunks during GC. Default: DefaultAffinityModel (keyword overlap + co-access). */
+  readonly affinity?: AffinityModel;
 }
