@@ -8,9 +8,9 @@
  *
  * @internal
  */
-import { bm25Scores } from '../model/bm25-ranking.js';
-import { termsOf } from '../model/keywords.js';
-import type { Tokenizer } from '../model/tokenizer.js';
+import { bm25Scores } from '../../model/bm25-ranking.js';
+import { termsOf } from '../../model/keywords.js';
+import type { Tokenizer } from '../../model/tokenizer.js';
 import type { Turn } from '../workload/conversation.js';
 
 /** Turns the baseline picked for one question. */

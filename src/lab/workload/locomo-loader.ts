@@ -7,7 +7,7 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import * as z from 'zod';
-import { AkashicError, invalidArgument } from '../errors.js';
+import { AkashicError, invalidArgument } from '../../errors.js';
 import type { Conversation, Question, Session, Turn } from './conversation.js';
 import { parseLocomoDateTime } from './locomo-date.js';
 
@@ -54,7 +54,7 @@ const dialogueSchema = z.looseObject({
  *
  * @example
  * ```ts
- * const conversations = await loadLocomo('../shared/data/locomo');
+ * const conversations = await loadLocomo('../../shared/data/locomo');
  * const turns = conversations.flatMap((c) => c.sessions.flatMap((s) => s.turns));
  * ```
  * @throws AkashicError `AKASHIC_INVALID_ARGUMENT` when the path cannot be read, a folder holds no `.json` file, a

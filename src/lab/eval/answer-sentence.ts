@@ -10,8 +10,8 @@
  * counts are the same.
  * @internal
  */
-import { sentencesOf } from '../memattention/sentence-passages.js';
-import { termsOf } from '../model/keywords.js';
+import { sentencesOf } from '../../memattention/sentence-passages.js';
+import { termsOf } from '../../model/keywords.js';
 
 /** Whether `kept` (the recalled text of one evidence turn) holds the sentence of `turnText` that answers. */
 export function holdsAnswerSentence(turnText: string, kept: string, question: string, answer: string): boolean {

@@ -7,12 +7,10 @@
  * session and mentioned again in later, distant ones; states get replaced ("moved to X", later "moved to Y") and
  * collections grow. Questions are built from the stated facts, so their evidence is exact.
  */
-import { invalidArgument } from '../errors.js';
+import { invalidArgument } from '../../errors.js';
 import type { Conversation, Session, Turn } from './conversation.js';
-import { createPrng, deriveSeed } from './prng.js';
-import type { Prng } from './prng.js';
-import { createNameForge } from './synthetic-entities.js';
-import type { NameForge } from './synthetic-entities.js';
+import { createPrng, deriveSeed, type Prng } from './prng.js';
+import { createNameForge, type NameForge } from './synthetic-entities.js';
 import {
   ACKS,
   CLOSERS,
@@ -23,10 +21,8 @@ import {
   SMALL_TALK,
   TRANSITIONS,
 } from './synthetic-phrases.js';
-import { buildQuestions, fill } from './synthetic-questions.js';
-import type { StatedFact } from './synthetic-questions.js';
-import { MAX_STATE_VALUES, TOPICS } from './synthetic-topics.js';
-import type { TopicSpec } from './synthetic-topics.js';
+import { buildQuestions, fill, type StatedFact } from './synthetic-questions.js';
+import { MAX_STATE_VALUES, TOPICS, type TopicSpec } from './synthetic-topics.js';
 
 /** Options of {@link generateSynthetic} and {@link iterateSynthetic}; every field is optional. */
 export interface SyntheticOptions {

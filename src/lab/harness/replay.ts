@@ -1,4 +1,4 @@
-import type { AkashicMemory, RecallResult } from '../memattention/index.js';
+import type { AkashicMemory, RecallResult } from '../../memattention/index.js';
 import type { Conversation, Question } from '../workload/conversation.js';
 
 /** What happened when one question was asked during a replay. */

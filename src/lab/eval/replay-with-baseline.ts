@@ -7,11 +7,11 @@
  * @internal
  */
 import { MemoryLevel } from 'memory-level';
-import { AkashicStore } from '../engine/akashic-store.js';
+import { AkashicStore } from '../../engine/akashic-store.js';
 import { replayConversation, type AskedQuestion } from '../harness/replay.js';
-import { AkashicMemory } from '../memattention/memory.js';
-import { selectSetup } from '../model/select-variants.js';
-import { createTokenizer } from '../model/tokenizer.js';
+import { AkashicMemory } from '../../memattention/memory.js';
+import { selectSetup } from '../../model/select-variants.js';
+import { createTokenizer } from '../../model/tokenizer.js';
 import type { Conversation } from '../workload/conversation.js';
 import type { RecallEvalConfig } from './recall-eval.js';
 import { TurnBm25Baseline, type BaselineSelection } from './turn-bm25-baseline.js';

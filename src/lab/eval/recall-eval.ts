@@ -3,7 +3,7 @@
  * model and measures, per question, whether the recalled chunks hold the question's evidence turns; compares with
  * BM25 over raw turns at the same token budget. Writes no output: callers print the report.
  */
-import { invalidArgument } from '../errors.js';
+import { invalidArgument } from '../../errors.js';
 import {
   DEFAULT_CANDIDATE_KEYWORDS,
   DEFAULT_CHUNK_GATE_TOKENS,
@@ -12,9 +12,9 @@ import {
   DEFAULT_RECALL_UNIT,
   intOption,
   type RecallUnit,
-} from '../memattention/options.js';
-import { DEFAULT_KEYWORD_LIMIT } from '../model/keywords.js';
-import { createTokenizer } from '../model/tokenizer.js';
+} from '../../memattention/options.js';
+import { DEFAULT_KEYWORD_LIMIT } from '../../model/keywords.js';
+import { createTokenizer } from '../../model/tokenizer.js';
 import type { Conversation } from '../workload/conversation.js';
 import {
   categoryRatiosOf,
@@ -26,7 +26,7 @@ import {
   type RecallRatios,
 } from './recall-metrics.js';
 import { replayWithBaseline } from './replay-with-baseline.js';
-import { checkSelectVariant, type SelectVariant } from '../model/select-variants.js';
+import { checkSelectVariant, type SelectVariant } from '../../model/select-variants.js';
 import { holdsAnswerSentence } from './answer-sentence.js';
 
 /** Options of {@link evaluateRecall}. Every field is optional; the defaults are the library's. */
@@ -140,7 +140,7 @@ export function resolveRecallEvalConfig(o: RecallEvalOptions): RecallEvalConfig 
  *
  * @example
  * ```ts
- * const report = await evaluateRecall(await loadLocomo('../shared/data/locomo'), { dataset: 'locomo' });
+ * const report = await evaluateRecall(await loadLocomo('../../shared/data/locomo'), { dataset: 'locomo' });
  * console.log(report.evidenceRecallAt5, report.bm25EvidenceRecall);
  * ```
  * @throws AkashicError `AKASHIC_INVALID_ARGUMENT` naming a bad option; any error of the store or the layer.

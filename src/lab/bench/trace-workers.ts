@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { Conversation } from '../workload/conversation.js';
-import type { SelectVariant } from '../model/select-variants.js';
+import type { SelectVariant } from '../../model/select-variants.js';
 import type { RecordedConversation, TraceKind } from './trace.js';
 
 /** What the worker receives. */
@@ -22,7 +22,7 @@ export interface RecordTask {
 function workerPath(): string {
   const local = fileURLToPath(new URL('./trace-worker.js', import.meta.url));
   if (existsSync(local)) return local;
-  const fromSrc = fileURLToPath(new URL('../../dist/src/bench/trace-worker.js', import.meta.url));
+  const fromSrc = fileURLToPath(new URL('../../../dist/src/lab/bench/trace-worker.js', import.meta.url));
   if (existsSync(fromSrc)) return fromSrc;
   throw new Error(`trace worker not found at ${local} or ${fromSrc}: run \`npm run build\``);
 }

@@ -1,5 +1,5 @@
 /** Renders a {@link RecallEvalReport} as the text table of `akashic eval recall`, or as one JSON line. */
-import { lineWriter, type LineSink } from '../util/line-sink.js';
+import { lineWriter, type LineSink } from '../../util/line-sink.js';
 import type { RecallEvalReport } from './recall-eval.js';
 import type { RecallRatios } from './recall-metrics.js';
 

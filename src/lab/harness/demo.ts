@@ -1,10 +1,9 @@
-import { AkashicStore } from '../engine/akashic-store.js';
-import type { GcReport } from '../api/reports.js';
-import { AkashicMemory } from '../memattention/index.js';
-import type { StoreStats, VerifyReport } from '../api/reports.js';
-import { lineWriter, type LineSink } from '../util/line-sink.js';
-import { formatBytes, formatRatio } from '../util/text-format.js';
-import type { ChunkRef } from '../api/chunk-input.js';
+import { AkashicStore } from '../../engine/akashic-store.js';
+import type { GcReport, StoreStats, VerifyReport } from '../../api/reports.js';
+import { AkashicMemory } from '../../memattention/index.js';
+import { lineWriter, type LineSink } from '../../util/line-sink.js';
+import { formatBytes, formatRatio } from '../../util/text-format.js';
+import type { ChunkRef } from '../../api/chunk-input.js';
 import { generateSynthetic } from '../workload/synthetic.js';
 import type { Conversation } from '../workload/conversation.js';
 import { replayConversation, type AskedQuestion } from './replay.js';

@@ -6,19 +6,19 @@
  */
 import { ClassicLevel } from 'classic-level';
 import { MemoryLevel } from 'memory-level';
-import { AkashicStore } from '../engine/akashic-store.js';
-import { OnlineRelocation } from '../memattention/colocation.js';
-import { CheckedModel } from '../memattention/model-calls.js';
-import { resolveMemoryOptions } from '../memattention/options.js';
-import { retrieve } from '../memattention/recall.js';
-import { coldReopen } from '../engine/internal-seams.js';
-import { EmbeddedModel } from '../model/embedded-model.js';
-import { loadOfflineWordVectors } from '../model/word-vectors.js';
-import type { ChunkRecord } from '../record/chunk-record.js';
-import type { ChunkRef, LocatedRef } from '../api/chunk-input.js';
-import { lowerBoundBlocks } from '../store/ops/relocation.js';
-import type { StoreStats } from '../api/reports.js';
-import type { WriteOp } from '../api/requests.js';
+import { AkashicStore } from '../../engine/akashic-store.js';
+import { OnlineRelocation } from '../../memattention/colocation.js';
+import { CheckedModel } from '../../memattention/model-calls.js';
+import { resolveMemoryOptions } from '../../memattention/options.js';
+import { retrieve } from '../../memattention/recall.js';
+import { coldReopen } from '../../engine/internal-seams.js';
+import { EmbeddedModel } from '../../model/embedded-model.js';
+import { loadOfflineWordVectors } from '../../model/word-vectors.js';
+import type { ChunkRecord } from '../../record/chunk-record.js';
+import type { ChunkRef, LocatedRef } from '../../api/chunk-input.js';
+import { lowerBoundBlocks } from '../../store/ops/relocation.js';
+import type { StoreStats } from '../../api/reports.js';
+import type { WriteOp } from '../../api/requests.js';
 import type { LayoutParams, PolicyName, PolicySpec } from './layout-policies.js';
 import type { TraceWrite } from './trace.js';
 

@@ -15,7 +15,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { dropPageCache, processReadBytes } from './cold-read.js';
-import { DEFAULT_TOP_P } from '../memattention/options.js';
+import { DEFAULT_TOP_P } from '../../memattention/options.js';
 import type { EndToEndFigures, OracleFigures, PeerFigures, PolicyFigures } from './bench-figures.js';
 import { measureDeviceWrites, type DeviceWrites } from './device-write-amp.js';
 import { SqliteFts5Peer } from './sqlite-fts5-peer.js';

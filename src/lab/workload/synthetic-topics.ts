@@ -10,8 +10,7 @@
  *
  * @internal
  */
-import { DETAILS, VALUES } from './synthetic-entities.js';
-import type { DetailMaker, ValueMaker } from './synthetic-entities.js';
+import { DETAILS, VALUES, type DetailMaker, type ValueMaker } from './synthetic-entities.js';
 
 /**
  * How a topic's fact evolves over the conversation:

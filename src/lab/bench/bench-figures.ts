@@ -8,7 +8,7 @@ import type { TraceRecurrence } from './trace-recurrence.js';
 import type { PolicyName } from './layout-policies.js';
 import type { PeerName } from './peer-stores.js';
 import type { TraceKind } from './trace.js';
-import type { SelectLabel } from '../model/select-variants.js';
+import type { SelectLabel } from '../../model/select-variants.js';
 
 /** The stable core of every entry; null where a figure is undefined for the entry or was not measured. */
 export interface CoreFigures {

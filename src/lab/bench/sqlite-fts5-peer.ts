@@ -4,7 +4,7 @@
  * query (the query's words OR-ed, the user's matches ranked by bm25(), top p) followed by one SELECT per row; a
  * fetch of given chunks is the plain indexed SELECT of the `sqlite` peer.
  */
-import type { ChunkRef } from '../api/chunk-input.js';
+import type { ChunkRef } from '../../api/chunk-input.js';
 import { SQLITE_CHUNKS_TABLE, SqliteFilePeer, type PeerStore, type SqliteConstructor, type SqliteStatement } from './peer-stores.js';
 import type { TraceWrite } from './trace.js';
 

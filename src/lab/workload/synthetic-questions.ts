@@ -4,8 +4,7 @@
  *
  * @internal
  */
-import { QUESTION_CATEGORY } from './conversation.js';
-import type { Question } from './conversation.js';
+import { QUESTION_CATEGORY, type Question } from './conversation.js';
 import type { Prng } from './prng.js';
 import type { TopicSpec } from './synthetic-topics.js';
 

@@ -7,9 +7,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { invalidArgument } from '../errors.js';
-import { DEFAULT_RELOCATE_EVERY_RECALLS, DEFAULT_RELOCATE_MIN_RECURRENCE, DEFAULT_TAU_ASSOC, DEFAULT_TOP_P } from '../memattention/options.js';
-import { DEFAULT_BLOCK_CAPACITY, DEFAULT_GC_MERGE_BELOW_FILL } from '../api/store-options.js';
+import { invalidArgument } from '../../errors.js';
+import { DEFAULT_RELOCATE_EVERY_RECALLS, DEFAULT_RELOCATE_MIN_RECURRENCE, DEFAULT_TAU_ASSOC, DEFAULT_TOP_P } from '../../memattention/options.js';
+import { DEFAULT_BLOCK_CAPACITY, DEFAULT_GC_MERGE_BELOW_FILL } from '../../api/store-options.js';
 import { generateSynthetic, loadLocomo } from '../workload/index.js';
 import type { Conversation } from '../workload/conversation.js';
 import type { BenchMeta, BenchResult } from './bench-figures.js';
@@ -22,7 +22,7 @@ import { runComparison } from './lockstep-comparison.js';
 import { DEFAULT_SWEEP_VALUES, FAST_SWEEP_VALUES, runSweeps } from './parameter-sweeps.js';
 import { mean } from './summary-stats.js';
 import { recordTrace, TRACE_KINDS, type Trace, type TraceKind } from './trace.js';
-import { checkSelectVariant, selectLabel, selectSetup, type SelectVariant } from '../model/select-variants.js';
+import { checkSelectVariant, selectLabel, selectSetup, type SelectVariant } from '../../model/select-variants.js';
 
 export interface BenchOptions {
   /** Which requests the trace holds: each question once (default), or a recall at every user turn. */

@@ -11,13 +11,13 @@
  * Chunk ids are kept, so a request names the same chunks in every store.
  */
 import { MemoryLevel } from 'memory-level';
-import { AkashicStore } from '../engine/akashic-store.js';
+import { AkashicStore } from '../../engine/akashic-store.js';
 import { replayConversation } from '../harness/replay.js';
-import { AkashicMemory, type RecallResult } from '../memattention/index.js';
-import { EmbeddedModel } from '../model/embedded-model.js';
-import type { ChunkMetaView } from '../model/memory-model.js';
-import { selectSetup, type SelectVariant } from '../model/select-variants.js';
-import type { ChunkRef } from '../api/chunk-input.js';
+import { AkashicMemory, type RecallResult } from '../../memattention/index.js';
+import { EmbeddedModel } from '../../model/embedded-model.js';
+import type { ChunkMetaView } from '../../model/memory-model.js';
+import { selectSetup, type SelectVariant } from '../../model/select-variants.js';
+import type { ChunkRef } from '../../api/chunk-input.js';
 import type { Conversation } from '../workload/conversation.js';
 import { recordInWorkers } from './trace-workers.js';
 

@@ -2,8 +2,8 @@
  * `akashic eval recall` as a library call: load the conversations (a LoCoMo copy or the synthetic generator),
  * evaluate, and write the report to a sink. The CLI command only parses its flags and calls this.
  */
-import { invalidArgument } from '../errors.js';
-import type { LineSink } from '../util/line-sink.js';
+import { invalidArgument } from '../../errors.js';
+import type { LineSink } from '../../util/line-sink.js';
 import type { Conversation } from '../workload/conversation.js';
 import { loadLocomo } from '../workload/locomo-loader.js';
 import { generateSynthetic, resolveSyntheticOptions, type SyntheticOptions } from '../workload/synthetic.js';

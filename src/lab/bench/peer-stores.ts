@@ -12,7 +12,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ClassicLevel } from 'classic-level';
-import type { ChunkRef } from '../api/chunk-input.js';
+import type { ChunkRef } from '../../api/chunk-input.js';
 import { openBenchLevel } from './policy-replayer.js';
 import type { TraceWrite } from './trace.js';
 

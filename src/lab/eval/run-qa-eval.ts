@@ -2,7 +2,7 @@
  * `akashic eval qa` as a library call: load the conversations, evaluate, write the report (a table, or one JSON
  * line with `json`). The CLI command only parses its flags and calls this.
  */
-import { lineWriter, type LineSink } from '../util/line-sink.js';
+import { lineWriter, type LineSink } from '../../util/line-sink.js';
 import { evaluateQa, type QaEvalOptions, type QaEvalReport } from './qa-eval.js';
 import { loadRecallEvalSource, type RecallEvalSource } from './run-recall-eval.js';
 
@@ -34,7 +34,7 @@ export function qaReportLines(r: QaEvalReport): string[] {
  *
  * @example
  * ```ts
- * await runQaEval({ kind: 'locomo', path: '../shared/data/locomo' }, (l) => console.log(l), {
+ * await runQaEval({ kind: 'locomo', path: '../../shared/data/locomo' }, (l) => console.log(l), {
  *   reader: { baseURL: 'http://127.0.0.1:11434/v1', model: 'qwen2.5:7b-instruct' }, limit: 100, json: true,
  * });
  * ```

@@ -2,7 +2,7 @@
  * Sweeps of the layout parameters (the Akashic paper §5.5, Fig. 12): each point replays the recall stream of the trace into
  * an in-memory store (blocks and amplification do not depend on the backend; nothing here is timed).
  */
-import type { StoreStats } from '../api/reports.js';
+import type { StoreStats } from '../../api/reports.js';
 import type { SweepPoint, Sweeps } from './bench-figures.js';
 import { POLICIES, type LayoutParams, type PolicyName } from './layout-policies.js';
 import { PolicyReplayer } from './policy-replayer.js';

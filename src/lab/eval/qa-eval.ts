@@ -5,7 +5,7 @@
  * dated), and each answer is scored against the gold answer with LoCoMo's token-level F1 (`answer-f1.ts`).
  * Writes no output: callers print the report.
  */
-import { invalidArgument } from '../errors.js';
+import { invalidArgument } from '../../errors.js';
 import type { Conversation } from '../workload/conversation.js';
 import { categoryName } from './recall-metrics.js';
 import { scoreAnswer } from './answer-f1.js';
@@ -74,7 +74,7 @@ const mean = (xs: readonly number[]): number | null => (xs.length === 0 ? null :
  *
  * @example
  * ```ts
- * const report = await evaluateQa(await loadLocomo('../shared/data/locomo'), {
+ * const report = await evaluateQa(await loadLocomo('../../shared/data/locomo'), {
  *   reader: { baseURL: 'http://127.0.0.1:8000/v1', model: 'Qwen/Qwen2.5-7B-Instruct' }, limit: 200,
  * });
  * console.log(report.f1, report.bm25F1);

@@ -4,8 +4,8 @@
  * Timeouts, 429 and 5xx are retried with back-off (`model/openai-connection.ts`); then AKASHIC_MODEL.
  * @internal
  */
-import { invalidArgument } from '../errors.js';
-import { OpenAIConnection, type OpenAIConnectionOptions } from '../model/openai-connection.js';
+import { invalidArgument } from '../../errors.js';
+import { OpenAIConnection, type OpenAIConnectionOptions } from '../../model/openai-connection.js';
 
 /** Options of {@link ChatReader}. */
 export interface ChatReaderOptions extends OpenAIConnectionOptions {
