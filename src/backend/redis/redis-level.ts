@@ -39,6 +39,8 @@ export interface RedisLevelOptions {
  *   own write produced without another round trip.
  */
 export interface RedisBatchOptions {
+  /** This batch's durability; default the database's. */
+  readonly durability?: RedisDurability;
   readonly expectVersion?: { readonly partition: string; readonly version: string };
   readonly versions?: Map<string, string>;
 }
@@ -81,7 +83,8 @@ function decodeAs(format: string | undefined, b: Buffer): string | Buffer {
 /**
  * A snapshot that reads the latest data. Redis has no point-in-time reads across commands, so this handle only
  * satisfies the contract's lifecycle: every read made "in" it sees the data as of that read's own command. The
- * manifest says so (`explicitSnapshots: false`, `latestReadSnapshots: true`).
+ * manifest says so (`explicitSnapshots: false`, `latestReadSnapshots: true`); `replicatedWrites` says that durability 'replicated' is
+ * honoured (the engine refuses it on backends without the flag).
  */
 class LatestSnapshot extends AbstractSnapshot {}
 
@@ -125,6 +128,7 @@ export class RedisLevel extends AbstractLevel<Buffer | string, string, Buffer> {
         // Not abstract-level flags: what this backend offers instead of snapshots, and its fencing.
         latestReadSnapshots: true,
         partitionVersions: true,
+        replicatedWrites: true,
       } as never,
       forward as never,
     );
@@ -233,12 +237,19 @@ export class RedisLevel extends AbstractLevel<Buffer | string, string, Buffer> {
     if (fence !== undefined && !groups.has(fence.partition)) groups.set(fence.partition, []);
     if (groups.size === 0) return;
     const parts = [...groups.keys()];
-    if (this.#target.mode === 'single') await this.#apply(parts, groups, fence, options?.versions);
-    else await Promise.all(parts.map((p) => this.#apply([p], groups, fence, options?.versions)));
+    const durability = options?.durability ?? this.#durability;
+    if (this.#target.mode === 'single') await this.#apply(parts, groups, fence, options?.versions, durability);
+    else await Promise.all(parts.map((p) => this.#apply([p], groups, fence, options?.versions, durability)));
   }
 
   /** Applies the groups of `parts` as one script (one partition on a cluster). */
-  async #apply(parts: string[], groups: Map<string, (string | Buffer)[]>, fence: RedisBatchOptions['expectVersion'], versions: Map<string, string> | undefined): Promise<void> {
+  async #apply(
+    parts: string[],
+    groups: Map<string, (string | Buffer)[]>,
+    fence: RedisBatchOptions['expectVersion'],
+    versions: Map<string, string> | undefined,
+    durability: RedisDurability,
+  ): Promise<void> {
     const client = this.client;
     const fresh = parts.filter((p) => !this.#registered.has(p));
     // Registered before the data is written, so a crash between the two leaves a registered empty partition
@@ -253,7 +264,7 @@ export class RedisLevel extends AbstractLevel<Buffer | string, string, Buffer> {
       args.push(fence !== undefined && fence.partition === p ? fence.version : '', String(groups.get(p)!.length / 3));
     }
     for (const p of parts) for (const a of groups.get(p)!) args.push(a);
-    const replicas = this.#durability === 'replicated' ? 1 : 0;
+    const replicas = durability === 'replicated' ? 1 : 0;
     const reply = (await withRetry(this.#retryMs, () => runScript(client, APPLY_BATCH, keys, args, replicas, this.#waitMs))) as (Buffer | number)[];
     const status = Number(reply[0]);
     if (status === 0) {
