@@ -60,7 +60,7 @@ export async function dropPrefix(prefix: string, base: string = REDIS_URL!): Pro
   try {
     const primaries = client instanceof Cluster ? client.nodes('master') : [client];
     for (const node of primaries) {
-      const keys = await scanKeys(node, `{${prefix}:*`);
+      const keys = await scanKeys(node, `{${prefix}[-:]*`);
       for (const k of keys) await client.del(k);
     }
   } finally {
