@@ -346,5 +346,5 @@ async function openFrameStore(cf: ColumnFamilies, writer: BatchWriter, options: 
   } else if (marker.length !== 4 || marker.readUInt32LE(0) !== 1) {
     throw new AkashicError('AKASHIC_FORMAT_VERSION', `frame files of layout ${marker.length === 4 ? marker.readUInt32LE(0) : '?'}; this engine reads layout 1`);
   }
-  return new FileFrameStore({ dir: framesDir, durability: options.durability, readOnly: options.readOnly, kv, now: () => Date.now() });
+  return new FileFrameStore({ dir: framesDir, durability: options.durability === 'relaxed' ? 'relaxed' : 'sync', readOnly: options.readOnly, kv, now: () => Date.now() });
 }
