@@ -1,4 +1,5 @@
 import type { ChunkRef } from './chunk-input.js';
+import { userSlot } from './block-reader.js';
 import { dirKey } from './keys.js';
 import type { StoreCore } from './store-core.js';
 
@@ -26,7 +27,7 @@ export function lowerBoundBlocks(n: number, capacity: number): number {
  * in the same batch.
  */
 export function relocate(core: StoreCore, userId: string, refs: readonly ChunkRef[]): Promise<RelocationResult> {
-  return core.transact(async (txn) => {
+  return core.transact(userId, async (txn) => {
     const keys = [...new Set(refs.map((r) => dirKey(userId, r.sessionId, r.chunkId)))];
     const entries = await txn.dirEntries(keys);
     const live = keys
@@ -43,7 +44,7 @@ export function relocate(core: StoreCore, userId: string, refs: readonly ChunkRe
     let bound = 0;
     for (const n of sessionsOf.values()) bound += lowerBoundBlocks(n, core.options.blockCapacity);
     if (live.length < 2 || before <= bound) return { moved: 0, blocksBefore: before, blocksAfter: before, skipped: true };
-    const { records } = await core.readCurrent(live.map((x) => x.entry!.location!));
+    const { records } = await core.readCurrent(live.map((x) => userSlot(userId, x.entry!.location!)));
     const items = live.map((x, i) => {
       core.checkRecord(records[i]!, x.entry!, userId, x.ref.sessionId, x.ref.chunkId);
       return { ...x, bytes: records[i]! };
