@@ -1,8 +1,8 @@
 import type { AbstractSnapshot } from 'abstract-level';
-import type { BatchOp } from './batch-writer.js';
+import type { BatchOp } from './kv/batch-writer.js';
 import type { FrameBatch, FrameFamily, FrameRef, FrameStore, StoredFrame } from './frame-store.js';
-import { blockKey, frameRange, frameStoreKey, parseFrameStoreKey, SEP } from './keys.js';
-import { resilientEntries } from './resilient-scan.js';
+import { SEP, blockKey, frameRange, frameStoreKey, parseFrameStoreKey } from './kv/keys.js';
+import { resilientEntries } from './read/resilient-scan.js';
 
 /**
  * Frames kept in the key-value store, one value per frame in the `blk` family under `user ␀ blockId.frame`

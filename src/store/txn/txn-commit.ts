@@ -1,11 +1,11 @@
 import { encodeAccounting } from '../../record/accounting.js';
 import { encodeBlockInfo } from '../../record/block-info.js';
 import { decodeDirEntry, encodeDirEntry } from '../../record/dir-entry.js';
-import { IndexDelta, indexOps, indexedChunk, pendingKey, sameIndexed, type IndexedChunk } from '../candidate-index.js';
-import { accountingKey, blockInfoKey, parseDirKey } from '../keys.js';
-import type { Fence } from '../partition-fencing.js';
-import type { ReadCounters } from '../user-states.js';
-import type { BatchOp } from '../batch-writer.js';
+import { IndexDelta, indexOps, indexedChunk, pendingKey, sameIndexed, type IndexedChunk } from '../index/candidate-index.js';
+import { accountingKey, blockInfoKey, parseDirKey } from '../kv/keys.js';
+import type { Fence } from '../kv/partition-fencing.js';
+import type { ReadCounters } from '../write/user-states.js';
+import type { BatchOp } from '../kv/batch-writer.js';
 import { settleFrames, type BlockPlacement } from './block-placement.js';
 import { setBlockInfo, type TxnState } from './txn-state.js';
 

@@ -2,14 +2,14 @@ import { corruption } from '../../errors.js';
 import type { Accounting } from '../../record/accounting.js';
 import { decodeBlockInfo, type BlockInfo } from '../../record/block-info.js';
 import type { DirEntry } from '../../record/dir-entry.js';
-import type { BatchOp, BatchWriter } from '../batch-writer.js';
-import type { ColumnFamilies } from '../column-families.js';
+import type { BatchOp, BatchWriter } from '../kv/batch-writer.js';
+import type { ColumnFamilies } from '../kv/column-families.js';
 import type { FrameBatch, FrameStore } from '../frame-store.js';
-import { blockInfoKey, blockKey } from '../keys.js';
-import type { BlockIdAllocator } from '../block-id-allocator.js';
-import type { UserStates } from '../user-states.js';
+import { blockInfoKey, blockKey } from '../kv/keys.js';
+import type { BlockIdAllocator } from '../write/block-id-allocator.js';
+import type { UserStates } from '../write/user-states.js';
 import type { ReclaimableBlocks } from '../reclaimable-blocks.js';
-import type { ResolvedStoreOptions } from '../options.js';
+import type { ResolvedStoreOptions } from '../../api/store-options.js';
 
 /** State a transaction reads and advances; owned by the store and only touched under the write lock. */
 export interface TxnContext {
