@@ -28,7 +28,8 @@ import {
   type WritesSortKey,
 } from '@langchain/langgraph-checkpoint';
 import { isDeepStrictEqual } from 'node:util';
-import type { AkashicStore as Engine, WriteOp } from '../../engine/akashic-store.js';
+import type { WriteOp } from '../../engine/akashic-store.js';
+import type { StoreSurface as Engine } from '../../protocol/surfaces.js';
 import { corruption, invalidArgument } from '../../errors.js';
 import type { ChunkRecord } from '../../record/chunk-record.js';
 import { checkId } from '../../store/ids.js';
