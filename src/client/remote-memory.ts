@@ -5,8 +5,7 @@
 import type { ActiveTurn } from '../memattention/active-chunk.js';
 import type { CompactionResult } from '../memattention/compactor.js';
 import type { AppendResult, RecallInput, RecallResult, SessionRef, TurnInput } from '../memattention/memory.js';
-import type { ChunkVersion } from '../store/history.js';
-import type { PurgeReport } from '../store/purge.js';
+import type { ChunkVersion, PurgeReport } from '../index.js';
 import { MEMORY_ROUTES } from '../protocol/routes.js';
 import type { MemorySurface } from '../protocol/surfaces.js';
 import { appendFromWire, recordFromWire } from '../protocol/wire-codec.js';

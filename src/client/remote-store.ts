@@ -3,14 +3,7 @@
  * made over HTTP to `akashic serve`. Same signatures, same results (payload bytes and embedding vectors restored
  * to their typed forms), same errors: an `AkashicError` with the code the server's library call threw.
  */
-import type { ListOptions, ListedChunk, PutInput, WriteOp } from '../engine/akashic-store.js';
-import type { ChunkRecord } from '../record/chunk-record.js';
-import type { ChunkRef } from '../store/chunk-input.js';
-import type { ChunkVersion } from '../store/history.js';
-import type { MutationResult } from '../store/mutations.js';
-import type { PurgeReport } from '../store/purge.js';
-import type { ReadResult } from '../store/read-path.js';
-import type { StoreStats } from '../store/stats.js';
+import type { ChunkRecord, ChunkRef, ChunkVersion, ListOptions, ListedChunk, MutationResult, PurgeReport, PutInput, ReadResult, StoreStats, WriteOp } from '../index.js';
 import { STORE_ROUTES } from '../protocol/routes.js';
 import type { StoreSurface } from '../protocol/surfaces.js';
 import { listedFromWire, recordFromWire } from '../protocol/wire-codec.js';

@@ -9,8 +9,8 @@ import { z } from 'zod';
 import type { AkashicStore } from '../engine/akashic-store.js';
 import { AkashicError } from '../errors.js';
 import type { AkashicMemory, RecallResult } from '../memattention/memory.js';
-import type { ChunkVersion } from '../store/history.js';
-import { ENGINE_VERSION } from '../store/engine-meta.js';
+import type { ChunkVersion } from '../index.js';
+import { API_VERSION } from '../protocol/routes.js';
 
 /** Which users a caller may name (the service's tenant; an in-process caller allows every user). */
 export interface ToolTenant {
@@ -37,7 +37,7 @@ const INSTRUCTIONS =
 
 /** An MCP server with the memory tools over `deps`. Connect it to a transport. */
 export function createMemoryMcpServer(deps: MemoryToolDeps): McpServer {
-  const server = new McpServer({ name: 'akashic', version: ENGINE_VERSION }, { instructions: INSTRUCTIONS });
+  const server = new McpServer({ name: 'akashic', version: API_VERSION }, { instructions: INSTRUCTIONS });
   const call = deps.call ?? (<T>(p: Promise<T>): Promise<T> => p);
   const checkUser = (u: string): void => {
     if (!deps.tenant.allows(u)) throw new AkashicError('AKASHIC_FORBIDDEN', `this key is not allowed user ${JSON.stringify(u)}`);

@@ -2,6 +2,9 @@
  * The service's routes, by the library method each one calls. Every route but `stats` is a POST of one JSON object
  * (the method's arguments by name); the server and `akashic/client` both read this table.
  */
+/** Version of the HTTP API (routes under /v1, the wire codec, the error body), as the OpenAPI document states it. */
+export const API_VERSION = '1.0.0';
+
 export const MEMORY_ROUTES = {
   appendTurn: '/v1/memory/append-turn',
   completeRequest: '/v1/memory/complete-request',

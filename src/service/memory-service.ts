@@ -6,7 +6,8 @@
 import type { Server } from 'node:http';
 import { isIP } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
-import { AkashicStore, type AkashicStoreOptions } from '../engine/akashic-store.js';
+import { AkashicStore } from '../engine/akashic-store.js';
+import type { AkashicStoreOptions } from '../api/store-options.js';
 import { AkashicError, invalidArgument } from '../errors.js';
 import { AkashicMemory } from '../memattention/memory.js';
 import type { MemoryOptions } from '../memattention/options.js';

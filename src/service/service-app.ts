@@ -11,9 +11,8 @@ import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { stream } from 'hono/streaming';
 import { AkashicError, invalidArgument } from '../errors.js';
-import { API_KEY_HEADER, OPS_ROUTES } from '../protocol/routes.js';
+import { API_KEY_HEADER, API_VERSION, OPS_ROUTES } from '../protocol/routes.js';
 import { toWireJson } from '../protocol/wire-codec.js';
-import { ENGINE_VERSION } from '../store/engine-meta.js';
 import { OPEN_TENANT, type ApiKeys, type Tenant } from './api-keys.js';
 import { ErrorBody } from './common-schemas.js';
 import { failure } from './error-status.js';
@@ -92,7 +91,7 @@ export function createServiceApp(o: ServiceAppOptions): OpenAPIHono<ServiceEnv> 
   });
   app.doc31(OPS_ROUTES.openapi, {
     openapi: '3.1.0',
-    info: { title: 'Akashic memory service', version: ENGINE_VERSION, description: 'Memory and store calls of the Akashic library over HTTP/JSON.' },
+    info: { title: 'Akashic memory service', version: API_VERSION, description: 'Memory and store calls of the Akashic library over HTTP/JSON.' },
     security: o.keys === null ? [] : [{ apiKey: [] }],
   });
 

@@ -5,7 +5,7 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { AkashicStore } from '../engine/akashic-store.js';
-import type { StoreStats } from '../store/stats.js';
+import type { StoreStats } from '../api/reports.js';
 
 /** Store figures exported as gauges: metric suffix → StoreStats field. */
 const STATS_GAUGES: readonly (readonly [string, keyof StoreStats, string])[] = [

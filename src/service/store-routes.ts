@@ -4,7 +4,7 @@
  * arrive base64-encoded and are decoded here, the only change a route makes to its input.
  */
 import { z } from '@hono/zod-openapi';
-import type { WriteOp } from '../engine/akashic-store.js';
+import type { WriteOp } from '../api/requests.js';
 import { bytesFromWire } from '../protocol/wire-codec.js';
 import { STORE_ROUTES } from '../protocol/routes.js';
 import { ChunkFilter, ChunkId, ChunkRecord, ChunkRef, ChunkVersion, Id, Ids, Millis, MutationResult, PurgeBody, PurgeReport, SupersedesRef, contentFields } from './common-schemas.js';

@@ -18,13 +18,13 @@
  */
 import { BaseListChatMessageHistory } from '@langchain/core/chat_history';
 import { mapChatMessagesToStoredMessages, mapStoredMessagesToChatMessages, type BaseMessage, type StoredMessage } from '@langchain/core/messages';
-import type { WriteOp } from '../../engine/akashic-store.js';
 import type { StoreSurface as Engine } from '../../protocol/surfaces.js';
+import type { WriteOp } from '../../api/requests.js';
 import { corruption, invalidArgument } from '../../errors.js';
 import type { TurnInput } from '../../memattention/index.js';
 import type { MemorySurface } from '../../protocol/surfaces.js';
-import type { ChunkRef } from '../../store/chunk-input.js';
-import { checkId } from '../../store/ids.js';
+import type { ChunkRef } from '../../api/chunk-input.js';
+import { checkId } from '../../api/ids.js';
 import { fitsEngineId } from '../shared/id-escaping.js';
 
 export const HISTORY_SESSION_PREFIX = 'lc.history.';
