@@ -3,3 +3,4 @@ export { startService, isLoopback, DEFAULT_HOST, DEFAULT_PORT, DEFAULT_MAX_BODY_
 export { ApiKeys, hashApiKey, type ApiKeyEntry, type Tenant } from './api-keys.js';
 export { HTTP_STATUS } from './error-status.js';
 export { closeOnSignals } from './shutdown-signals.js';
+export { loadApiKeys, API_KEYS_ENV } from './service-keys.js';
