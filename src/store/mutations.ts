@@ -92,8 +92,34 @@ export async function stageWrite(c: MutationScope, txn: Txn, userId: string, mut
     seen.add(key);
     results.push(await applyMutation(c, txn, userId, sessionId, chunkId, key, m));
   }
+  await retireSuperseded(c, txn, userId, mutations, results, seen);
   if (extra !== undefined) await extra(txn);
   return results;
+}
+
+/**
+ * Supersession: a chunk that a put or an update of this write names in `supersedes` is retired as a delete would
+ * retire it — a tombstone naming the superseding chunk, its last version kept by history (cause 'delete',
+ * `supersededBy` set) — in the same transaction. A chunk this write touches itself, or one that is already gone,
+ * is left alone (a reference to it is kept, not an error). Restores never retire: a dump carries its tombstones.
+ * Retirements add no result (the write's results answer its own mutations).
+ */
+async function retireSuperseded(c: MutationScope, txn: Txn, userId: string, mutations: readonly Mutation[], results: readonly MutationResult[], seen: Set<string>): Promise<void> {
+  for (let i = 0; i < mutations.length; i++) {
+    const m = mutations[i]!;
+    if (m.op !== 'put' && m.op !== 'update') continue;
+    const named = m.content.supersedes;
+    if (named === undefined || named.length === 0) continue;
+    const by = { sessionId: results[i]!.sessionId, chunkId: results[i]!.chunkId };
+    for (const r of named) {
+      const key = dirKey(userId, r.sessionId, r.chunkId);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const e = await txn.dirEntry(key);
+      if (e === null || e.state !== 'live' || isExpired(e, txn.now)) continue;
+      await applyMutation(c, txn, userId, r.sessionId, r.chunkId, key, { op: 'delete', sessionId: r.sessionId, chunkId: r.chunkId, supersededBy: by });
+    }
+  }
 }
 
 async function applyMutation(c: MutationScope, txn: Txn, userId: string, sessionId: string, chunkId: string, key: string, m: Mutation): Promise<MutationResult> {
