@@ -59,7 +59,7 @@ export interface RecallInput extends SessionRef {
   readonly topP?: number;
   /** Token budget of the returned memory text; default 1536. */
   readonly memoryBudgetTokens?: number;
-  /** 'session' (default option recallScope) or 'user'. */
+  /** 'user' (every session of the user) or 'session' (this session's chunks only); default the option recallScope, 'user'. */
   readonly scope?: MemoryScope;
   /** false: no retrieval, only the active turns. Default true. */
   readonly enableRetrieval?: boolean;

@@ -13,6 +13,9 @@ import { createTokenizer, type Tokenizer } from '../model/tokenizer.js';
 /** Which chunks a compaction or a recall may look at: the current session's (the paper's T[u][s]) or all of the user's. */
 export type MemoryScope = 'session' | 'user';
 
+/** The default of `recallScope` and `reconcileScope`: memory follows the user across sessions. */
+export const DEFAULT_MEMORY_SCOPE: MemoryScope = 'user';
+
 /** τ_c, the chunk gate in model tokens (the Akashic paper §5.5). */
 /** What a recall fills its budget with (see `MemoryOptions.recallUnit`). */
 export type RecallUnit = 'sentence' | 'passage' | 'chunk';
@@ -61,11 +64,15 @@ export interface MemoryOptions {
    */
   readonly recallTopP?: number;
   /**
-   * Which prior chunks a compaction may reconcile with (and so update or delete). Default 'session', the paper's
-   * namespace T[u][s]; 'user' lets a new chunk correct memories of the user's other sessions too.
+   * Which prior chunks a compaction may reconcile with (and so update or delete). Default 'user': a new chunk may
+   * correct what the user said in any earlier session ("I started at Globex" retires "I work at Acme" of last
+   * week). 'session' keeps the paper's namespace T[u][s]: a chunk reconciles only with its own session's.
    */
   readonly reconcileScope?: MemoryScope;
-  /** Default scope of `recall` when the call does not give one. Default 'session'. */
+  /**
+   * Default scope of `recall` when the call does not give one. Default 'user': a new conversation remembers the
+   * earlier ones. 'session' searches only the calling session's chunks (the paper's T[u][s]).
+   */
   readonly recallScope?: MemoryScope;
   /** Default token budget of the memory text a recall returns. Default 1536. */
   readonly memoryBudgetTokens?: number;
@@ -172,8 +179,8 @@ export function resolveMemoryOptions(o: MemoryOptions = {}): ResolvedMemoryOptio
     chunkGateTokens: intOption('chunkGateTokens', o.chunkGateTokens, 1, 1_000_000, DEFAULT_CHUNK_GATE_TOKENS),
     topP: intOption('topP', o.topP, 1, 64, DEFAULT_TOP_P),
     recallTopP: intOption('recallTopP', o.recallTopP, 1, 64, DEFAULT_RECALL_TOP_P),
-    reconcileScope: scopeOption('reconcileScope', o.reconcileScope, 'session'),
-    recallScope: scopeOption('recallScope', o.recallScope, 'session'),
+    reconcileScope: scopeOption('reconcileScope', o.reconcileScope, DEFAULT_MEMORY_SCOPE),
+    recallScope: scopeOption('recallScope', o.recallScope, DEFAULT_MEMORY_SCOPE),
     memoryBudgetTokens: intOption('memoryBudgetTokens', o.memoryBudgetTokens, 0, 10_000_000, DEFAULT_MEMORY_BUDGET_TOKENS),
     recallKinds: kindsOption(o.recallKinds),
     recallUnit: unitOption(o.recallUnit),

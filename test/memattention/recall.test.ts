@@ -85,14 +85,15 @@ describe('recall', () => {
     expect(r.relocation).toEqual({ status: 'skipped', reason: 'retrieval-disabled' });
   });
 
-  it("searches the session by default and all the user's sessions with scope 'user'", async () => {
+  it("searches all the user's sessions by default and only the calling session with scope 'session'", async () => {
     const [other] = await seed('s-old', ['my favourite tea is oolong']);
-    expect((await memory.recall({ user: U, session: S, query: 'favourite tea' })).chunks).toEqual([]);
-    const wide = await memory.recall({ user: U, session: S, query: 'favourite tea', scope: 'user' });
+    const wide = await memory.recall({ user: U, session: S, query: 'favourite tea' });
     expect(wide.chunks.map((c) => [c.sessionId, c.chunkId])).toEqual([['s-old', other]]);
-    const byDefault = new AkashicMemory(store, { model, recallScope: 'user' });
-    expect((await byDefault.recall({ user: U, session: S, query: 'favourite tea' })).chunks).toHaveLength(1);
-    await byDefault.close();
+    expect((await memory.recall({ user: U, session: S, query: 'favourite tea', scope: 'session' })).chunks).toEqual([]);
+    const sessionOnly = new AkashicMemory(store, { model, recallScope: 'session' });
+    expect((await sessionOnly.recall({ user: U, session: S, query: 'favourite tea' })).chunks).toEqual([]);
+    expect((await sessionOnly.recall({ user: U, session: S, query: 'favourite tea', scope: 'user' })).chunks).toHaveLength(1);
+    await sessionOnly.close();
   });
 
   it('records co-access of the materialized set', async () => {
