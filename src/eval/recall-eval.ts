@@ -211,8 +211,19 @@ async function replayOne(conv: Conversation, config: RecallEvalConfig, onOutcome
   const outcomes: QuestionOutcome[] = [];
   const turnText = new Map<string, string>();
   for (const s of conv.sessions) for (const t of s.turns) turnText.set(t.turnId, t.text);
+  const tok = createTokenizer();
   const run = await replayWithBaseline(conv, config, ({ question, recall, evidenceFound }, picked) => {
     const selected = new Set(picked.turnIds);
+    const evidence = new Set(question.evidence);
+    let memoryEvidenceTokens = 0;
+    let memoryPassageTokens = 0;
+    for (const p of recall.passages) {
+      const n = tok.count(p.text);
+      memoryPassageTokens += n;
+      if (p.turnIds.some((t) => evidence.has(t))) memoryEvidenceTokens += n;
+    }
+    let bm25EvidenceTokens = 0;
+    for (const t of picked.turnIds) if (evidence.has(t)) bm25EvidenceTokens += tok.count(turnText.get(t) ?? '');
     const answerFound = evidenceFound.filter((e) => {
       const parts = recall.passages.filter((p) => p.turnIds.includes(e));
       if (parts.length === 0) return true; // an active turn, returned whole
@@ -227,6 +238,9 @@ async function replayOne(conv: Conversation, config: RecallEvalConfig, onOutcome
       memoryFoundAnswer: answerFound.length,
       bm25Found: question.evidence.filter((e) => selected.has(e)).length,
       memoryTokens: recall.tokenCount,
+      memoryEvidenceTokens,
+      memoryPassageTokens,
+      bm25EvidenceTokens,
       bm25Tokens: picked.tokenCount,
       chunksRecalled: recall.chunks.length,
       chunksDropped: recall.dropped,
