@@ -41,6 +41,12 @@ export const DEFAULT_CANDIDATE_KEYWORDS = 64;
 /** One COLOCATE attempt per this many recalls of a user. */
 export const DEFAULT_RELOCATE_EVERY_RECALLS = 10;
 
+/**
+ * The relevance floor of a recall: a passage scoring below this share of the recall's best passage is not
+ * recalled (docs/recall-quality.md, "Relevance floor", has the measurements behind the value).
+ */
+export const DEFAULT_RELEVANCE_FLOOR = 0.05;
+
 /** Co-accesses a pair needs before online relocation moves it together (see relocateMinRecurrence). */
 export const DEFAULT_RELOCATE_MIN_RECURRENCE = 3;
 export interface MemoryOptions {
@@ -89,6 +95,13 @@ export interface MemoryOptions {
    * summary) are taken whole in every unit.
    */
   readonly recallUnit?: RecallUnit;
+  /**
+   * The relevance floor, in [0, 1]: a recall leaves out every passage (sentence, turn or chunk, per `recallUnit`)
+   * that matches nothing or scores below this share of its best passage's score, even when budget remains, so a
+   * small memory is not returned whole and unrelated chunks do not pad a large one. 0 keeps every passage that
+   * matches at all. Default DEFAULT_RELEVANCE_FLOOR.
+   */
+  readonly relevanceFloor?: number;
   /** N: the newest chunk metas of the scope always shown to SELECT. Default 256. */
   readonly candidateWindow?: number;
   /** M: at most this many older metas sharing a keyword with the query are added. Default 64. */
@@ -128,6 +141,7 @@ export interface ResolvedMemoryOptions {
   readonly memoryBudgetTokens: number;
   readonly recallKinds: ReadonlySet<ChunkKind>;
   readonly recallUnit: RecallUnit;
+  readonly relevanceFloor: number;
   readonly candidateWindow: number;
   readonly candidatePrefilter: number;
   readonly candidateKeywords: number;
@@ -184,6 +198,7 @@ export function resolveMemoryOptions(o: MemoryOptions = {}): ResolvedMemoryOptio
     memoryBudgetTokens: intOption('memoryBudgetTokens', o.memoryBudgetTokens, 0, 10_000_000, DEFAULT_MEMORY_BUDGET_TOKENS),
     recallKinds: kindsOption(o.recallKinds),
     recallUnit: unitOption(o.recallUnit),
+    relevanceFloor: floorOption('relevanceFloor', o.relevanceFloor, DEFAULT_RELEVANCE_FLOOR),
     candidateWindow: intOption('candidateWindow', o.candidateWindow, 1, 100_000, DEFAULT_CANDIDATE_WINDOW),
     candidatePrefilter: intOption('candidatePrefilter', o.candidatePrefilter, 0, 100_000, DEFAULT_CANDIDATE_PREFILTER),
     candidateKeywords: intOption('candidateKeywords', o.candidateKeywords, 1, 256, DEFAULT_CANDIDATE_KEYWORDS),
@@ -194,6 +209,13 @@ export function resolveMemoryOptions(o: MemoryOptions = {}): ResolvedMemoryOptio
     idleCompactMs: intOption('idleCompactMs', o.idleCompactMs, 0, 7 * 24 * 3600 * 1000, 0),
     onBackgroundError: o.onBackgroundError ?? (() => undefined),
   };
+}
+
+/** Validates a relevance floor (a share in [0, 1]). @internal */
+export function floorOption(name: string, v: unknown, dflt: number): number {
+  if (v === undefined) return dflt;
+  if (typeof v !== 'number' || !(v >= 0 && v <= 1)) throw invalidArgument(`option ${name} must be a number in [0, 1], got ${show(v)}`);
+  return v;
 }
 
 function unitOption(v: unknown): RecallUnit {
