@@ -27,6 +27,8 @@ export type Mutation =
       readonly expiry?: Expiry;
       /** The chunk whose write caused this update (reconciliation), kept in the ended version's history entry. */
       readonly supersededBy?: { readonly sessionId: string; readonly chunkId: string };
+      /** Why (what matched), kept in the ended version's history entry. */
+      readonly reason?: string;
     }
   | {
       readonly op: 'delete';
@@ -34,6 +36,7 @@ export type Mutation =
       readonly chunkId: string;
       readonly expectVersion?: number;
       readonly supersededBy?: { readonly sessionId: string; readonly chunkId: string };
+      readonly reason?: string;
     }
   | { readonly op: 'restore'; readonly record: ChunkRecord }
   /** Superseded versions of one chunk (dump/load), oldest first, each of this chunk and of a distinct version. */
@@ -155,7 +158,7 @@ async function applyMutation(c: MutationScope, txn: Txn, userId: string, session
       const { record: old, bytes: oldBytes } = await readRecord(c, cur, userId, sessionId, chunkId);
       await txn.invalidate(cur.location!, cur.recordBytes);
       unindexExpiry(txn, userId, sessionId, chunkId, cur);
-      await stageSuperseded(txn, c.options, { userId, sessionId, chunkId }, cur, oldBytes, 'update', m.supersededBy ?? null);
+      await stageSuperseded(txn, c.options, { userId, sessionId, chunkId }, cur, oldBytes, 'update', m.supersededBy ?? null, m.reason);
       const { supersedes: given, ...rest } = m.content;
       const next: ChunkRecord = {
         ...old,
@@ -177,7 +180,7 @@ async function applyMutation(c: MutationScope, txn: Txn, userId: string, session
           if (err instanceof AkashicError && err.code === 'AKASHIC_CORRUPTION') return null;
           throw err;
         });
-        if (read !== null) await stageSuperseded(txn, c.options, { userId, sessionId, chunkId }, cur, read.bytes, 'delete', m.supersededBy ?? null);
+        if (read !== null) await stageSuperseded(txn, c.options, { userId, sessionId, chunkId }, cur, read.bytes, 'delete', m.supersededBy ?? null, m.reason);
       }
       await txn.invalidate(cur.location!, cur.recordBytes);
       unindexExpiry(txn, userId, sessionId, chunkId, cur);
