@@ -9,17 +9,17 @@ import { refuseNonDirectory, requireDatabaseDir } from './database-dir.js';
 import { decodeChunkRecord, type ChunkRecord } from '../record/chunk-record.js';
 import { decodeDirEntry, type DirEntry } from '../record/dir-entry.js';
 import { decodeActiveTurn, decodeEngineMeta, type ActiveTurnValue, type EngineMeta } from '../record/engine-records.js';
-import { openFamilies, type ColumnFamilies } from '../store/column-families.js';
-import { META_ENGINE_KEY, dirKey, frameKey, parseActiveKey, parseDirKey } from '../store/keys.js';
-import { isCorruption, openError } from '../store/level-errors.js';
+import { openFamilies, type ColumnFamilies } from '../store/kv/column-families.js';
+import { META_ENGINE_KEY, dirKey, frameKey, parseActiveKey, parseDirKey } from '../store/kv/keys.js';
+import { isCorruption, openError } from '../store/kv/level-errors.js';
 import { findLogDamage } from '../store/leveldb/log-check.js';
 import { makeWorkingCopy } from '../store/leveldb/read-only-copy.js';
 import { rebuildDamagedTables } from '../store/leveldb/table-rebuild.js';
-import { resilientEntries } from '../store/resilient-scan.js';
+import { resilientEntries } from '../store/read/resilient-scan.js';
 import type { FrameRef, FrameStore } from '../store/frame-store.js';
 import { KvFrameStore } from '../store/kv-frame-store.js';
 import { FileFrameStore, FRAMES_DIR } from '../store/file-frame-store.js';
-import { META_FRAMES_KEY } from '../store/keys.js';
+import { META_FRAMES_KEY } from '../store/kv/keys.js';
 import { decodeBlockInfo } from '../record/block-info.js';
 import { join } from 'node:path';
 import { existsSync } from 'node:fs';
@@ -133,7 +133,7 @@ export async function salvage(fromPath: string, toPath: string, opts: SalvageOpt
         for (const p of page) {
           const fk = frameKey(p.entry.location!.blockId, p.entry.location!.frame);
           if (frames.has(fk)) continue;
-          frames.set(fk, await readFrame(frameStore, p.entry.location!));
+          frames.set(fk, await readFrame(frameStore, { userId: p.userId, blockId: p.entry.location!.blockId, frame: p.entry.location!.frame }));
         }
         const ok: ChunkRecord[] = [];
         for (const p of page) {
