@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { FRAMES_DIR } from '../store/file-frame-store.js';
-import { ClassicLevel } from 'classic-level';
+import { classicLevel } from './classic-level-module.js';
 import { stat } from 'node:fs/promises';
 import { AkashicError, invalidArgument } from '../errors.js';
 import type { AffinityModel, CoAccessStats } from '../gc/affinity-model.js';
@@ -159,7 +159,7 @@ export class AkashicStore {
     }
     const copy = options.path === undefined ? null : await prepareDirectory(options.path, resolved.readOnly);
     const db: AnyLevel =
-      options.db ?? new ClassicLevel(copy?.path ?? options.path!, { keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing: !resolved.readOnly });
+      options.db ?? new (await classicLevel())(copy?.path ?? options.path!, { keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing: !resolved.readOnly });
     try {
       await db.open();
     } catch (err) {
