@@ -16,7 +16,7 @@ import { compileFilter, type ChunkFilter } from '../api/chunk-filter.js';
 import { LIMITS } from '../api/chunk-input.js';
 import { checkId } from '../api/ids.js';
 import { KeyedQueue } from '../util/keyed-queue.js';
-import { SEP } from '../store/kv/keys.js';
+import { SEP } from '../api/key-strings.js';
 import { activeTokens, gatedPrefix, scopeGroups, type ActiveTurn } from './active-chunk.js';
 import type { ActiveTurnValue } from '../record/engine-records.js';
 import { checkTurn, type TurnInput } from './turn-input.js';
