@@ -117,6 +117,8 @@ export class FileFrameStore implements FrameStore {
   readonly #ends = new Map<number, [number, number]>();
   readonly #dead = new Map<number, number>();
   #dirReady = false;
+  /** A released extent keeps its bytes until `erase` zeroes it or `retire` deletes its segment. */
+  readonly keepsReleasedFrames = true;
 
   constructor(o: FileFrameStoreOptions) {
     this.#o = o;
@@ -149,7 +151,7 @@ export class FileFrameStore implements FrameStore {
   }
 
   /** Closes every open segment file (the next access reopens it). */
-  async closeFiles(): Promise<void> {
+  async close(): Promise<void> {
     const hs = [...this.#handles.values()];
     this.#handles.clear();
     for (const h of hs) await (await h.catch(() => null))?.close();

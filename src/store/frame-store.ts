@@ -64,4 +64,26 @@ export interface FrameStore {
    * physically drop them (purge), or null when frames are not kept in the key-value store.
    */
   keyRange(minBlock: number, maxBlock: number): [string, string] | null;
+
+  // Lifecycle: what each implementation does with released blocks and open resources, so the engine never asks
+  // which implementation it holds.
+
+  /**
+   * True when `entries` may still yield the frames of released blocks until `erase` or `retire` reclaims them (frame
+   * files keep a released extent's bytes for a grace period). Salvage then reads only the blocks still holding data.
+   */
+  readonly keepsReleasedFrames: boolean;
+  /**
+   * Erases the bytes released blocks left behind: all of them with `now` (purge), else those past their grace
+   * period. A failure leaves them for a later call. REQUIRES: the write lock when `now`.
+   */
+  erase(now: boolean): Promise<void>;
+  /**
+   * Deletes storage none of whose blocks holds data: `live(blockId)` says whether a block still does,
+   * `allocatedBelow` is the first block id not yet handed out, `all` checks everything (at open) rather than what
+   * this process released. Returns how many storage units (segment files) went; 0 where there is nothing to delete.
+   */
+  retire(live: (blockId: number) => Promise<boolean>, allocatedBelow: number, all: boolean): Promise<number>;
+  /** Releases what the store holds open (file handles). Called after the key-value store closed. */
+  close(): Promise<void>;
 }

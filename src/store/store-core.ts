@@ -151,7 +151,7 @@ export class StoreCore {
    */
   #retireSegments(all: boolean): Promise<void> {
     const frames = this.frames;
-    if (!(frames instanceof FileFrameStore) || this.options.readOnly) return Promise.resolve();
+    if (this.options.readOnly) return Promise.resolve();
     const live = async (blockId: number): Promise<boolean> => {
       const v = await this.cf.blockInfo.get(blockKey(blockId));
       return v !== undefined && decodeBlockInfo(v, `block info ${blockKey(blockId)}`).state !== 'released';
@@ -164,12 +164,12 @@ export class StoreCore {
 
   /** Zeroes, now, what released blocks left in frame files (purge; docs/format.md "Frame files"). REQUIRES: the write lock. */
   async eraseReleasedFrames(): Promise<void> {
-    if (this.frames instanceof FileFrameStore) await this.frames.erase(true);
+    await this.frames.erase(true);
   }
 
   /** Closes the frame files (after the key-value store closed). */
   async closeFrames(): Promise<void> {
-    if (this.frames instanceof FileFrameStore) await this.frames.closeFiles();
+    await this.frames.close();
   }
 
   /** The background posting merges: pending chunks and failures (stats). */
