@@ -12,7 +12,7 @@ export function dirKey(userId: string, sessionId: string, chunkId: string): stri
   return userId + SEP + sessionId + SEP + chunkId;
 }
 
-const BLOCK_ID_DIGITS = 12;
+export const BLOCK_ID_DIGITS = 12;
 
 /** Block ids as fixed-width lower-case hex, so key order is id order (ids are allocated increasing). */
 export function blockKey(blockId: number): string {

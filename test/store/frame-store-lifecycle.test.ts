@@ -43,7 +43,7 @@ function harness(kind: 'kv' | 'file'): Harness {
     frames,
     fileOf: kind === 'kv' ? null : (blockId) => segmentPath(dir, blockId),
     async commit(stage) {
-      const b = frames.batch();
+      const b = frames.batch('u');
       stage(b);
       const ops: BatchOp[] = [];
       await b.prepare(ops);
@@ -70,7 +70,7 @@ describe.each(['kv', 'file'] as const)('frame store seam: %s', (kind) => {
       b.put(2, 0, Buffer.from('other'));
     });
     expect(await stored(h.frames)).toEqual(['1.0:first', '1.1:second', '2.0:other']);
-    expect((await h.frames.getMany([{ blockId: 1, frame: 1 }])).map((v) => v?.toString())).toEqual(['second']);
+    expect((await h.frames.getMany([{ userId: 'u', blockId: 1, frame: 1 }])).map((v) => v?.toString())).toEqual(['second']);
 
     await h.commit((b) => b.release(1, 2));
     const afterRelease = await stored(h.frames);
@@ -87,10 +87,16 @@ describe.each(['kv', 'file'] as const)('frame store seam: %s', (kind) => {
     await h.commit((b) => b.put(1, 0, Buffer.from('x')));
     await h.commit((b) => b.release(1, 1));
     const holding = new Set<number>([1]);
-    const live = async (blockId: number): Promise<boolean> => holding.has(blockId);
-    expect(await h.frames.retire(live, Number.MAX_SAFE_INTEGER, true)).toBe(0);
+    let asked = 0;
+    const blocksHoldingData = async (): Promise<ReadonlySet<number>> => {
+      asked++;
+      return holding;
+    };
+    expect(await h.frames.retire(Number.MAX_SAFE_INTEGER, true, blocksHoldingData)).toBe(0);
     holding.clear();
-    const deleted = await h.frames.retire(live, Number.MAX_SAFE_INTEGER, true);
+    const deleted = await h.frames.retire(Number.MAX_SAFE_INTEGER, true, blocksHoldingData);
+    // Only a store with storage of its own asks which blocks hold data.
+    expect(asked > 0).toBe(h.fileOf !== null);
     if (h.fileOf === null) expect(deleted).toBe(0);
     else {
       expect(deleted).toBe(1);

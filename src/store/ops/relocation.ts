@@ -1,6 +1,7 @@
 import type { ChunkRef } from '../../api/chunk-input.js';
 import { lowerBoundBlocks } from '../../block/group-layout.js';
 import { dirKey } from '../kv/keys.js';
+import { userSlot } from '../read/block-reader.js';
 import type { StoreCore } from '../store-core.js';
 import type { RelocationResult } from '../../api/reports.js';
 
@@ -13,7 +14,7 @@ import type { RelocationResult } from '../../api/reports.js';
  * in the same batch.
  */
 export function relocate(core: StoreCore, userId: string, refs: readonly ChunkRef[]): Promise<RelocationResult> {
-  return core.transact(async (txn) => {
+  return core.transact(userId, async (txn) => {
     const keys = [...new Set(refs.map((r) => dirKey(userId, r.sessionId, r.chunkId)))];
     const entries = await txn.dirEntries(keys);
     const live = keys
@@ -30,7 +31,7 @@ export function relocate(core: StoreCore, userId: string, refs: readonly ChunkRe
     let bound = 0;
     for (const n of sessionsOf.values()) bound += lowerBoundBlocks(n, core.options.blockCapacity);
     if (live.length < 2 || before <= bound) return { moved: 0, blocksBefore: before, blocksAfter: before, skipped: true };
-    const { records } = await core.readCurrent(live.map((x) => x.entry!.location!));
+    const { records } = await core.readCurrent(live.map((x) => userSlot(userId, x.entry!.location!)));
     const items = live.map((x, i) => {
       core.checkRecord(records[i]!, x.entry!, userId, x.ref.sessionId, x.ref.chunkId);
       return { ...x, bytes: records[i]! };

@@ -1,8 +1,8 @@
 import { AkashicError } from '../../errors.js';
 import { encodeChunkRecord, type ChunkRecord } from '../../record/chunk-record.js';
-import { isExpired, type DirEntry, type SlotRef } from '../../record/dir-entry.js';
+import { isExpired, type DirEntry } from '../../record/dir-entry.js';
 import { encodeExpiryMark } from '../../record/engine-records.js';
-import type { SlotReadResult } from '../read/block-reader.js';
+import { userSlot, type SlotReadResult, type UserSlot } from '../read/block-reader.js';
 import { LIMITS, fullRefs, type CheckedContent } from '../../api/chunk-input.js';
 import { stageRestoredVersion, stageSuperseded } from './history.js';
 import type { RestoredVersion, MutationResult } from '../../api/results.js';
@@ -48,7 +48,7 @@ export interface MutationScope {
   readonly options: ResolvedStoreOptions;
   readonly ids: ChunkIdGenerator;
   /** Reads record bytes at slots in the committed state. */
-  readCurrent(locs: readonly SlotRef[]): Promise<SlotReadResult>;
+  readCurrent(locs: readonly UserSlot[]): Promise<SlotReadResult>;
 }
 
 /** A directory entry without its attributes and vector (tombstones keep no content). */
@@ -212,6 +212,6 @@ function stageRecord(txn: Txn, key: string, record: ChunkRecord, ingested: boole
 }
 
 async function readRecord(c: MutationScope, entry: DirEntry, userId: string, sessionId: string, chunkId: string): Promise<{ record: ChunkRecord; bytes: Uint8Array }> {
-  const { records } = await c.readCurrent([entry.location!]);
+  const { records } = await c.readCurrent([userSlot(userId, entry.location!)]);
   return { record: checkRecord(records[0]!, entry, userId, sessionId, chunkId), bytes: records[0]! };
 }
