@@ -733,7 +733,6 @@ function toMutation(o: WriteOp, what: string): Mutation {
   }
 }
 
-/** A time argument: a finite number of ms since the epoch. */
 /** Validates one exact record of `restore` / `restoreHistory` and returns it as the user's. */
 function checkRestored(userId: string, r: ChunkRecord, what: string): ChunkRecord {
   checkRef(r, what);
@@ -745,6 +744,7 @@ function checkRestored(userId: string, r: ChunkRecord, what: string): ChunkRecor
   return { ...r, ...c, userId, supersedes: c.supersedes.map((x) => ({ userId, sessionId: x.sessionId, chunkId: x.chunkId })) };
 }
 
+/** A time argument: a finite number of ms since the epoch. */
 function checkTime(v: unknown, what: string): number {
   if (typeof v !== 'number' || !Number.isFinite(v)) throw invalidArgument(`${what} must be a finite number of ms since the epoch`);
   return v;

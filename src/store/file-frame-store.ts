@@ -6,6 +6,8 @@ import { crc32 } from 'node:zlib';
 import type { FrameBatch, FrameRef, FrameStore, StoredFrame } from './frame-store.js';
 import type { KvFrameStore } from './kv-frame-store.js';
 
+/** The frame files' directory, inside the database directory. */
+export const FRAMES_DIR = 'frames';
 /**
  * Frozen layout of frame files (docs/format.md, "Frame files"). Block `b` owns the extent of `EXTENT_BYTES` bytes at
  * offset `(b mod BLOCKS_PER_SEGMENT) × EXTENT_BYTES` of segment file `frames/<b div BLOCKS_PER_SEGMENT>.seg`; its
@@ -14,8 +16,6 @@ import type { KvFrameStore } from './kv-frame-store.js';
  * cost no I/O). A frame that does not fit in what is left of its extent, and every later frame of that block, is
  * kept in the key-value store instead (`blk` family, as in database format 3).
  */
-/** The frame files' directory, inside the database directory. */
-export const FRAMES_DIR = 'frames';
 export const EXTENT_BYTES = 256 * 1024;
 export const BLOCKS_PER_SEGMENT = 16;
 /** Frame header: magic u32, frame number u32, length u32, CRC-32 of the 12 bytes before it, all little-endian. */
