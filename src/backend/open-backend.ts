@@ -1,4 +1,4 @@
-import type { Durability } from '../store/options.js';
+import type { Durability } from '../api/store-options.js';
 import { RedisLevel } from './redis/redis-level.js';
 import { parseRedisUrl } from './redis/redis-url.js';
 

@@ -4,7 +4,7 @@ import { FRAMES_DIR } from '../store/file-frame-store.js';
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { AkashicError } from '../errors.js';
-import { destroyError } from '../store/level-errors.js';
+import { destroyError } from '../store/kv/level-errors.js';
 
 /**
  * Fails with AKASHIC_NOT_FOUND, touching nothing, unless `path` is a directory holding a LevelDB database

@@ -1,32 +1,16 @@
 import { layoutGroups } from '../block/group-layout.js';
 import { decodeDirEntry, sameLocation } from '../record/dir-entry.js';
-import { dirKey, frameKey, parseBlockKey, refString } from '../store/keys.js';
+import { dirKey, frameKey, parseBlockKey, refString } from '../store/kv/keys.js';
 import type { FrameRef } from '../store/frame-store.js';
 import type { StoreCore } from '../store/store-core.js';
 import type { PendingRecord, Txn } from '../store/txn/txn.js';
-import type { AffinityChunk, AffinityModel } from './affinity-model.js';
+import type { AffinityChunk, AffinityModel } from '../api/affinity-model.js';
 import type { ExtractedRecord } from './gc-protocol.js';
 import type { GcPool } from './gc-pool.js';
 import { findVictims, type GcPassOptions, type Victim } from './victim-selection.js';
 
 export type { GcPassOptions } from './victim-selection.js';
-
-/** What one GC pass did. */
-export interface GcReport {
-  /** Blocks eligible as victims when the pass started (φ ≥ θ, or under-filled for a merge). */
-  readonly eligible: number;
-  /** Blocks chosen (cost-benefit order, capped by maxBlocks). */
-  readonly victims: number;
-  readonly blocksReleased: number;
-  readonly blocksWritten: number;
-  readonly chunksMoved: number;
-  /** Chunks that changed while the pass worked on them (compare-and-swap lost): left where they are now. */
-  readonly conflicts: number;
-  /** Partitions whose affinity model failed; they were packed in temporal order instead. */
-  readonly affinityFallbacks: number;
-  /** Victims left where they are because a frame of theirs is damaged (verify() names it). */
-  readonly damagedBlocks: number;
-}
+import type { GcReport } from '../api/reports.js';
 
 /**
  * Victims collected together (one extraction, one affinity grouping, one commit): at most this many blocks, and

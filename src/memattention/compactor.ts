@@ -16,7 +16,7 @@
 import type { AkashicStore } from '../engine/akashic-store.js';
 import { activeTurnLog, type ListedEntry, type Mutation, type StoredTurn } from '../engine/internal-seams.js';
 import type { ChunkKind, ChunkRecord } from '../record/chunk-record.js';
-import { checkContent, LIMITS, type ChunkRef } from '../store/chunk-input.js';
+import { checkContent, LIMITS, type ChunkRef } from '../api/chunk-input.js';
 import { gatherCandidates } from './candidates.js';
 import { denseRanking, fuseRankings } from './hybrid-select.js';
 import { storage } from './layer-errors.js';

@@ -5,21 +5,20 @@
  */
 import { monotonicFactory } from 'ulid';
 import type { AkashicStore } from '../engine/akashic-store.js';
-import type { ChunkVersion } from '../store/history.js';
-import { activeTurnLog } from '../engine/internal-seams.js';
+import type { ChunkVersion } from '../api/results.js';
+import { activeTurnLog, type StoredTurn } from '../engine/internal-seams.js';
 import { NextEvent } from '../util/next-event.js';
 import { idleCompactions, type IdleCompactions } from './internal-seams.js';
 import { AkashicError, invalidArgument } from '../errors.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
-import type { PurgeReport } from '../store/purge.js';
-import { compileFilter, type ChunkFilter } from '../store/chunk-filter.js';
-import { LIMITS } from '../store/chunk-input.js';
-import { checkId } from '../store/ids.js';
+import type { PurgeReport } from '../api/reports.js';
+import { compileFilter, type ChunkFilter } from '../api/chunk-filter.js';
+import { LIMITS } from '../api/chunk-input.js';
+import { checkId } from '../api/ids.js';
 import { KeyedQueue } from '../util/keyed-queue.js';
-import { SEP } from '../store/keys.js';
+import { SEP } from '../store/kv/keys.js';
 import { activeTokens, gatedPrefix, scopeGroups, type ActiveTurn } from './active-chunk.js';
 import type { ActiveTurnValue } from '../record/engine-records.js';
-import type { StoredTurn } from '../engine/internal-seams.js';
 import { checkTurn, type TurnInput } from './turn-input.js';
 import { OnlineRelocation, type RelocationOutcome } from './colocation.js';
 import { compactTurns, type CompactionResult, type CompactorContext } from './compactor.js';
@@ -28,7 +27,7 @@ import { CheckedModel } from './model-calls.js';
 import { intOption, resolveMemoryOptions, scopeOption, type MemoryOptions, type MemoryScope, type ResolvedMemoryOptions } from './options.js';
 import type { RecalledPassage } from './passages.js';
 import { retrieve, type RecalledChunk } from './recall.js';
-import { compileScope } from '../store/scope-filter.js';
+import { compileScope } from '../api/scope-filter.js';
 import { countTokensYielding } from '../model/tokenizer.js';
 
 /** A namespace: one user's session. */

@@ -13,7 +13,7 @@ import type {
   MemoryModel,
   ModelTurn,
 } from '../model/memory-model.js';
-import { LIMITS } from '../store/chunk-input.js';
+import { LIMITS } from '../api/chunk-input.js';
 import { modelContract } from './layer-errors.js';
 
 /** A validated JOINT-COMPACT answer. */

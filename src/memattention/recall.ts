@@ -1,4 +1,4 @@
-import type { ChunkFilter } from '../store/chunk-filter.js';
+import type { ChunkFilter } from '../api/chunk-filter.js';
 /**
  * Query-aware retrieval (the Akashic paper, Algorithm 1 lines 14–20; §4.3 request admission): K_q ← BUILDMETA(query);
  * candidate metas without bodies (candidates.ts); S ← SELECT(K_q, M, p); FETCHBYID by slot (the candidates carry
@@ -10,7 +10,7 @@ import type { AkashicStore } from '../engine/akashic-store.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
 import { isCalendarTerm, termsOf } from '../model/keywords.js';
 import { gatherCandidates, type Candidate, type CandidateView } from './candidates.js';
-import type { SupersededMark } from '../store/versioned-read.js';
+import type { SupersededMark } from '../api/results.js';
 import { denseRanking, fuseRankings } from './hybrid-select.js';
 import { selectSentencePassages } from './sentence-passages.js';
 import { CHUNK_SEPARATOR, lexicalPassageScores, selectPassages, type RecalledPassage } from './passages.js';

@@ -8,7 +8,7 @@
  * `AKASHIC_MODEL` (after the implementation's own bounded retries). Callers apply nothing when a call rejects.
  */
 
-import type { AffinityChunk, CoAccessStats } from '../gc/affinity-model.js';
+import type { AffinityChunk, CoAccessStats } from '../api/affinity-model.js';
 
 /** One raw conversation turn as it sits in the active chunk. */
 export interface ModelTurn {

@@ -1,8 +1,8 @@
 import type { AbstractSnapshot } from 'abstract-level';
 // Family before BatchOp: TypeScript measures abstract-level's generic variance in the order it meets the types, and
 // meeting the batch operation type first makes ClassicLevel no longer assignable to AnyLevel elsewhere.
-import type { Family } from './column-families.js';
-import type { BatchOp } from './batch-writer.js';
+import type { Family } from './kv/column-families.js';
+import type { BatchOp } from './kv/batch-writer.js';
 
 /** One frame of one block (docs/format.md, "Blocks and frames"). */
 export interface FrameRef {

@@ -1,8 +1,8 @@
 import type { AbstractSnapshot } from 'abstract-level';
-import type { BatchOp } from './batch-writer.js';
+import type { BatchOp } from './kv/batch-writer.js';
 import type { FrameBatch, FrameFamily, FrameRef, FrameStore, StoredFrame } from './frame-store.js';
-import { blockKey, frameKey, frameRange, parseBlockKey } from './keys.js';
-import { resilientEntries } from './resilient-scan.js';
+import { blockKey, frameKey, frameRange, parseBlockKey } from './kv/keys.js';
+import { resilientEntries } from './read/resilient-scan.js';
 
 /**
  * Frames kept in the key-value store, one value per frame in the `blk` family under `blockId.frame`

@@ -1,5 +1,5 @@
 import { decodeBlockInfo, totalSlots, type BlockInfo } from '../record/block-info.js';
-import type { Family } from './column-families.js';
+import type { Family } from './kv/column-families.js';
 
 /**
  * Every sealed block's info, in key order, from one scan of the block-info family. A damaged info is skipped

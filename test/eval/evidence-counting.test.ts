@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateRecall } from '../../src/eval/recall-eval.js';
-import { categoryRatiosOf, ratiosOf, type QuestionOutcome } from '../../src/eval/recall-metrics.js';
+import { evaluateRecall } from '../../src/lab/eval/recall-eval.js';
+import { categoryRatiosOf, ratiosOf, type QuestionOutcome } from '../../src/lab/eval/recall-metrics.js';
 import { certainConversation, handBuiltConversation } from './fixtures.js';
 
 function outcome(o: Partial<QuestionOutcome> & Pick<QuestionOutcome, 'evidence' | 'memoryFound' | 'bm25Found'>): QuestionOutcome {

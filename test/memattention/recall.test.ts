@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AkashicStore } from '../../src/engine/akashic-store.js';
 import { isAkashicError } from '../../src/errors.js';
 import { AkashicMemory } from '../../src/memattention/memory.js';
-import { refString } from '../../src/store/keys.js';
+import { refString } from '../../src/store/kv/keys.js';
 import { memoryStore, ScriptedModel, tokenizer } from './fixtures.js';
 
 const U = 'alice';

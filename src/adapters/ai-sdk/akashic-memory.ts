@@ -10,9 +10,9 @@
 import type { LanguageModelMiddleware } from 'ai';
 import { invalidArgument } from '../../errors.js';
 import type { AkashicMemory, MemoryScope, TurnInput } from '../../memattention/index.js';
-import { compileFilter, type ChunkFilter } from '../../store/chunk-filter.js';
-import { checkId } from '../../store/ids.js';
-import { compileScope } from '../../store/scope-filter.js';
+import { compileFilter, type ChunkFilter } from '../../api/chunk-filter.js';
+import { checkId } from '../../api/ids.js';
+import { compileScope } from '../../api/scope-filter.js';
 
 type CallOptions = Parameters<NonNullable<LanguageModelMiddleware['transformParams']>>[0]['params'];
 type Prompt = CallOptions['prompt'];

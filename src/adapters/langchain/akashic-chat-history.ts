@@ -18,11 +18,12 @@
  */
 import { BaseListChatMessageHistory } from '@langchain/core/chat_history';
 import { mapChatMessagesToStoredMessages, mapStoredMessagesToChatMessages, type BaseMessage, type StoredMessage } from '@langchain/core/messages';
-import type { AkashicStore as Engine, WriteOp } from '../../engine/akashic-store.js';
+import type { AkashicStore as Engine } from '../../engine/akashic-store.js';
+import type { WriteOp } from '../../api/requests.js';
 import { corruption, invalidArgument } from '../../errors.js';
 import type { AkashicMemory, TurnInput } from '../../memattention/index.js';
-import type { ChunkRef } from '../../store/chunk-input.js';
-import { checkId } from '../../store/ids.js';
+import type { ChunkRef } from '../../api/chunk-input.js';
+import { checkId } from '../../api/ids.js';
 import { fitsEngineId } from '../shared/id-escaping.js';
 
 export const HISTORY_SESSION_PREFIX = 'lc.history.';

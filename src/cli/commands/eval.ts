@@ -1,6 +1,5 @@
 import { Option, type Command } from 'commander';
-import { runRecallEval, type RecallEvalSource } from '../../eval/run-recall-eval.js';
-import { runQaEval } from '../../eval/run-qa-eval.js';
+import { runRecallEval, type RecallEvalSource, runQaEval } from '../../lab/index.js';
 import { DEFAULT_CHUNK_GATE_TOKENS, DEFAULT_MEMORY_BUDGET_TOKENS, DEFAULT_RECALL_TOP_P } from '../../memattention/options.js';
 import { DEFAULT_KEYWORD_LIMIT } from '../../model/keywords.js';
 import { SELECT_VARIANTS, type SelectVariant } from '../../model/select-variants.js';

@@ -79,7 +79,7 @@ async function copyFiles(source: string, copy: string): Promise<void> {
 /** Fails with AKASHIC_LOCKED when a process (this one included) holds the LevelDB directory's lock. */
 export async function refuseIfLocked(source: string): Promise<void> {
   if (await isLocked(source)) {
-    // Same wording as an in-place open that LevelDB refuses (store/level-errors.ts): the holder may be this process.
+    // Same wording as an in-place open that LevelDB refuses (store/kv/level-errors.ts): the holder may be this process.
     throw new AkashicError('AKASHIC_LOCKED', `database is locked by another process or already open in this one (lock file ${join(source, 'LOCK')})`);
   }
 }

@@ -2,10 +2,10 @@ import { encodeFrame, type EncodedFrame } from '../../block/frame-codec.js';
 import { layoutGroups } from '../../block/group-layout.js';
 import { totalSlots, type BlockInfo, type BlockOrigin } from '../../record/block-info.js';
 import { decodeOpenBlockRef, encodeOpenBlockRef } from '../../record/engine-records.js';
-import { openBlockKey, type AppendLane } from '../keys.js';
+import { openBlockKey, type AppendLane } from '../kv/keys.js';
 import { setBlockInfo, stagedBlockInfo, type PendingRecord, type TxnState } from './txn-state.js';
 
-export type { AppendLane } from '../keys.js';
+export type { AppendLane } from '../kv/keys.js';
 
 /** The origin recorded in the block info of a block a lane opens (a lane is not an origin: GC blocks have none). */
 const LANE_ORIGIN: { readonly [L in AppendLane]: BlockOrigin } = { append: 'append', relocation: 'relocation' };

@@ -2,9 +2,9 @@ import { encodeAccounting } from '../../record/accounting.js';
 import { encodeBlockInfo } from '../../record/block-info.js';
 import { decodeDirEntry, encodeDirEntry } from '../../record/dir-entry.js';
 import { encodeAllocator } from '../../record/engine-records.js';
-import { IndexDelta, indexOps, indexedChunk, pendingKey, sameIndexed, type IndexedChunk } from '../candidate-index.js';
-import { ALLOC_NEXT_KEY, META_ACCOUNTING_KEY, blockKey, parseDirKey } from '../keys.js';
-import type { BatchOp } from '../batch-writer.js';
+import { IndexDelta, indexOps, indexedChunk, pendingKey, sameIndexed, type IndexedChunk } from '../index/candidate-index.js';
+import { ALLOC_NEXT_KEY, META_ACCOUNTING_KEY, blockKey, parseDirKey } from '../kv/keys.js';
+import type { BatchOp } from '../kv/batch-writer.js';
 import { settleFrames, type BlockPlacement } from './block-placement.js';
 import { setBlockInfo, type TxnState } from './txn-state.js';
 

@@ -2,12 +2,12 @@ import { corruption } from '../../errors.js';
 import type { Accounting } from '../../record/accounting.js';
 import { decodeBlockInfo, type BlockInfo } from '../../record/block-info.js';
 import type { DirEntry } from '../../record/dir-entry.js';
-import type { BatchOp, BatchWriter } from '../batch-writer.js';
-import type { ColumnFamilies } from '../column-families.js';
+import type { BatchOp, BatchWriter } from '../kv/batch-writer.js';
+import type { ColumnFamilies } from '../kv/column-families.js';
 import type { FrameBatch, FrameStore } from '../frame-store.js';
-import { blockKey } from '../keys.js';
+import { blockKey } from '../kv/keys.js';
 import type { ReclaimableBlocks } from '../reclaimable-blocks.js';
-import type { ResolvedStoreOptions } from '../options.js';
+import type { ResolvedStoreOptions } from '../../api/store-options.js';
 
 /** State a transaction reads and advances; owned by the store and only touched under the write lock. */
 export interface TxnContext {
