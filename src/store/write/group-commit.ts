@@ -3,6 +3,7 @@ import { dirKey } from '../kv/keys.js';
 import { stageWrite, type Mutation, type MutationScope, type WriteExtra } from './mutations.js';
 import { retryOnConflict } from './fenced-write.js';
 import type { MutationResult } from '../../api/results.js';
+import type { DeferredSync } from '../frame-store.js';
 import { Txn, type PreparedCommit, type TxnContext } from '../txn/txn.js';
 import type { WriteLock } from '../kv/write-lock.js';
 
@@ -127,8 +128,15 @@ export class GroupCommit {
     const all = txns.flatMap((t) => t.staged);
     if (all.length === 0) return;
     const prepared: PreparedCommit[] = [];
+    // Frames kept outside the batch (frame files) are written by each prepare and synced once for the group.
+    const deferred: DeferredSync = { pending: new Set() };
     try {
-      for (const t of txns) prepared.push(await t.txn.prepare());
+      for (const t of txns) prepared.push(await t.txn.prepare(deferred));
+      try {
+        await this.#ctx.frames.syncDeferred(deferred);
+      } catch (err) {
+        throw this.#writer.fail(err);
+      }
     } catch (err) {
       prepared.forEach((p, i) => txns[i]!.txn.abort(p));
       if (all.length > 1 && this.#writer.failure === null) {
