@@ -98,9 +98,9 @@ export class GroupCommit {
    * for the group. When building them fails before anything was written, the writes are retried one by one, so a
    * write that cannot be committed fails alone; a failure of the batch itself fails the whole group.
    *
-   * On a partitioned backend with fencing each user's batch is written alone, atomically in that user's partition
-   * and fenced at the user's version: a user whose batch conflicts (another process wrote the user) has its cached
-   * state dropped and its writes staged again (fenced-write.ts); the other users' writes are not affected.
+   * On a partitioned backend each user's batch is written alone, atomically in that user's partition; with fencing
+   * it is fenced at the user's version, and a user whose batch conflicts (another process wrote the user) has its
+   * cached state dropped and its writes staged again (fenced-write.ts); the other users' writes are not affected.
    */
   async #commitGroup(group: readonly PendingWrite[]): Promise<void> {
     try {
@@ -115,7 +115,7 @@ export class GroupCommit {
       if (list === undefined) byUser.set(w.userId, [w]);
       else list.push(w);
     }
-    if (this.#ctx.users.fenced) {
+    if (this.#ctx.users.partitioned) {
       for (const [userId, writes] of byUser) await this.#commitUser(userId, writes);
       return;
     }
@@ -173,7 +173,7 @@ export class GroupCommit {
   }
 
   /**
-   * One user's writes of a group on a fenced backend: one Txn, one batch in the user's partition, staged again over
+   * One user's writes of a group on a partitioned backend: one Txn, one batch in the user's partition, staged again over
    * fresh reads after a conflict (`retryOnConflict`). When the commit fails otherwise before its batch was attempted,
    * the writes are retried one by one, so a write that cannot be committed fails alone.
    */
