@@ -11,6 +11,7 @@ import { invalidArgument } from '../../errors.js';
 import { AkashicStore } from '../../engine/akashic-store.js';
 import { AkashicMemory } from '../../memattention/memory.js';
 import { intOption } from '../../memattention/options.js';
+import { lineWriter, type LineSink } from '../../util/line-sink.js';
 import { generateUpdateScenarios, type ScenarioFact, type ScenarioKind, type UpdateScenario } from '../workload/fact-update-scenarios.js';
 
 export interface UpdateEvalOptions {
@@ -122,4 +123,35 @@ export async function evaluateUpdates(options: UpdateEvalOptions = {}): Promise<
     }),
     outcomes,
   };
+}
+
+/** The human-readable lines of an update report. */
+export function updateReportLines(r: UpdateEvalReport): string[] {
+  const pct = (v: number | null): string => (v === null ? 'n/a' : `${(100 * v).toFixed(1)} %`);
+  const lines = [
+    `fact updates · seeds ${r.seeds.join(', ')} · ${r.scenarios} scenarios (${r.updates} updates, ${r.controls} controls) · embedded model, library defaults`,
+    '',
+    `updates: new value recalled without the old   ${r.updatesNewWithoutOld}/${r.updates}  ${pct(r.updateShare)}`,
+    `controls: original value still recalled       ${r.controlsRecalled}/${r.controls}  ${pct(r.controlShare)}`,
+    `controls that retired a statement             ${r.controlsRetiring}`,
+    '',
+    ...r.byKind.map((k) => `  ${k.kind.padEnd(13)} ${String(k.ok).padStart(4)}/${k.scenarios}`),
+    ...r.byFact.map((f) => `  updates of ${f.fact.padEnd(9)} ${String(f.ok).padStart(3)}/${f.updates}`),
+  ];
+  const example = r.outcomes.find((o) => o.kind === 'update' && o.reasons.length > 0);
+  if (example !== undefined) lines.push('', `example reason: ${example.reasons[0]}`);
+  return lines;
+}
+
+/**
+ * `akashic eval updates` as a library call: evaluates and writes the report to `sink` (a table, or one JSON line
+ * with `json`).
+ */
+export async function runUpdateEval(sink: LineSink, options: UpdateEvalOptions & { readonly json?: boolean } = {}): Promise<UpdateEvalReport> {
+  const { json, ...rest } = options;
+  const report = await evaluateUpdates(rest);
+  const out = lineWriter(sink);
+  if (json === true) await out.line(JSON.stringify(report));
+  else for (const l of updateReportLines(report)) await out.line(l);
+  return report;
 }
