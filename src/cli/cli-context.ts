@@ -65,9 +65,9 @@ export function exitCodeOf(program: Command): number {
   return runOf(program).exitCode;
 }
 
-/** Adds the `--db DIR` option every store command takes. */
+/** Adds the `--db DIR|URL` option every store command takes. */
 export function dbOption(cmd: Command): Command {
-  return cmd.requiredOption('--db <dir>', 'database directory');
+  return cmd.requiredOption('--db <dir|url>', 'database directory, or a Redis URL (redis://host:port, redis+cluster://host:port,host:port)');
 }
 
 /** Opens the store at `path`, runs `fn`, and closes it whatever happens. */

@@ -50,6 +50,8 @@ import {
 } from './internal-seams.js';
 import { NextEvent } from '../util/next-event.js';
 import type { PutInput, WriteOp, ListOptions } from '../api/requests.js';
+import { isRedisUrl } from '../backend/redis/redis-url.js';
+import { openRedisLevel } from '../backend/open-backend.js';
 
 /**
  * Akashic's storage engine: chunk records addressed by (user, session, ULID), placed by the engine in
@@ -86,8 +88,21 @@ export class AkashicStore {
    */
   static async open(options: AkashicStoreOptions): Promise<AkashicStore> {
     const resolved = resolveStoreOptions(options);
-    if ((options.path === undefined) === (options.db === undefined)) throw invalidArgument('give exactly one of options.path and options.db');
+    const given = [options.path, options.db, options.url].filter((x) => x !== undefined).length;
+    if (given !== 1) throw invalidArgument('give exactly one of options.path, options.db and options.url');
     if (options.path !== undefined && (typeof options.path !== 'string' || options.path === '')) throw invalidArgument('option path must be a non-empty string');
+    if (options.url !== undefined && (typeof options.url !== 'string' || !isRedisUrl(options.url))) {
+      throw invalidArgument('option url must be a redis:// or redis+cluster:// URL');
+    }
+    const replicates = options.url !== undefined || (options.db?.supports as { replicatedWrites?: boolean } | undefined)?.replicatedWrites === true;
+    if (resolved.durability === 'replicated' && !replicates) {
+      throw invalidArgument("durability 'replicated' needs a replicated backend: open the store by a Redis url");
+    }
+    if (options.url !== undefined) {
+      // The store then runs over abstract-level like any `db`; frames are keys (no directory), see docs/redis.md.
+      const { url, ...rest } = options;
+      return AkashicStore.open({ ...rest, db: openRedisLevel(url, resolved.durability) });
+    }
     if (options.db !== undefined && (options.db === null || typeof options.db !== 'object' || typeof (options.db as { open?: unknown }).open !== 'function')) {
       throw invalidArgument('option db must be an abstract-level database');
     }

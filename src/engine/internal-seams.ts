@@ -23,6 +23,8 @@ import type { Mutation } from '../store/write/mutations.js';
 
 export type { NamespacedTurn, StoredTurn } from '../store/write/active-turns.js';
 export type { Mutation } from '../store/write/mutations.js';
+/** The mapping of storage failures to AkashicError that the store applies to its own calls, for the layers above. */
+export { storageError } from '../store/kv/level-errors.js';
 export type { MutationResult } from '../api/results.js';
 export type { ListedEntry } from '../api/results.js';
 

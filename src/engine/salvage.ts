@@ -134,7 +134,7 @@ export async function salvage(fromPath: string, toPath: string, opts: SalvageOpt
         for (const p of page) {
           const fk = frameKey(p.entry.location!.blockId, p.entry.location!.frame);
           if (frames.has(fk)) continue;
-          frames.set(fk, await readFrame(frameStore, p.entry.location!));
+          frames.set(fk, await readFrame(frameStore, { userId: p.userId, blockId: p.entry.location!.blockId, frame: p.entry.location!.frame }));
         }
         const ok: ChunkRecord[] = [];
         for (const p of page) {

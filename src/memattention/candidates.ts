@@ -20,7 +20,7 @@ import type { ChunkFilter } from '../api/chunk-filter.js';
 import type { AkashicStore } from '../engine/akashic-store.js';
 import type { ChunkMetaView } from '../model/memory-model.js';
 import type { ChunkRef, LocatedRef } from '../api/chunk-input.js';
-import { refString } from '../store/kv/keys.js';
+import { refString } from '../api/key-strings.js';
 import type { ListedEntry, ListedChunk, SupersededMark, KeywordStats } from '../api/results.js';
 import type { ScopeSelector } from '../api/scope-filter.js';
 import type { ChunkKind } from '../record/chunk-record.js';

@@ -11,6 +11,8 @@ import * as purge from './purge.js';
 import * as recall from './recall.js';
 import * as report from './report.js';
 import * as salvage from './salvage.js';
+import * as mcp from './mcp.js';
+import * as serve from './serve.js';
 import * as stats from './stats.js';
 import * as verify from './verify.js';
 
@@ -27,4 +29,4 @@ export interface CommandModule {
  * Every command of `akashic`, in help order. The registration point: a new command (`demo`, `eval`, `bench`
  * come from other modules) is a file exporting `register` plus one line here.
  */
-export const COMMANDS: readonly CommandModule[] = [demo, recall, inspect, stats, dump, load, blocks, verify, gc, purge, report, salvage, evalCommand, bench];
+export const COMMANDS: readonly CommandModule[] = [demo, recall, inspect, stats, dump, load, blocks, verify, gc, purge, report, salvage, serve, mcp, evalCommand, bench];

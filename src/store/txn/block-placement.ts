@@ -118,7 +118,7 @@ export class BlockPlacement {
       let i = 0;
       while (i < g.records.length) {
         let blockId: number;
-        if (info === null) blockId = s.nextBlockId++;
+        if (info === null) blockId = s.ctx.ids.take();
         else blockId = info.blockId;
         let slots = info === null ? 0 : totalSlots(info);
         let bytes = info === null ? 0 : info.rawBytes;
@@ -161,7 +161,7 @@ export class BlockPlacement {
         at += n;
       }
       for (const block of layoutGroups(sizes, o.blockCapacity, o.blockMaxBytes)) {
-        writeFrame(s, null, s.nextBlockId++, userId, origin, block.map((i) => records[i]!), true);
+        writeFrame(s, null, s.ctx.ids.take(), userId, origin, block.map((i) => records[i]!), true);
       }
     }
   }

@@ -79,9 +79,13 @@ async function nextSeq(core: StoreCore, userId: string, sessionId: string): Prom
  */
 export function appendActiveTurns(core: StoreCore, userId: string, sessionId: string, turns: readonly ActiveTurnValue[]): Promise<StoredTurn[]> {
   return core.lock.run(async () => {
-    const first = await nextSeq(core, userId, sessionId);
-    const stored = turns.map((t, i) => ({ ...t, key: activeKey(userId, sessionId, first + i) }));
-    await core.writer.write(stored.map((t) => ({ type: 'put' as const, sublevel: core.cf.active, key: t.key, value: encodeActiveTurn(t) })));
+    let stored: StoredTurn[] = [];
+    // One batch of the user's partition; on a fenced backend a conflict reads the next sequence number again.
+    await core.writeUserBatch(userId, async () => {
+      const first = await nextSeq(core, userId, sessionId);
+      stored = turns.map((t, i) => ({ ...t, key: activeKey(userId, sessionId, first + i) }));
+      return stored.map((t) => ({ type: 'put' as const, sublevel: core.cf.active, key: t.key, value: encodeActiveTurn(t) }));
+    });
     return stored;
   });
 }
