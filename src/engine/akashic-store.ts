@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { FRAMES_DIR } from '../store/file-frame-store.js';
-import { ClassicLevel } from 'classic-level';
+import { classicLevel } from './classic-level-module.js';
 import { stat } from 'node:fs/promises';
 import { AkashicError, invalidArgument } from '../errors.js';
 import type { AffinityModel, CoAccessStats } from '../api/affinity-model.js';
@@ -30,7 +30,7 @@ import { compileScope } from '../api/scope-filter.js';
 import { chunkHistory, keptVersionMarks, keptVersions, listedAsOf, listedSuperseded, readAsOf, readKept } from '../store/read/versioned-read.js';
 import { relocate } from '../store/ops/relocation.js';
 import { findLogDamage } from '../store/leveldb/log-check.js';
-import { isLocked, makeWorkingCopy, refuseIfLocked, type WorkingCopy } from '../store/leveldb/read-only-copy.js';
+import { isLocked, lockedError, lockHolders, makeWorkingCopy, refuseIfLocked, type WorkingCopy } from '../store/leveldb/read-only-copy.js';
 import { checkTables } from '../store/leveldb/table-check.js';
 import { computeStats } from '../store/ops/stats.js';
 import { StoreCore } from '../store/store-core.js';
@@ -114,12 +114,15 @@ export class AkashicStore {
     }
     const copy = options.path === undefined ? null : await prepareDirectory(options.path, resolved.readOnly);
     const db: AnyLevel =
-      options.db ?? new ClassicLevel(copy?.path ?? options.path!, { keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing: !resolved.readOnly });
+      options.db ?? new (await classicLevel())(copy?.path ?? options.path!, { keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing: !resolved.readOnly });
     try {
       await db.open();
     } catch (err) {
       await copy?.remove();
-      throw openError(err, options.path);
+      const e = openError(err, options.path);
+      // LevelDB names neither the code nor who holds the lock: name the holder where the OS tells.
+      if (e.code === 'AKASHIC_LOCKED' && options.path !== undefined) throw lockedError(options.path, await lockHolders(options.path), err);
+      throw e;
     }
     // A classic-level handle given as `db` has a directory too: stats() reports its size, frame files live in it.
     const handleLocation = (db as unknown as { location?: unknown }).location;

@@ -24,7 +24,7 @@ import { OnlineRelocation, type RelocationOutcome } from './colocation.js';
 import { compactTurns, type CompactionResult, type CompactorContext } from './compactor.js';
 import { storage } from './layer-errors.js';
 import { CheckedModel } from './model-calls.js';
-import { intOption, resolveMemoryOptions, scopeOption, type MemoryOptions, type MemoryScope, type ResolvedMemoryOptions } from './options.js';
+import { floorOption, intOption, resolveMemoryOptions, scopeOption, type MemoryOptions, type MemoryScope, type ResolvedMemoryOptions } from './options.js';
 import type { RecalledPassage } from './passages.js';
 import { retrieve, type RecalledChunk } from './recall.js';
 import { compileScope } from '../api/scope-filter.js';
@@ -58,8 +58,10 @@ export interface RecallInput extends SessionRef {
   readonly topP?: number;
   /** Token budget of the returned memory text; default 1536. */
   readonly memoryBudgetTokens?: number;
-  /** 'session' (default option recallScope) or 'user'. */
+  /** 'user' (every session of the user) or 'session' (this session's chunks only); default the option recallScope, 'user'. */
   readonly scope?: MemoryScope;
+  /** The relevance floor of this recall, in [0, 1]; default the option `relevanceFloor`. */
+  readonly relevanceFloor?: number;
   /** false: no retrieval, only the active turns. Default true. */
   readonly enableRetrieval?: boolean;
   /** The current request's own turn, left out of `activeTurns` when it was already appended. */
@@ -338,6 +340,7 @@ export class AkashicMemory {
     const topP = intOption('topP', input.topP, 1, 64, this.#options.recallTopP);
     const budget = intOption('memoryBudgetTokens', input.memoryBudgetTokens, 0, 10_000_000, this.#options.memoryBudgetTokens);
     const scope = scopeOption('scope', input.scope, this.#options.recallScope);
+    const floor = floorOption('relevanceFloor', input.relevanceFloor, this.#options.relevanceFloor);
     if (input.enableRetrieval !== undefined && typeof input.enableRetrieval !== 'boolean') throw invalidArgument('enableRetrieval must be a boolean');
     if (input.turnId !== undefined && typeof input.turnId !== 'string') throw invalidArgument('turnId must be a string');
     const filter = input.filter === undefined ? undefined : compileFilter(input.filter, 'filter');
@@ -356,7 +359,7 @@ export class AkashicMemory {
     if (input.enableRetrieval === false) {
       return { chunks: [], passages: [], text: '', tokenCount: 0, blocksTouched: 0, activeTurns: active, candidates: 0, dropped: 0, relocation: { status: 'skipped', reason: 'retrieval-disabled' } };
     }
-    const got = await storage(retrieve(this.#store, this.#model, this.#options, { userId: ns.user, sessionId: ns.session, query: input.query, topP, budget, scope, ...(filter === undefined ? {} : { filter }), view }));
+    const got = await storage(retrieve(this.#store, this.#model, this.#options, { userId: ns.user, sessionId: ns.session, query: input.query, topP, budget, scope, floor, ...(filter === undefined ? {} : { filter }), view }));
     const refs = got.chunks.map((c) => ({ sessionId: c.sessionId, chunkId: c.chunkId }));
     // A read-only store (or one latched read-only by a write error) can still be recalled from; it just learns
     // nothing about co-access.

@@ -102,7 +102,9 @@ export class BatchWriter {
       batch = this.#db.batch() as unknown as ChainedBatch;
       fillBatch(batch, ops, this.#encodings);
       const options = writeOptions(this.#options);
-      await batch.write(fence === undefined ? options : ({ ...options, fence } as unknown as typeof options));
+      // The backend's fencing option (partition-fencing.ts): the version travels as a decimal string.
+      const fenced = fence === undefined ? options : { ...options, expectVersion: { partition: fence.partition, version: String(fence.version) } };
+      await batch.write(fenced as unknown as typeof options);
     } catch (err) {
       // A batch that failed before its write is dropped (nothing of it reached the log); close() is idempotent.
       void batch?.close().catch(() => undefined);

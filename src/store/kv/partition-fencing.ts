@@ -14,7 +14,8 @@ export interface Fence {
 /**
  * What a backend whose atomic unit is one partition (`partitionOf` in keys.ts; a Redis hash slot) offers so that
  * several processes can share one store: a version per partition, checked and bumped by every fenced batch. A
- * backend announces it with `db.supports.partitionFencing === true` and a `partitionVersion` method. Capability, not
+ * backend announces it with `db.supports.partitionVersions === true`, a `partitionVersion` method (a decimal string
+ * or a number) and an `expectVersion: { partition, version }` option of a chained batch's `write`. Capability, not
  * class: classic-level and memory-level have none (one process holds the store; every write is serialized by the
  * store's write lock, so a version check could never fail).
  */
@@ -27,8 +28,8 @@ export interface PartitionFencing {
 export function partitionFencing(db: AnyLevel): PartitionFencing | null {
   const supports = db.supports as unknown as Record<string, unknown>;
   const candidate = db as unknown as Partial<PartitionFencing>;
-  if (supports['partitionFencing'] !== true || typeof candidate.partitionVersion !== 'function') return null;
-  return { partitionVersion: (p) => candidate.partitionVersion!.call(db, p) };
+  if (supports['partitionVersions'] !== true || typeof candidate.partitionVersion !== 'function') return null;
+  return { partitionVersion: async (p) => Number(await (candidate.partitionVersion as (p: string) => Promise<number | string>).call(db, p)) };
 }
 
 /** True for the error a fenced batch fails with when its partition moved. */
