@@ -71,6 +71,10 @@ function unionProvenance(old: readonly string[], added: readonly string[]): stri
   return all.length > LIMITS.provenance ? all.slice(all.length - LIMITS.provenance) : all;
 }
 
+function sameLineCount(a: string, b: string): boolean {
+  return a.split('\n').length === b.split('\n').length;
+}
+
 const MEMORY_ONLY: ReadonlySet<ChunkKind> = new Set(['memory']);
 
 /**
@@ -180,7 +184,10 @@ export async function compactTurns(ctx: CompactorContext, userId: string, sessio
         text: u.text,
         tokenCount: await countTokensYielding(tok, u.text),
         keywords: u.keywords,
-        provenance: unionProvenance(u.r.record.provenance, turnIds),
+        // A rewrite that keeps the chunk one line per turn (a statement retired inside its turn) keeps its turns:
+        // adding the new chunk's would break the line-per-turn alignment recall splits passages by. Any other
+        // rewrite carries the new turns over (the text now holds what they said).
+        provenance: sameLineCount(u.r.record.text, u.text) ? [...u.r.record.provenance] : unionProvenance(u.r.record.provenance, turnIds),
         // A rewritten text without a vector of its own loses the old one (it described the old text).
         embedding: vector ?? null,
       },

@@ -19,6 +19,7 @@ import type { CheckedModel } from './model-calls.js';
 import type { MemoryScope, ResolvedMemoryOptions } from './options.js';
 import { countTokensYielding } from '../model/tokenizer.js';
 import { aboveFloor, floorScore } from './relevance-floor.js';
+import { questionSlot, statesSlot, type FactSlot } from '../model/fact-updates.js';
 
 export interface RetrievalRequest {
   readonly userId: string;
@@ -55,6 +56,17 @@ export interface Retrieval {
 }
 
 export { CHUNK_SEPARATOR };
+
+/**
+ * A question about a known kind of fact ("Where does Bob work now?") ranks the statements of that fact first,
+ * whatever words they use ("I started at Globex"): each gains the best score of the set (at least 1), so among
+ * them the usual score decides, then the newer (the sort's tie-break). The rule is the one reconciliation uses to
+ * find updates (`model/fact-updates.ts`).
+ */
+function withFactBonus(scores: readonly number[], texts: readonly string[], slot: FactSlot): number[] {
+  const bonus = Math.max(1, ...scores);
+  return scores.map((s, i) => (statesSlot(texts[i] ?? '', slot) ? s + bonus : s));
+}
 
 export function chronological(a: ChunkRecord, b: ChunkRecord): number {
   return a.createdAt - b.createdAt || (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0);
@@ -99,8 +111,11 @@ export async function retrieve(store: AkashicStore, model: CheckedModel, options
   const tok = options.tokenizer;
   const query = { text: req.query, keywords };
   const queryTerms = [...termsOf(keywords.join('\n')), ...termsOf(req.query)];
-  const score = async (texts: readonly string[]): Promise<number[]> =>
-    (await model.scorePassages(query, texts)) ?? lexicalPassageScores(queryTerms, texts);
+  const slot = questionSlot(req.query);
+  const score = async (texts: readonly string[]): Promise<number[]> => {
+    const scores = (await model.scorePassages(query, texts)) ?? lexicalPassageScores(queryTerms, texts);
+    return slot === null ? scores : withFactBonus(scores, texts, slot);
+  };
   const floor = req.floor ?? options.relevanceFloor;
   if (options.recallUnit !== 'chunk') {
     const dated = termsOf(req.query).some(isCalendarTerm);

@@ -3,7 +3,10 @@ import { mkdirSync, writeSync } from 'node:fs';
 import { open, readdir, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import type { FrameBatch, FrameRef, FrameStore, StoredFrame } from './frame-store.js';
+import type { DeferredSync, FrameBatch, FrameRef, FrameStore, StoredFrame } from './frame-store.js';
+
+/** Marks, in a `DeferredSync`, that the frames directory needs a sync (a segment file was created). */
+const SYNC_DIR = Symbol('frames directory');
 import type { KvFrameStore } from './kv-frame-store.js';
 
 /** The frame files' directory, inside the database directory. */
@@ -205,7 +208,7 @@ export class FileFrameStore implements FrameStore {
       release: (blockId, frames) => {
         released.push([blockId, frames]);
       },
-      prepare: async (ops) => {
+      prepare: async (ops, deferred) => {
         const touched = new Set<FileHandle>();
         let created = false;
         for (const p of puts) {
@@ -230,7 +233,10 @@ export class FileFrameStore implements FrameStore {
         }
         // Frames that overflowed into the key-value store (and those of older databases) go with the batch.
         for (const [blockId, frames] of released) for (let f = 0; f < frames; f++) ops.push(this.#o.kv.delOp(userId, blockId, f));
-        if (this.#o.durability === 'sync') {
+        if (deferred !== undefined) {
+          for (const h of touched) deferred.pending.add(h);
+          if (created) deferred.pending.add(SYNC_DIR);
+        } else if (this.#o.durability === 'sync') {
           // The segments' fdatasyncs run side by side on the thread pool: a group commit of many users touches a
           // few segments, and one after another they cost a disk flush each on the commit's critical path.
           await Promise.all([...[...touched].map((h) => h.datasync()), created ? syncDir(this.#o.dir) : undefined]);
@@ -246,6 +252,12 @@ export class FileFrameStore implements FrameStore {
         }
       },
     };
+  }
+
+  async syncDeferred(deferred: DeferredSync): Promise<void> {
+    if (this.#o.durability !== 'sync' || deferred.pending.size === 0) return;
+    const files = [...deferred.pending].filter((h): h is FileHandle => h !== SYNC_DIR);
+    await Promise.all([...files.map((h) => h.datasync()), deferred.pending.has(SYNC_DIR) ? syncDir(this.#o.dir) : undefined]);
   }
 
   /** Released blocks whose extents are still to be zeroed, with when they were released. */

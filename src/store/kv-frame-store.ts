@@ -40,6 +40,9 @@ export class KvFrameStore implements FrameStore {
     return { type: 'del', sublevel: this.#blocks, key: frameStoreKey(userId, blockId, frame) };
   }
 
+  /** Frames in the key-value store are as durable as its batch: nothing to sync. */
+  async syncDeferred(): Promise<void> {}
+
   batch(userId: string): FrameBatch {
     const staged: BatchOp[] = [];
     return {

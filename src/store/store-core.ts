@@ -11,7 +11,7 @@ import { BlockIdAllocator } from './write/block-id-allocator.js';
 import { UserStates } from './write/user-states.js';
 import { retryOnConflict, writeUserBatch } from './write/fenced-write.js';
 import { upgradeToFormat6 } from './kv/format-upgrade.js';
-import { partitionFencing } from './kv/partition-fencing.js';
+import { isPartitioned, partitionFencing } from './kv/partition-fencing.js';
 import { BatchWriter, type BatchOp } from './kv/batch-writer.js';
 import { readCandidates, type CandidateQuery, type CandidateRead } from './index/candidate-reader.js';
 import type { ChunkRef } from '../api/chunk-input.js';
@@ -139,7 +139,7 @@ export class StoreCore {
     const frames = await openFrameStore(cf, writer, options, framesDir, isNew);
     const fencing = partitionFencing(db);
     const ids = await BlockIdAllocator.open(cf.alloc, writer, fencing);
-    const users = new UserStates(cf, fencing);
+    const users = new UserStates(cf, fencing, isPartitioned(db));
     // The candidate index (database formats 2 and 3): upgraded, or built from the directory, here. Read-only, an
     // index-less database is read by scanning the directory instead.
     const index = await openCandidateIndex(cf, writer, options.readOnly);
