@@ -18,6 +18,7 @@ import { isExpired } from '../record/dir-entry.js';
 import { compileFilter } from '../api/chunk-filter.js';
 import { CONTENT_FIELDS, LIMITS, checkContent, checkLocatedRefs, checkRef, checkRefs, type ChunkRef } from '../api/chunk-input.js';
 import { checkChunkId, checkId } from '../api/ids.js';
+import { keysOf, rejectUnknownKeys } from '../api/option-keys.js';
 import { openError, storageError } from '../store/kv/level-errors.js';
 import { refString } from '../store/kv/keys.js';
 import { resolveStoreOptions, type AnyLevel, type ResolvedStoreOptions, type AkashicStoreOptions } from '../api/store-options.js';
@@ -267,7 +268,9 @@ export class AkashicStore {
 
   /** Creates one chunk; returns its id and version. */
   async put(userId: string, input: PutInput): Promise<MutationResult> {
-    const [r] = await this.write(userId, [{ op: 'put', ...input }]);
+    if (input === null || typeof input !== 'object') throw invalidArgument('input must be an object');
+    rejectUnknownKeys(input, PUT_INPUT_KEYS, 'input');
+    const [r] = await this.#write(userId, [{ op: 'put', ...input }], () => 'input');
     return r!;
   }
 
@@ -276,11 +279,16 @@ export class AkashicStore {
    * Updates and deletes may carry `expectVersion` (compare-and-swap; AKASHIC_CONFLICT when it lost).
    */
   async write(userId: string, ops: readonly WriteOp[]): Promise<MutationResult[]> {
+    return this.#write(userId, ops, (i) => `ops[${i}]`);
+  }
+
+  /** `write`, with each op named in errors as the caller wrote it (`ops[2]`, or `input` for a put). */
+  async #write(userId: string, ops: readonly WriteOp[], nameOf: (i: number) => string): Promise<MutationResult[]> {
     this.#checkWritable();
     checkId(userId, 'userId');
     if (!Array.isArray(ops) || ops.length === 0) throw invalidArgument('ops must be a non-empty array');
     // Array.from, not map: map skips the holes of a sparse array from a plain-JS caller and keeps them.
-    const mutations = Array.from(ops, (o, i) => toMutation(o, `ops[${i}]`));
+    const mutations = Array.from(ops, (o, i) => toMutation(o, nameOf(i)));
     return this.#track(this.#core.write(userId, mutations));
   }
 
@@ -335,6 +343,7 @@ export class AkashicStore {
    * time (null when the chunk did not exist then, was deleted then, or that version is no longer kept).
    */
   async get(userId: string, sessionId: string, chunkId: string, opts: { asOf?: number } = {}): Promise<ChunkRecord | null> {
+    checkOptions(opts, READ_KEYS, 'get options');
     const r = await this.getMany(userId, [{ sessionId, chunkId }], opts);
     return r.chunks[0] ?? null;
   }
@@ -347,7 +356,7 @@ export class AkashicStore {
   async getMany(userId: string, refs: readonly ChunkRef[], opts: { asOf?: number } = {}): Promise<ReadResult> {
     this.#checkOpen();
     checkId(userId, 'userId');
-    checkOptions(opts);
+    checkOptions(opts, READ_KEYS, 'getMany options');
     const checked = checkRefs(refs, 'refs');
     return this.#getMany(userId, checked, opts.asOf === undefined ? null : checkTime(opts.asOf, 'asOf'));
   }
@@ -430,7 +439,7 @@ export class AkashicStore {
   async *list(userId: string, opts: ListOptions = {}): AsyncGenerator<ListedChunk> {
     this.#checkOpen();
     checkId(userId, 'userId');
-    checkOptions(opts);
+    checkOptions(opts, LIST_KEYS, 'list options');
     const q: ListQuery = {
       sessionId: opts.sessionId === undefined ? null : checkId(opts.sessionId, 'sessionId'),
       filter: opts.filter === undefined ? null : compileFilter(opts.filter, 'filter'),
@@ -516,7 +525,7 @@ export class AkashicStore {
    */
   async sweepExpired(opts: { max?: number } = {}): Promise<SweepReport> {
     this.#checkWritable();
-    checkOptions(opts);
+    checkOptions(opts, SWEEP_KEYS, 'sweepExpired options');
     const max = opts.max ?? 10_000;
     if (!Number.isInteger(max) || max < 1) throw invalidArgument('max must be a positive integer');
     return this.#track(sweepExpired(this.#core, max));
@@ -567,7 +576,7 @@ export class AkashicStore {
    */
   async gc(opts: { threshold?: number; maxBlocks?: number; userId?: string } = {}): Promise<GcReport> {
     this.#checkWritable();
-    checkOptions(opts);
+    checkOptions(opts, GC_KEYS, 'gc options');
     const o = this.#core.options;
     const threshold = opts.threshold ?? o.gcThreshold;
     if (typeof threshold !== 'number' || !(threshold > 0 && threshold <= 1)) throw invalidArgument('threshold must be in (0, 1]');
@@ -625,6 +634,7 @@ export class AkashicStore {
   async purge(scope: { user: string; session?: string }): Promise<PurgeReport> {
     this.#checkWritable();
     if (scope === null || typeof scope !== 'object') throw invalidArgument('scope must be { user, session? }');
+    rejectUnknownKeys(scope, PURGE_KEYS, 'scope');
     const userId = checkId(scope.user, 'scope.user');
     const sessionId = scope.session === undefined ? null : checkId(scope.session, 'scope.session');
     return this.#exclusive(() => purgeScope(this.#core, { userId, sessionId }, [candidateIndexPurgeHook, historyPurgeHook]));
@@ -665,7 +675,7 @@ export class AkashicStore {
   /** Block infos (optionally one user's) with φ, in block id order. */
   async *blocks(opts: { userId?: string; includeReleased?: boolean } = {}): AsyncGenerator<BlockListing> {
     this.#checkOpen();
-    checkOptions(opts);
+    checkOptions(opts, BLOCKS_KEYS, 'blocks options');
     const user = opts.userId === undefined ? null : checkId(opts.userId, 'userId');
     for await (const info of wrapIoGenerator(this.#core.blockInfos())) {
       if (user !== null && info.userId !== user) continue;
@@ -693,6 +703,8 @@ export class AkashicStore {
 
 function toMutation(o: WriteOp, what: string): Mutation {
   if (o === null || typeof o !== 'object') throw invalidArgument(`${what} must be an object`);
+  const keys = Object.hasOwn(OP_KEYS, o.op) ? OP_KEYS[o.op] : undefined;
+  if (keys !== undefined) rejectUnknownKeys(o, keys, what);
   const sessionId = checkId(o.sessionId, `${what}.sessionId`);
   switch (o.op) {
     case 'put': {
@@ -754,9 +766,35 @@ function checkTime(v: unknown, what: string): number {
 }
 
 /** An options argument from a plain-JS caller: an object (absent is fine; the default parameter fills it in). */
-function checkOptions(opts: unknown): void {
-  if (opts === null || typeof opts !== 'object') throw invalidArgument('options must be an object');
+function checkOptions(opts: unknown, keys: ReadonlySet<string>, what: string): void {
+  if (opts === null || typeof opts !== 'object') throw invalidArgument(`${what} must be an object`);
+  rejectUnknownKeys(opts, keys, what);
 }
+
+const READ_KEYS = keysOf<{ asOf?: number }>()('asOf');
+const LIST_KEYS = keysOf<ListOptions>()('sessionId', 'includeDeleted', 'includeExpired', 'filter', 'asOf', 'includeSuperseded', 'agentId', 'runId');
+const SWEEP_KEYS = keysOf<{ max?: number }>()('max');
+const GC_KEYS = keysOf<{ threshold?: number; maxBlocks?: number; userId?: string }>()('threshold', 'maxBlocks', 'userId');
+const BLOCKS_KEYS = keysOf<{ userId?: string; includeReleased?: boolean }>()('userId', 'includeReleased');
+const PURGE_KEYS = keysOf<{ user: string; session?: string }>()('user', 'session');
+const PUT_INPUT_KEYS = keysOf<PutInput>()(
+  'sessionId', 'chunkId', 'createdAt', 'ttlMs', 'expiresAt',
+  'kind', 'text', 'tokenCount', 'keywords', 'attributes', 'payload', 'supersedes', 'provenance', 'embedding', 'agentId', 'runId',
+);
+type PutOp = Extract<WriteOp, { op: 'put' }>;
+type UpdateOp = Extract<WriteOp, { op: 'update' }>;
+type DeleteOp = Extract<WriteOp, { op: 'delete' }>;
+const PUT_OP_KEYS = keysOf<PutOp>()(
+  'op', 'sessionId', 'chunkId', 'createdAt', 'ttlMs', 'expiresAt',
+  'kind', 'text', 'tokenCount', 'keywords', 'attributes', 'payload', 'supersedes', 'provenance', 'embedding', 'agentId', 'runId',
+);
+const UPDATE_OP_KEYS = keysOf<UpdateOp>()(
+  'op', 'sessionId', 'chunkId', 'expectVersion', 'supersededBy', 'ttlMs', 'expiresAt',
+  'kind', 'text', 'tokenCount', 'keywords', 'attributes', 'payload', 'supersedes', 'provenance', 'embedding', 'agentId', 'runId',
+);
+const DELETE_OP_KEYS = keysOf<DeleteOp>()('op', 'sessionId', 'chunkId', 'expectVersion', 'supersededBy');
+const OP_KEYS: Readonly<Record<WriteOp['op'], ReadonlySet<string>>> = { put: PUT_OP_KEYS, update: UPDATE_OP_KEYS, delete: DELETE_OP_KEYS };
+
 
 /** The expiry a put or update gives (`ttlMs` or `expiresAt`, never both); undefined when it gives none. */
 function checkExpiry(o: object, what: string): Expiry | undefined {

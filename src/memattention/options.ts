@@ -3,6 +3,7 @@
  * `ResolvedMemoryOptions`, and the validator that names the bad option.
  */
 import { invalidArgument } from '../errors.js';
+import { keysOf, rejectUnknownKeys } from '../api/option-keys.js';
 import { CHUNK_KINDS, type ChunkKind } from '../record/chunk-record.js';
 import { EmbeddedModel } from '../model/embedded-model.js';
 import type { MemoryModel } from '../model/memory-model.js';
@@ -176,8 +177,15 @@ function isModel(m: unknown): m is MemoryModel {
 }
 
 /** Validates options and fills defaults; throws AKASHIC_INVALID_ARGUMENT naming the bad option. @internal */
+const MEMORY_KEYS = keysOf<MemoryOptions>()(
+  'model', 'embedder', 'tokenizer', 'chunkGateTokens', 'topP', 'recallTopP', 'reconcileScope', 'recallScope', 'memoryBudgetTokens', 'recallKinds',
+  'recallUnit', 'candidateWindow', 'candidatePrefilter', 'candidateKeywords', 'tauAssoc', 'relocateEveryRecalls', 'relocateMinRecurrence',
+  'relocateSync', 'idleCompactMs', 'onBackgroundError', 'relevanceFloor',
+);
+
 export function resolveMemoryOptions(o: MemoryOptions = {}): ResolvedMemoryOptions {
   if (o === null || typeof o !== 'object') throw invalidArgument('options must be an object');
+  rejectUnknownKeys(o, MEMORY_KEYS, 'memory options');
   if (o.model !== undefined && !isModel(o.model)) throw invalidArgument('option model must implement MemoryModel');
   if (o.tokenizer !== undefined && (o.tokenizer === null || typeof o.tokenizer.count !== 'function')) {
     throw invalidArgument('option tokenizer must have a count(text) method');
