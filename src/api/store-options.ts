@@ -1,4 +1,5 @@
 import type { AbstractLevel } from 'abstract-level';
+import { keysOf, rejectUnknownKeys } from './option-keys.js';
 import { invalidArgument } from '../errors.js';
 import type { AffinityModel } from './affinity-model.js';
 
@@ -28,6 +29,12 @@ export interface StoreOptions {
   readonly path?: string;
   /** An abstract-level database to use instead (e.g. `new MemoryLevel()`); the store opens and closes it. */
   readonly db?: AnyLevel;
+  /**
+   * A Redis deployment instead of a directory: `redis+cluster://host:port,host:port` (Redis Cluster; any reachable
+   * nodes) or `redis://host:port` (one node), optionally `?prefix=name` to keep several stores apart. Exactly one of
+   * `path`, `db` and `url`. Block frames are then stored as keys; see docs/redis.md.
+   */
+  readonly url?: string;
   /** Slots per block (records, live or not). Default 16. */
   readonly blockCapacity?: number;
   /** A block also seals once its records reach this many uncompressed bytes. Default 256 KiB. */
@@ -36,8 +43,12 @@ export interface StoreOptions {
   readonly crossSessionBlocks?: boolean;
   /** Byte budget of the decoded-frame cache; 0 disables it. Default 32 MiB. */
   readonly cacheBytes?: number;
-  /** 'sync' fsyncs every commit before it is acknowledged; 'relaxed' leaves it to the OS. Default 'sync'. */
-  readonly durability?: 'sync' | 'relaxed';
+  /**
+   * 'sync' fsyncs every commit before it is acknowledged; 'relaxed' leaves it to the OS. Default 'sync'. On Redis
+   * (`url`), both are acknowledged once the primary applied the commit (what that survives is the server's AOF
+   * setting), and 'replicated' also waits for a replica, so the commit survives the loss of the primary.
+   */
+  readonly durability?: Durability;
   /**
    * zstd level for block frames and history records (1–19, validated). Default 3. Note: the bundled
    * `@mongodb-js/zstd` 1.2 does not pass a level to its encoder, so every frame is compressed at zstd's default
@@ -91,7 +102,7 @@ export interface ResolvedStoreOptions {
   readonly blockMaxBytes: number;
   readonly crossSessionBlocks: boolean;
   readonly cacheBytes: number;
-  readonly durability: 'sync' | 'relaxed';
+  readonly durability: Durability;
   readonly zstdLevel: number;
   readonly gcThreshold: number;
   readonly gcIntervalMs: number;
@@ -108,6 +119,9 @@ export interface ResolvedStoreOptions {
   /** Age limit of superseded versions in ms (0: none). */
   readonly historyMaxAgeMs: number;
 }
+
+/** See StoreOptions.durability. 'replicated' needs a replicated backend (a Redis `url`). */
+export type Durability = 'sync' | 'relaxed' | 'replicated';
 
 export const DEFAULT_HISTORY_VERSIONS = 16;
 
@@ -142,9 +156,19 @@ function intIn(name: string, v: unknown, min: number, max: number, dflt: number)
 }
 
 /** Validates options and fills defaults; throws AKASHIC_INVALID_ARGUMENT naming the bad option. */
+const STORE_KEYS = keysOf<AkashicStoreOptions>()(
+  'path', 'db', 'blockCapacity', 'blockMaxBytes', 'crossSessionBlocks', 'cacheBytes', 'durability', 'zstdLevel', 'gc', 'readOnly', 'now',
+  'defaultTtlMs', 'postingMergeAt', 'scopeTtl', 'history', 'affinity', 'url',
+);
+const GC_KEYS = keysOf<GcOptions>()('threshold', 'intervalMs', 'maxBlocksPerPass', 'threads', 'mergeBelowFill');
+const HISTORY_KEYS = keysOf<HistoryRetention>()('versions', 'maxAgeMs');
+const SCOPE_TTL_KEYS = keysOf<ScopeTtlRule>()('user', 'session', 'agent', 'run', 'ttlMs');
+
 export function resolveStoreOptions(o: StoreOptions): ResolvedStoreOptions {
   if (o === null || typeof o !== 'object') throw invalidArgument('options must be an object');
+  rejectUnknownKeys(o, STORE_KEYS, 'store options');
   if (o.gc !== undefined && (o.gc === null || typeof o.gc !== 'object')) throw invalidArgument(`option gc must be an object, got ${show(o.gc)}`);
+  if (o.gc !== undefined) rejectUnknownKeys(o.gc, GC_KEYS, 'store option gc');
   for (const name of ['crossSessionBlocks', 'readOnly'] as const) {
     if (o[name] !== undefined && typeof o[name] !== 'boolean') throw invalidArgument(`option ${name} must be a boolean, got ${show(o[name])}`);
   }
@@ -155,12 +179,13 @@ export function resolveStoreOptions(o: StoreOptions): ResolvedStoreOptions {
   if (typeof threshold !== 'number' || !(threshold > 0 && threshold <= 1)) {
     throw invalidArgument(`option gc.threshold must be in (0, 1], got ${show(threshold)}`);
   }
-  if (o.durability !== undefined && o.durability !== 'sync' && o.durability !== 'relaxed') {
-    throw invalidArgument(`option durability must be 'sync' or 'relaxed', got ${show(o.durability)}`);
+  if (o.durability !== undefined && o.durability !== 'sync' && o.durability !== 'relaxed' && o.durability !== 'replicated') {
+    throw invalidArgument(`option durability must be 'sync', 'relaxed' or 'replicated', got ${show(o.durability)}`);
   }
   if (o.history !== undefined && o.history !== false && (o.history === null || typeof o.history !== 'object' || Array.isArray(o.history))) {
     throw invalidArgument(`option history must be false or { versions?, maxAgeMs? }, got ${show(o.history)}`);
   }
+  if (o.history !== undefined && o.history !== false) rejectUnknownKeys(o.history, HISTORY_KEYS, 'store option history');
   const history = o.history === false ? { versions: 0, maxAgeMs: 0 } : (o.history ?? {});
   return {
     historyVersions: intIn('history.versions', history.versions, 0, 1_000_000, DEFAULT_HISTORY_VERSIONS),
@@ -192,6 +217,7 @@ function checkScopeTtl(v: unknown): ScopeTtlRule[] {
   return Array.from(v as unknown[], (r, i) => {
     const what = `scopeTtl[${i}]`;
     if (r === null || typeof r !== 'object' || Array.isArray(r)) throw invalidArgument(`option ${what} must be { user?, session?, agent?, run?, ttlMs }`);
+    rejectUnknownKeys(r, SCOPE_TTL_KEYS, `store option ${what}`);
     const o = r as Record<string, unknown>;
     const out: Record<string, unknown> = { ttlMs: intIn(`${what}.ttlMs`, o['ttlMs'], 0, Number.MAX_SAFE_INTEGER, -1) };
     if (out['ttlMs'] === -1) throw invalidArgument(`option ${what}.ttlMs is required`);
@@ -219,11 +245,12 @@ export function defaultTtlFor(o: ResolvedStoreOptions, scope: { userId: string; 
 }
 
 /**
- * Batch/put options for the durability setting. classic-level reads `sync`; other backends ignore it.
+ * Batch/put options for the durability setting. classic-level reads `sync`, Redis `durability`; others ignore both.
  * Typed loosely because abstract-level's option types do not declare `sync`.
  */
-export function writeOptions(o: { readonly durability: 'sync' | 'relaxed' }): Record<string, never> {
-  return { sync: o.durability === 'sync' } as unknown as Record<string, never>;
+export function writeOptions(o: { readonly durability: Durability }): Record<string, never> {
+  // `durability` itself is read by backends with their own levels (Redis: 'replicated' waits for a replica).
+  return { sync: o.durability !== 'relaxed', durability: o.durability } as unknown as Record<string, never>;
 }
 
 export interface AkashicStoreOptions extends StoreOptions {

@@ -2,6 +2,7 @@ import type { AbstractBatchOperation, AbstractChainedBatch } from 'abstract-leve
 import { AkashicError } from '../../errors.js';
 import { isNotOpen, storageError } from './level-errors.js';
 import { writeOptions, type AnyLevel, type ResolvedStoreOptions } from '../../api/store-options.js';
+import { fenceConflict, isConflict, type Fence } from './partition-fencing.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type BatchOp = AbstractBatchOperation<any, string, Buffer>;
@@ -89,18 +90,25 @@ export class BatchWriter {
   /**
    * Writes `ops` as one atomic batch, durable per the store's durability option when it resolves. On failure the
    * outcome of this batch is unknown (it may or may not be in the log), the latch closes, and AKASHIC_IO is thrown.
+   * With `fence` (a partitioned backend with fencing, `partition-fencing.ts`; every op then lies in that partition)
+   * the batch applies only while the partition is at that version: otherwise AKASHIC_CONFLICT, nothing applied and
+   * no latch (the caller reloads and stages again).
    */
-  async write(ops: readonly BatchOp[]): Promise<void> {
+  async write(ops: readonly BatchOp[], fence?: Fence): Promise<void> {
     this.check();
     if (ops.length === 0) return;
     let batch: ChainedBatch | null = null;
     try {
       batch = this.#db.batch() as unknown as ChainedBatch;
       fillBatch(batch, ops, this.#encodings);
-      await batch.write(writeOptions(this.#options));
+      const options = writeOptions(this.#options);
+      // The backend's fencing option (partition-fencing.ts): the version travels as a decimal string.
+      const fenced = fence === undefined ? options : { ...options, expectVersion: { partition: fence.partition, version: String(fence.version) } };
+      await batch.write(fenced as unknown as typeof options);
     } catch (err) {
       // A batch that failed before its write is dropped (nothing of it reached the log); close() is idempotent.
       void batch?.close().catch(() => undefined);
+      if (fence !== undefined && isConflict(err)) throw fenceConflict(`partition ${JSON.stringify(fence.partition)} moved since version ${fence.version}`, err);
       // A database closed under a racing write is a lifecycle error, not a storage failure: nothing was written.
       if (isNotOpen(err)) throw storageError(err);
       const message = err instanceof Error ? err.message : String(err);
