@@ -14,7 +14,7 @@
  * @internal
  */
 import type { AkashicStore } from '../engine/akashic-store.js';
-import { activeTurnLog, type ListedEntry, type Mutation, type StoredTurn } from '../engine/internal-seams.js';
+import { activeTurnLog, trustedCalls, type ListedEntry, type Mutation, type StoredTurn } from '../engine/internal-seams.js';
 import type { ChunkKind, ChunkRecord } from '../record/chunk-record.js';
 import { checkContent, LIMITS, type ChunkRef } from '../api/chunk-input.js';
 import { gatherCandidates } from './candidates.js';
@@ -126,7 +126,7 @@ export async function compactTurns(ctx: CompactorContext, userId: string, sessio
   let related: { id: string; ref: ChunkRef; record: ChunkRecord }[] = [];
   let blocksTouched = 0;
   if (chosen.length > 0) {
-    const read = await store.getMany(userId, chosen.map((c) => c.ref));
+    const read = await store[trustedCalls].getMany(userId, chosen.map((c) => c.ref), null);
     blocksTouched = read.blocksTouched;
     // A chunk deleted since the listing simply drops out of the reconciliation.
     related = chosen.flatMap((c, i) => {

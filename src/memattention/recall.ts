@@ -1,4 +1,3 @@
-import type { ChunkFilter } from '../api/chunk-filter.js';
 /**
  * Query-aware retrieval (the Akashic paper, Algorithm 1 lines 14–20; §4.3 request admission): K_q ← BUILDMETA(query);
  * candidate metas without bodies (candidates.ts); S ← SELECT(K_q, M, p); FETCHBYID by slot (the candidates carry
@@ -6,7 +5,9 @@ import type { ChunkFilter } from '../api/chunk-filter.js';
  * SORTBYTIME; the text to prepend.
  * @internal
  */
+import type { CompiledFilter } from '../api/chunk-filter.js';
 import type { AkashicStore } from '../engine/akashic-store.js';
+import { trustedCalls } from '../engine/internal-seams.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
 import { isCalendarTerm, termsOf } from '../model/keywords.js';
 import { gatherCandidates, type Candidate, type CandidateView } from './candidates.js';
@@ -27,8 +28,8 @@ export interface RetrievalRequest {
   readonly topP: number;
   readonly budget: number;
   readonly scope: MemoryScope;
-  /** Validated by the caller (compileFilter). */
-  readonly filter?: ChunkFilter;
+  /** Compiled once by the caller (compileFilter). */
+  readonly filter?: CompiledFilter;
   /** Agent/run scopes, as-of time, superseded versions (validated by the caller). */
   readonly view?: CandidateView;
   /** The relevance floor of this recall; default the option `relevanceFloor`. */
@@ -96,9 +97,9 @@ export async function retrieve(store: AkashicStore, model: CheckedModel, options
   // directly instead of the directory first (a stale location falls back to the directory inside the store).
   const bySlot = asOf === undefined && current.every((c) => c.located !== undefined);
   const read = bySlot
-    ? await store.getManyBySlot(req.userId, current.map((c) => c.located!))
-    : await store.getMany(req.userId, current.map((c) => c.ref), asOf === undefined ? {} : { asOf });
-  const oldRecords = old.length === 0 ? [] : await store.keptVersions(req.userId, old.map((c) => ({ ...c.ref, version: c.version })));
+    ? await store[trustedCalls].getManyBySlot(req.userId, current.map((c) => c.located!))
+    : await store[trustedCalls].getMany(req.userId, current.map((c) => c.ref), asOf ?? null);
+  const oldRecords = old.length === 0 ? [] : await store[trustedCalls].keptVersions(req.userId, old.map((c) => ({ ...c.ref, version: c.version })));
   const found = new Map<Candidate, RecalledChunk | null>();
   current.forEach((c, i) => found.set(c, read.chunks[i] ?? null));
   old.forEach((c, i) => {
