@@ -18,7 +18,8 @@ const SECRET = 'bob keeps the spare key under the blue flowerpot';
 beforeAll(async () => {
   svc = await inProcessService({ keys: tenantKeys() });
   const bob = new RemoteStore({ baseUrl: svc.service.url, apiKey: KEYS.b });
-  bobChunk = (await bob.put('bob', { sessionId: 's1', text: SECRET, keywords: ['flowerpot'] })).chunkId;
+  // A note: reconciliation (user scope by default) never rewrites notes, so the chat below cannot retire it as a duplicate.
+  bobChunk = (await bob.put('bob', { sessionId: 's1', kind: 'note', text: SECRET, keywords: ['flowerpot'] })).chunkId;
   const mem = new RemoteMemory({ baseUrl: svc.service.url, apiKey: KEYS.b });
   await mem.appendTurn({ user: 'bob', session: 'chat', role: 'user', text: SECRET });
   const ended = await mem.endSession({ user: 'bob', session: 'chat' });
