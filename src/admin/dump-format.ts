@@ -22,7 +22,8 @@ import { dirKey } from '../api/key-strings.js';
  *             last; added in 0.1: a reader that predates it rejects such a line as an unknown field rather than
  *             losing the vector)
  *   version  {"type":"version","validFrom":<ms>,"validUntil":<ms>,"cause":"update"|"delete",
- *             "supersededBy":null|{"sessionId":…,"chunkId":…},"userId":…,…}   a superseded version kept by history:
+ *             "supersededBy":null|{"sessionId":…,"chunkId":…},["reason":…,]"userId":…,…}   a superseded version kept by history
+ *             (`reason` only when reconciliation gave one):
  *             when it was current, what ended it and the chunk that replaced it, then its record exactly as a chunk
  *             line writes one (same fields, same order).
  *   turn     {"type":"turn","userId":…,"sessionId":…,"turnId":…,"role":…,"text":…,"at":…,"tokenCount":…}
@@ -120,7 +121,8 @@ const CHUNK_PREFIX = '{"type":"chunk",';
 export function versionLine(v: RestoredVersion): string {
   const j = JSON.stringify;
   const by = v.supersededBy === null ? 'null' : `{"sessionId":${j(v.supersededBy.sessionId)},"chunkId":${j(v.supersededBy.chunkId)}}`;
-  return `{"type":"version","validFrom":${j(v.validFrom)},"validUntil":${j(v.validUntil)},"cause":${j(v.cause)},"supersededBy":${by},` + chunkLine(v.record).slice(CHUNK_PREFIX.length);
+  const why = v.reason === undefined ? '' : `"reason":${j(v.reason)},`;
+  return `{"type":"version","validFrom":${j(v.validFrom)},"validUntil":${j(v.validUntil)},"cause":${j(v.cause)},"supersededBy":${by},${why}` + chunkLine(v.record).slice(CHUNK_PREFIX.length);
 }
 
 const VERSION_FIELDS = ['validFrom', 'validUntil', 'cause', 'supersededBy'] as const;
@@ -146,8 +148,10 @@ export function parseVersionLine(text: string): RestoredVersion {
     supersededBy = { sessionId: checkId(b['sessionId'], '"supersededBy.sessionId"'), chunkId: checkChunkId(b['chunkId'], '"supersededBy.chunkId"') };
   }
   const rest: Record<string, unknown> = { type: 'chunk' };
-  for (const [k, v] of Object.entries(o)) if (k !== 'type' && !(VERSION_FIELDS as readonly string[]).includes(k)) Object.defineProperty(rest, k, { value: v, enumerable: true, writable: true, configurable: true });
-  return { record: parseChunkObject(rest), validFrom, validUntil, cause, supersededBy };
+  const reason = o['reason'];
+  if (reason !== undefined && (typeof reason !== 'string' || !reason.isWellFormed())) throw invalidArgument('"reason" must be a string');
+  for (const [k, v] of Object.entries(o)) if (k !== 'type' && k !== 'reason' && !(VERSION_FIELDS as readonly string[]).includes(k)) Object.defineProperty(rest, k, { value: v, enumerable: true, writable: true, configurable: true });
+  return { record: parseChunkObject(rest), validFrom, validUntil, cause, supersededBy, ...(reason === undefined ? {} : { reason }) };
 }
 
 /** The namespace order of turn lines (UTF-8 bytes of user\0session), as chunk lines order their namespaces. */

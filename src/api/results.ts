@@ -61,6 +61,8 @@ export interface RestoredVersion {
   readonly validUntil: number;
   readonly cause: SupersedeCause;
   readonly supersededBy: { readonly sessionId: string; readonly chunkId: string } | null;
+  /** Why reconciliation ended it, when it said (see `ChunkVersion.reason`). */
+  readonly reason?: string;
 }
 
 /** How a listed entry of a superseded version is marked. */

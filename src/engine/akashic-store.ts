@@ -324,10 +324,12 @@ export class AkashicStore {
       const validUntil = checkTime(o['validUntil'], `${what}.validUntil`);
       if (o['cause'] !== 'update' && o['cause'] !== 'delete') throw invalidArgument(`${what}.cause must be 'update' or 'delete'`);
       const by = o['supersededBy'] === null || o['supersededBy'] === undefined ? null : checkRef(o['supersededBy'], `${what}.supersededBy`);
+      const reason = o['reason'];
+      if (reason !== undefined && (typeof reason !== 'string' || !reason.isWellFormed())) throw invalidArgument(`${what}.reason must be a well-formed string`);
       const k = refString(record.sessionId, record.chunkId);
       const list = byChunk.get(k) ?? [];
       if (list.some((x) => x.record.version === record.version)) throw invalidArgument(`${what}: version ${record.version} of ${k} is given twice`);
-      list.push({ record, validFrom, validUntil, cause: o['cause'], supersededBy: by });
+      list.push({ record, validFrom, validUntil, cause: o['cause'], supersededBy: by, ...(reason === undefined ? {} : { reason }) });
       byChunk.set(k, list);
     });
     if (byChunk.size === 0) return [];

@@ -71,8 +71,22 @@ function unionProvenance(old: readonly string[], added: readonly string[]): stri
   return all.length > LIMITS.provenance ? all.slice(all.length - LIMITS.provenance) : all;
 }
 
-function sameLineCount(a: string, b: string): boolean {
-  return a.split('\n').length === b.split('\n').length;
+/**
+ * Whether `next` is `prev` with statements taken out of its lines: the same lines, each equal to its old line or
+ * made only of pieces of it (a left-out statement may leave ` …`).
+ */
+function onlyRemoves(prev: string, next: string): boolean {
+  const a = prev.split('\n');
+  const b = next.split('\n');
+  if (a.length !== b.length || prev === next) return false;
+  return b.every((line, i) => {
+    const old = a[i]!;
+    if (line === old) return true;
+    return line
+      .split(/\s*…\s*|(?<=[.!?])\s+/u)
+      .filter((piece) => piece.trim() !== '')
+      .every((piece) => old.includes(piece.trim()));
+  });
 }
 
 const MEMORY_ONLY: ReadonlySet<ChunkKind> = new Set(['memory']);
@@ -184,10 +198,10 @@ export async function compactTurns(ctx: CompactorContext, userId: string, sessio
         text: u.text,
         tokenCount: await countTokensYielding(tok, u.text),
         keywords: u.keywords,
-        // A rewrite that keeps the chunk one line per turn (a statement retired inside its turn) keeps its turns:
-        // adding the new chunk's would break the line-per-turn alignment recall splits passages by. Any other
-        // rewrite carries the new turns over (the text now holds what they said).
-        provenance: sameLineCount(u.r.record.text, u.text) ? [...u.r.record.provenance] : unionProvenance(u.r.record.provenance, turnIds),
+        // A rewrite that only removes statements (a stale one retired inside its turn) keeps its turns: it says
+        // nothing the new turns said, and adding them would break the line-per-turn alignment recall splits
+        // passages by. Any other rewrite carries the new turns over (the text now holds what they said).
+        provenance: onlyRemoves(u.r.record.text, u.text) ? [...u.r.record.provenance] : unionProvenance(u.r.record.provenance, turnIds),
         // A rewritten text without a vector of its own loses the old one (it described the old text).
         embedding: vector ?? null,
       },

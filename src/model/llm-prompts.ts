@@ -68,12 +68,20 @@ export function jointCompactPrompt(
 ): Prompt {
   return {
     system: [
-      'You reconcile a new memory chunk with related older chunks of the same conversation.',
+      'You reconcile a new memory chunk with related older chunks of the same person\'s conversations.',
       'Return the refined text of the new chunk (keep all of its facts; you may add context from older chunks).',
-      'When the new chunk corrects or supersedes an older chunk, either rewrite that older chunk without the stale',
-      'facts (an update) or, if nothing in it remains valid, delete it. Leave unaffected chunks out of both lists.',
+      'Work statement by statement. An older statement is stale only when a statement of the new chunk gives the',
+      'same fact about the same person a new value ("I started at Globex" after "I work at Acme"; "home is Seattle',
+      'now" after "I live in Boston"). Then rewrite that older chunk without the stale statement, word for word',
+      'otherwise (an update), or delete the chunk if nothing else in it remains.',
+      'Never retire anything for: a fact about someone else ("my brother plays tennis on Fridays" says nothing about',
+      'the speaker), an addition ("my daughter also started violin", "I also work at a cafe"), a plan, wish or',
+      'question ("I might move to Denver"), something about the past ("I used to live in Rome"), or an unrelated',
+      'sentence. Leave unaffected chunks out of both lists.',
       'Only ids of the related chunks given may appear; a chunk may be updated or deleted, not both.',
-      `${JSON_ONLY} Shape: {"text": string, "updates": [{"id": string, "text": string}], "deletions": string[]}.`,
+      'For every updated or deleted chunk, give in "reasons" one line: the stale statement, the new one, and the fact.',
+      `${JSON_ONLY} Shape: {"text": string, "updates": [{"id": string, "text": string}], "deletions": string[],`,
+      '"reasons": {"<id>": string}}.',
     ].join(' '),
     user: JSON.stringify({
       fresh: { text: fresh.text, keywords: fresh.keywords },

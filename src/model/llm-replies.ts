@@ -38,6 +38,8 @@ export const jointCompactReply = replySchema((z) =>
     text: z.string(),
     updates: z.array(z.object({ id: z.string(), text: z.string() })),
     deletions: z.array(z.string()),
+    /** Why each updated or deleted chunk changed (optional: replies without it stay valid). */
+    reasons: z.record(z.string(), z.string()).optional(),
   }),
 );
 export const groupsReply = replySchema((z) => z.object({ groups: z.array(z.array(z.string())) }));
@@ -111,10 +113,14 @@ export function checkJointCompact(
     if (!related.has(id)) throw new MalformedReplyError(`deletion names unknown chunk ${JSON.stringify(id)}`);
     if (updated.has(id)) throw new MalformedReplyError(`chunk ${JSON.stringify(id)} both updated and deleted`);
   }
+  // A reason for a chunk the reply neither updates nor deletes explains nothing: dropped.
+  const changed = new Set([...updated, ...deletions]);
+  const reasons = Object.fromEntries(Object.entries(reply.reasons ?? {}).filter(([id]) => changed.has(id)));
   return {
     text: reply.text,
     updates: reply.updates.map((update) => ({ id: update.id, text: update.text })),
     deletions,
+    ...(Object.keys(reasons).length === 0 ? {} : { reasons }),
   };
 }
 

@@ -73,7 +73,7 @@ export async function keptVersions(core: StoreCore, ref: { userId: string; sessi
   const out: RestoredVersion[] = [];
   for (const { key, h } of await readKeptVersions(core.cf.history, ref, snapshot)) {
     const record = await versionRecord(h, ref, `history ${JSON.stringify(key)}`);
-    out.push({ record, validFrom: h.validFrom, validUntil: h.supersededAt, cause: h.cause, supersededBy: h.supersededBy });
+    out.push({ record, validFrom: h.validFrom, validUntil: h.supersededAt, cause: h.cause, supersededBy: h.supersededBy, ...(h.reason === undefined ? {} : { reason: h.reason }) });
   }
   return out.reverse();
 }

@@ -125,6 +125,7 @@ export async function stageRestoredVersion(txn: Txn, options: ResolvedStoreOptio
     supersededAt: v.validUntil,
     cause: v.cause,
     supersededBy: v.supersededBy === null ? null : { sessionId: v.supersededBy.sessionId, chunkId: v.supersededBy.chunkId },
+    ...(v.reason === undefined ? {} : { reason: v.reason }),
     recordBytes: bytes.length,
     codec: 'zstd',
     record: await compress(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), options.zstdLevel),
