@@ -46,7 +46,6 @@ export function writeUserBatch(ctx: TxnContext, userId: string, build: () => Pro
     const fence = await ctx.users.fence(userId);
     const ops = await build();
     if (ops.length === 0) return;
-    await ctx.writer.write(ops, fence);
-    ctx.users.bumped(userId);
+    ctx.users.bumped(userId, await ctx.writer.write(ops, fence));
   });
 }
