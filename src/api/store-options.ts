@@ -28,6 +28,12 @@ export interface StoreOptions {
   readonly path?: string;
   /** An abstract-level database to use instead (e.g. `new MemoryLevel()`); the store opens and closes it. */
   readonly db?: AnyLevel;
+  /**
+   * A Redis deployment instead of a directory: `redis+cluster://host:port,host:port` (Redis Cluster; any reachable
+   * nodes) or `redis://host:port` (one node), optionally `?prefix=name` to keep several stores apart. Exactly one of
+   * `path`, `db` and `url`. Block frames are then stored as keys; see docs/redis.md.
+   */
+  readonly url?: string;
   /** Slots per block (records, live or not). Default 16. */
   readonly blockCapacity?: number;
   /** A block also seals once its records reach this many uncompressed bytes. Default 256 KiB. */
@@ -36,8 +42,12 @@ export interface StoreOptions {
   readonly crossSessionBlocks?: boolean;
   /** Byte budget of the decoded-frame cache; 0 disables it. Default 32 MiB. */
   readonly cacheBytes?: number;
-  /** 'sync' fsyncs every commit before it is acknowledged; 'relaxed' leaves it to the OS. Default 'sync'. */
-  readonly durability?: 'sync' | 'relaxed';
+  /**
+   * 'sync' fsyncs every commit before it is acknowledged; 'relaxed' leaves it to the OS. Default 'sync'. On Redis
+   * (`url`), both are acknowledged once the primary applied the commit (what that survives is the server's AOF
+   * setting), and 'replicated' also waits for a replica, so the commit survives the loss of the primary.
+   */
+  readonly durability?: Durability;
   /**
    * zstd level for block frames and history records (1–19, validated). Default 3. Note: the bundled
    * `@mongodb-js/zstd` 1.2 does not pass a level to its encoder, so every frame is compressed at zstd's default
@@ -91,7 +101,7 @@ export interface ResolvedStoreOptions {
   readonly blockMaxBytes: number;
   readonly crossSessionBlocks: boolean;
   readonly cacheBytes: number;
-  readonly durability: 'sync' | 'relaxed';
+  readonly durability: Durability;
   readonly zstdLevel: number;
   readonly gcThreshold: number;
   readonly gcIntervalMs: number;
@@ -108,6 +118,9 @@ export interface ResolvedStoreOptions {
   /** Age limit of superseded versions in ms (0: none). */
   readonly historyMaxAgeMs: number;
 }
+
+/** See StoreOptions.durability. 'replicated' needs a replicated backend (a Redis `url`). */
+export type Durability = 'sync' | 'relaxed' | 'replicated';
 
 export const DEFAULT_HISTORY_VERSIONS = 16;
 
@@ -155,8 +168,8 @@ export function resolveStoreOptions(o: StoreOptions): ResolvedStoreOptions {
   if (typeof threshold !== 'number' || !(threshold > 0 && threshold <= 1)) {
     throw invalidArgument(`option gc.threshold must be in (0, 1], got ${show(threshold)}`);
   }
-  if (o.durability !== undefined && o.durability !== 'sync' && o.durability !== 'relaxed') {
-    throw invalidArgument(`option durability must be 'sync' or 'relaxed', got ${show(o.durability)}`);
+  if (o.durability !== undefined && o.durability !== 'sync' && o.durability !== 'relaxed' && o.durability !== 'replicated') {
+    throw invalidArgument(`option durability must be 'sync', 'relaxed' or 'replicated', got ${show(o.durability)}`);
   }
   if (o.history !== undefined && o.history !== false && (o.history === null || typeof o.history !== 'object' || Array.isArray(o.history))) {
     throw invalidArgument(`option history must be false or { versions?, maxAgeMs? }, got ${show(o.history)}`);
@@ -219,11 +232,12 @@ export function defaultTtlFor(o: ResolvedStoreOptions, scope: { userId: string; 
 }
 
 /**
- * Batch/put options for the durability setting. classic-level reads `sync`; other backends ignore it.
+ * Batch/put options for the durability setting. classic-level reads `sync`, Redis `durability`; others ignore both.
  * Typed loosely because abstract-level's option types do not declare `sync`.
  */
-export function writeOptions(o: { readonly durability: 'sync' | 'relaxed' }): Record<string, never> {
-  return { sync: o.durability === 'sync' } as unknown as Record<string, never>;
+export function writeOptions(o: { readonly durability: Durability }): Record<string, never> {
+  // `durability` itself is read by backends with their own levels (Redis: 'replicated' waits for a replica).
+  return { sync: o.durability !== 'relaxed', durability: o.durability } as unknown as Record<string, never>;
 }
 
 export interface AkashicStoreOptions extends StoreOptions {

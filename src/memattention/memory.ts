@@ -6,7 +6,7 @@
 import { monotonicFactory } from 'ulid';
 import type { AkashicStore } from '../engine/akashic-store.js';
 import type { ChunkVersion } from '../api/results.js';
-import { activeTurnLog, type StoredTurn } from '../engine/internal-seams.js';
+import { activeTurnLog, trustedCalls, type StoredTurn } from '../engine/internal-seams.js';
 import { NextEvent } from '../util/next-event.js';
 import { idleCompactions, type IdleCompactions } from './internal-seams.js';
 import { AkashicError, invalidArgument } from '../errors.js';
@@ -16,7 +16,7 @@ import { compileFilter, type ChunkFilter } from '../api/chunk-filter.js';
 import { LIMITS } from '../api/chunk-input.js';
 import { checkId } from '../api/ids.js';
 import { KeyedQueue } from '../util/keyed-queue.js';
-import { SEP } from '../store/kv/keys.js';
+import { SEP } from '../api/key-strings.js';
 import { activeTokens, gatedPrefix, scopeGroups, type ActiveTurn } from './active-chunk.js';
 import type { ActiveTurnValue } from '../record/engine-records.js';
 import { checkTurn, type TurnInput } from './turn-input.js';
@@ -24,7 +24,7 @@ import { OnlineRelocation, type RelocationOutcome } from './colocation.js';
 import { compactTurns, type CompactionResult, type CompactorContext } from './compactor.js';
 import { storage } from './layer-errors.js';
 import { CheckedModel } from './model-calls.js';
-import { intOption, resolveMemoryOptions, scopeOption, type MemoryOptions, type MemoryScope, type ResolvedMemoryOptions } from './options.js';
+import { floorOption, intOption, resolveMemoryOptions, scopeOption, type MemoryOptions, type MemoryScope, type ResolvedMemoryOptions } from './options.js';
 import type { RecalledPassage } from './passages.js';
 import { retrieve, type RecalledChunk } from './recall.js';
 import { compileScope } from '../api/scope-filter.js';
@@ -58,8 +58,10 @@ export interface RecallInput extends SessionRef {
   readonly topP?: number;
   /** Token budget of the returned memory text; default 1536. */
   readonly memoryBudgetTokens?: number;
-  /** 'session' (default option recallScope) or 'user'. */
+  /** 'user' (every session of the user) or 'session' (this session's chunks only); default the option recallScope, 'user'. */
   readonly scope?: MemoryScope;
+  /** The relevance floor of this recall, in [0, 1]; default the option `relevanceFloor`. */
+  readonly relevanceFloor?: number;
   /** false: no retrieval, only the active turns. Default true. */
   readonly enableRetrieval?: boolean;
   /** The current request's own turn, left out of `activeTurns` when it was already appended. */
@@ -285,6 +287,10 @@ export class AkashicMemory {
   async activeTurns(input: SessionRef): Promise<ActiveTurn[]> {
     const ns = checkNamespace(input);
     this.#checkOpen();
+    return this.#activeTurns(ns);
+  }
+
+  async #activeTurns(ns: Namespace): Promise<ActiveTurn[]> {
     const turns = await storage(this.#store[activeTurnLog].read(ns.user, ns.session));
     return turns.map(({ key: _key, ...t }) => t);
   }
@@ -334,31 +340,31 @@ export class AkashicMemory {
     const topP = intOption('topP', input.topP, 1, 64, this.#options.recallTopP);
     const budget = intOption('memoryBudgetTokens', input.memoryBudgetTokens, 0, 10_000_000, this.#options.memoryBudgetTokens);
     const scope = scopeOption('scope', input.scope, this.#options.recallScope);
+    const floor = floorOption('relevanceFloor', input.relevanceFloor, this.#options.relevanceFloor);
     if (input.enableRetrieval !== undefined && typeof input.enableRetrieval !== 'boolean') throw invalidArgument('enableRetrieval must be a boolean');
     if (input.turnId !== undefined && typeof input.turnId !== 'string') throw invalidArgument('turnId must be a string');
-    if (input.filter !== undefined) compileFilter(input.filter, 'filter');
+    const filter = input.filter === undefined ? undefined : compileFilter(input.filter, 'filter');
     if (input.asOf !== undefined && (typeof input.asOf !== 'number' || !Number.isFinite(input.asOf))) throw invalidArgument('asOf must be a finite number of ms since the epoch');
     if (input.includeSuperseded !== undefined && typeof input.includeSuperseded !== 'boolean') throw invalidArgument('includeSuperseded must be a boolean');
-    const view = {
-      ...(input.agentId === undefined ? {} : { agentId: input.agentId }),
-      ...(input.runId === undefined ? {} : { runId: input.runId }),
-      ...(input.asOf === undefined ? {} : { asOf: input.asOf }),
-      ...(input.includeSuperseded === undefined ? {} : { includeSuperseded: input.includeSuperseded }),
-    };
     this.#checkOpen();
 
     // A recall scoped to agents or runs sees only those scopes' pending turns too.
     const inScope = compileScope(input, 'recall');
-    const active = (await this.activeTurns(input)).filter((t) => t.turnId !== input.turnId && (inScope === null || inScope(t)));
+    const view = {
+      scope: inScope,
+      ...(input.asOf === undefined ? {} : { asOf: input.asOf }),
+      ...(input.includeSuperseded === undefined ? {} : { includeSuperseded: input.includeSuperseded }),
+    };
+    const active = (await this.#activeTurns(ns)).filter((t) => t.turnId !== input.turnId && (inScope === null || inScope(t)));
     if (input.enableRetrieval === false) {
       return { chunks: [], passages: [], text: '', tokenCount: 0, blocksTouched: 0, activeTurns: active, candidates: 0, dropped: 0, relocation: { status: 'skipped', reason: 'retrieval-disabled' } };
     }
-    const got = await storage(retrieve(this.#store, this.#model, this.#options, { userId: ns.user, sessionId: ns.session, query: input.query, topP, budget, scope, ...(input.filter === undefined ? {} : { filter: input.filter }), view }));
+    const got = await storage(retrieve(this.#store, this.#model, this.#options, { userId: ns.user, sessionId: ns.session, query: input.query, topP, budget, scope, floor, ...(filter === undefined ? {} : { filter }), view }));
     const refs = got.chunks.map((c) => ({ sessionId: c.sessionId, chunkId: c.chunkId }));
     // A read-only store (or one latched read-only by a write error) can still be recalled from; it just learns
     // nothing about co-access.
     if (this.#store.options.readOnly || this.#store.writeError !== null) return { ...got, activeTurns: active, relocation: { status: 'skipped', reason: 'disabled' } };
-    if (refs.length > 0) await storage(this.#store.recordCoAccess(ns.user, refs));
+    if (refs.length > 0) await storage(this.#store[trustedCalls].recordCoAccess(ns.user, refs));
     return { ...got, activeTurns: active, relocation: await this.#relocate(ns.user, got.chunks, got.blocksTouched) };
   }
 

@@ -83,4 +83,27 @@ export interface FrameStore {
    * physically drop them (purge), or null when frames are not kept in the key-value store.
    */
   keyRange(userId: string, minBlock: number, maxBlock: number): [string, string] | null;
+
+  // Lifecycle: what each implementation does with released blocks and open resources, so the engine never asks
+  // which implementation it holds.
+
+  /**
+   * True when `entries` may still yield the frames of released blocks until `erase` or `retire` reclaims them (frame
+   * files keep a released extent's bytes for a grace period). Salvage then reads only the blocks still holding data.
+   */
+  readonly keepsReleasedFrames: boolean;
+  /**
+   * Erases the bytes released blocks left behind: all of them with `now` (purge), else those past their grace
+   * period. A failure leaves them for a later call. REQUIRES: the write lock when `now`.
+   */
+  erase(now: boolean): Promise<void>;
+  /**
+   * Deletes storage none of whose blocks holds data. `allocatedBelow` is the first block id not yet handed out;
+   * `all` checks everything (at open, after a crash) rather than what this process released, asking
+   * `blocksHoldingData` (the non-released blocks, from the block infos) at most once. Returns how many storage units
+   * (segment files) went; 0 where the store has no storage of its own. A rejection changes nothing.
+   */
+  retire(allocatedBelow: number, all: boolean, blocksHoldingData: () => Promise<ReadonlySet<number>>): Promise<number>;
+  /** Releases what the store holds open (file handles). Called after the key-value store closed. */
+  close(): Promise<void>;
 }

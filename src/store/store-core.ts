@@ -158,21 +158,19 @@ export class StoreCore {
    */
   async #retireSegments(all: boolean): Promise<void> {
     const frames = this.frames;
-    if (!(frames instanceof FileFrameStore) || this.options.readOnly) return;
+    if (this.options.readOnly) return;
     try {
       await frames.erase(false);
-      // Block infos are keyed by user (format 6), so a block is not looked up by id: at open one scan of the infos
-      // lists the blocks that hold data; afterwards a block holds data while its extent holds frames (a block whose
-      // frames all live in the key-value store loses nothing when its segment goes).
-      let live: (blockId: number) => Promise<boolean>;
-      if (all) {
-        const held = new Set<number>();
-        for await (const info of listBlockInfos(this.cf)) if (info.state !== 'released') held.add(info.blockId);
-        live = async (blockId) => held.has(blockId);
-      } else {
-        live = (blockId) => frames.holdsFrames(blockId);
-      }
-      await frames.retire(live, this.ctx.ids.next, all);
+      // Block infos are keyed by user (format 6), so a block is not looked up by id: when every segment is checked
+      // (at open), one scan of the infos lists the blocks that hold data, made only if the store asks.
+      let held: Promise<Set<number>> | null = null;
+      const blocksHoldingData = (): Promise<Set<number>> =>
+        (held ??= (async () => {
+          const out = new Set<number>();
+          for await (const info of listBlockInfos(this.cf)) if (info.state !== 'released') out.add(info.blockId);
+          return out;
+        })());
+      await frames.retire(this.ctx.ids.next, all, blocksHoldingData);
     } catch {
       // Left for the next attempt (the space stays allocated; nothing is lost).
     }
@@ -180,12 +178,12 @@ export class StoreCore {
 
   /** Zeroes, now, what released blocks left in frame files (purge; docs/format.md "Frame files"). REQUIRES: the write lock. */
   async eraseReleasedFrames(): Promise<void> {
-    if (this.frames instanceof FileFrameStore) await this.frames.erase(true);
+    await this.frames.erase(true);
   }
 
   /** Closes the frame files (after the key-value store closed). */
   async closeFrames(): Promise<void> {
-    if (this.frames instanceof FileFrameStore) await this.frames.closeFiles();
+    await this.frames.close();
   }
 
   /** The background posting merges: pending chunks and failures (stats). */
@@ -393,5 +391,5 @@ async function openFrameStore(cf: ColumnFamilies, writer: BatchWriter, options: 
   } else if (marker.length !== 4 || marker.readUInt32LE(0) !== 1) {
     throw new AkashicError('AKASHIC_FORMAT_VERSION', `frame files of layout ${marker.length === 4 ? marker.readUInt32LE(0) : '?'}; this engine reads layout 1`);
   }
-  return new FileFrameStore({ dir: framesDir, durability: options.durability, readOnly: options.readOnly, kv, now: () => Date.now() });
+  return new FileFrameStore({ dir: framesDir, durability: options.durability === 'relaxed' ? 'relaxed' : 'sync', readOnly: options.readOnly, kv, now: () => Date.now() });
 }

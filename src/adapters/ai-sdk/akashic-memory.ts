@@ -9,7 +9,8 @@
  */
 import type { LanguageModelMiddleware } from 'ai';
 import { invalidArgument } from '../../errors.js';
-import type { AkashicMemory, MemoryScope, TurnInput } from '../../memattention/index.js';
+import type { MemoryScope, TurnInput } from '../../memattention/index.js';
+import type { MemorySurface } from '../../protocol/surfaces.js';
 import { compileFilter, type ChunkFilter } from '../../api/chunk-filter.js';
 import { checkId } from '../../api/ids.js';
 import { compileScope } from '../../api/scope-filter.js';
@@ -44,7 +45,7 @@ export interface AkashicProviderOptions {
 
 export interface AkashicMemoryOptions {
   /** The MemAttention layer to recall from and write to. The middleware never closes it. */
-  readonly memory: AkashicMemory;
+  readonly memory: MemorySurface;
   /** First line of the injected system message. Default: `Memory of earlier conversations with this user:`. */
   readonly header?: string;
   /**

@@ -28,7 +28,7 @@ import {
   type WritesSortKey,
 } from '@langchain/langgraph-checkpoint';
 import { isDeepStrictEqual } from 'node:util';
-import type { AkashicStore as Engine } from '../../engine/akashic-store.js';
+import type { StoreSurface as Engine } from '../../protocol/surfaces.js';
 import type { WriteOp } from '../../api/requests.js';
 import { corruption, invalidArgument } from '../../errors.js';
 import type { ChunkRecord } from '../../record/chunk-record.js';

@@ -21,7 +21,7 @@ import {
   type SearchItem,
   type SearchOperation,
 } from '@langchain/langgraph-checkpoint';
-import type { AkashicStore as Engine } from '../../engine/akashic-store.js';
+import type { StoreSurface as Engine } from '../../protocol/surfaces.js';
 import type { WriteOp } from '../../api/requests.js';
 import { AkashicError, invalidArgument } from '../../errors.js';
 import { bm25Scores } from '../../model/bm25-ranking.js';

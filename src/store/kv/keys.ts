@@ -3,7 +3,9 @@
  * components (ids may not contain it), so `user\0` is an exact prefix that never matches a longer user id.
  */
 import { isChunkId } from '../../api/ids.js';
-export const SEP = '\u0000';
+import { BLOCK_ID_DIGITS, SEP, blockKey, dirKey, orderedPair, parseRefString, refString } from '../../api/key-strings.js';
+
+export { SEP, blockKey, dirKey, orderedPair, parseRefString, refString };
 /** The character right after SEP. Ids never contain it (control characters are rejected), see `afterPrefix`. */
 const AFTER_SEP = '\u0001';
 
@@ -20,10 +22,6 @@ export const CF = {
   expiry: 'ttl',
   history: 'hist',
 } as const;
-
-export function dirKey(userId: string, sessionId: string, chunkId: string): string {
-  return userId + SEP + sessionId + SEP + chunkId;
-}
 
 /** Splits a directory key; null unless it has three parts, non-empty ids and a ULID chunk id (anything else is damage). */
 export function parseDirKey(key: string): { userId: string; sessionId: string; chunkId: string } | null {
@@ -45,17 +43,6 @@ export function afterPrefix(...parts: string[]): string {
 /** `[gte, lt)` of all keys starting with the given components plus a separator. */
 export function prefixRange(...parts: string[]): { gte: string; lt: string } {
   return { gte: parts.join(SEP) + SEP, lt: afterPrefix(...parts) };
-}
-
-const BLOCK_ID_DIGITS = 12;
-
-/**
- * Block ids as fixed-width lower-case hex, so key order is id order within a user (ids are allocated increasing).
- * Block ids are unique in the whole database, not only within a user; this string also names a block in messages
- * and in the decoded-frame cache.
- */
-export function blockKey(blockId: number): string {
-  return blockId.toString(16).padStart(BLOCK_ID_DIGITS, '0');
 }
 
 export function parseBlockKey(key: string): number {
@@ -163,27 +150,9 @@ export function accessKey(userId: string, ref: string): string {
   return 'a' + SEP + userId + SEP + ref;
 }
 
-/**
- * An unordered pair of ids as one string: the two in string (UTF-16 code unit) order, U+0000 between. The key of
- * co-access pairs everywhere: in the column family (`pairKey`), in `CoAccessStats.pairs` and `CoAccessView.pairs`.
- */
-export function orderedPair(a: string, b: string): string {
-  return a < b ? a + SEP + b : b + SEP + a;
-}
-
 /** Pair co-access count: `p\0user\0` + `orderedPair(refA, refB)`. A ref is `session\0chunk`. */
 export function pairKey(userId: string, a: string, b: string): string {
   return 'p' + SEP + userId + SEP + orderedPair(a, b);
-}
-
-/** A chunk reference inside co-access keys and model calls: `session\0chunk`. */
-export function refString(sessionId: string, chunkId: string): string {
-  return sessionId + SEP + chunkId;
-}
-
-export function parseRefString(ref: string): { sessionId: string; chunkId: string } {
-  const i = ref.lastIndexOf(SEP);
-  return { sessionId: ref.slice(0, i), chunkId: ref.slice(i + 1) };
 }
 
 /** Active-chunk turn key: `user\0session\0seq` with a 10-digit sequence. */

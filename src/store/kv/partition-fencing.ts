@@ -38,7 +38,8 @@ export function partitionFencing(db: AnyLevel): PartitionFencing | null {
   const supports = db.supports as unknown as Record<string, unknown>;
   const candidate = db as unknown as Partial<PartitionFencing>;
   if (supports['partitionVersions'] !== true || typeof candidate.partitionVersion !== 'function') return null;
-  return { partitionVersion: (p) => candidate.partitionVersion!.call(db, p) };
+  // A backend may give the version as a number or a decimal string; the engine compares strings.
+  return { partitionVersion: async (p) => String(await (candidate.partitionVersion as (p: string) => Promise<number | string>).call(db, p)) };
 }
 
 /** True for the error a backend rejects a fenced batch with when its partition moved. */

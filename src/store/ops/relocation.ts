@@ -1,13 +1,9 @@
 import type { ChunkRef } from '../../api/chunk-input.js';
+import { lowerBoundBlocks } from '../../block/group-layout.js';
 import { dirKey } from '../kv/keys.js';
 import { userSlot } from '../read/block-reader.js';
 import type { StoreCore } from '../store-core.js';
 import type { RelocationResult } from '../../api/reports.js';
-
-/** Fewest blocks that could hold `n` records under the slot capacity (bytes permitting). */
-export function lowerBoundBlocks(n: number, capacity: number): number {
-  return Math.ceil(n / capacity);
-}
 
 /**
  * Out-of-place relocation (the Akashic paper, Algorithm 2 lines 3–10): writes the live chunks of `refs` in temporal

@@ -25,6 +25,10 @@ function knownKeys(userId: string, mutations: readonly Mutation[]): string[] {
   for (const m of mutations) {
     if (m.op === 'restore') out.push(dirKey(userId, m.record.sessionId, m.record.chunkId));
     else if (m.op !== 'put' || m.chunkId !== undefined) out.push(dirKey(userId, m.sessionId, m.chunkId!));
+    // A chunk named in `supersedes` is retired by this write (mutations.ts), so it is touched too.
+    if ((m.op === 'put' || m.op === 'update') && m.content.supersedes !== undefined) {
+      for (const r of m.content.supersedes) out.push(dirKey(userId, r.sessionId, r.chunkId));
+    }
   }
   return out;
 }

@@ -75,6 +75,7 @@ export async function stageSuperseded(
   bytes: Uint8Array,
   cause: SupersedeCause,
   supersededBy: { sessionId: string; chunkId: string } | null,
+  reason?: string,
 ): Promise<void> {
   const keep = options.historyVersions;
   if (keep === 0) return;
@@ -98,6 +99,7 @@ export async function stageSuperseded(
     recordBytes: bytes.length,
     codec: 'zstd',
     record: stored,
+    ...(reason === undefined ? {} : { reason }),
   };
   txn.raw({ type: 'put', sublevel: hist, key: historyKey(userId, sessionId, chunkId, entry.version), value: encodeHistoryVersion(h) });
   txn.raw({ type: 'put', sublevel: hist, key: historyAgeKey(txn.now, userId, sessionId, chunkId, entry.version), value: HISTORY_AGE_MARK });
@@ -221,6 +223,7 @@ export async function toChunkVersion(h: HistoryVersion, ref: { userId: string; s
     validUntil: h.supersededAt,
     cause: h.cause,
     supersededBy: h.supersededBy === null ? null : { userId: ref.userId, ...h.supersededBy },
+    ...(h.reason === undefined ? {} : { reason: h.reason }),
   };
 }
 
