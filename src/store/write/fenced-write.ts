@@ -8,7 +8,10 @@ import type { TxnContext } from '../txn/txn-state.js';
  * from the fenced batch), before the conflict is the caller's. Each retry rereads the user's state, so only a user
  * written by other processes without pause exhausts it.
  */
-export const MAX_CONFLICT_RETRIES = 8;
+export const MAX_CONFLICT_RETRIES = 16;
+
+/** The most a retry waits (ms): a random wait up to min(this, 2^attempt) spreads processes that keep colliding. */
+const MAX_BACKOFF_MS = 64;
 
 /**
  * Runs `attempt` and, on a partitioned backend with fencing, again after each conflict (at most
@@ -32,6 +35,8 @@ export async function retryOnConflict<T>(ctx: TxnContext, userId: string, attemp
       if (tries === MAX_CONFLICT_RETRIES) {
         throw new AkashicError('AKASHIC_CONFLICT', `user ${JSON.stringify(userId)} kept changing under this write (${tries + 1} attempts); nothing of it was applied`, { cause: err });
       }
+      // Processes that collided would collide again at once: each waits a random while (exponential, capped).
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(MAX_BACKOFF_MS, 2 ** tries)));
     }
   }
 }
