@@ -2,13 +2,13 @@
  * Several processes, one memory: four processes open the same Redis-backed store and write the same users at once
  * (puts, updates of one shared chunk per user, deletes, co-access). Every acknowledged write is reflected (no lost
  * update: each shared chunk's version is one plus the updates acknowledged by all processes), no chunk appears
- * twice, and verify() is clean. Runs the built package (dist/) in child processes.
+ * twice, and verify() is clean. The writers run the built package (dist/) in child processes.
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { AkashicStore } from '../../dist/src/index.js';
+import { AkashicStore } from '../../src/index.js';
 import { REDIS_URL, dropPrefix, testPrefix, urlWithPrefix } from '../helpers/redis-test-url.js';
 
 const run = promisify(execFile);
