@@ -25,9 +25,9 @@ export interface TxnContext {
   readonly ids: BlockIdAllocator;
   /**
    * Drops every state this process caches of the user (its accounting and version, open-block refs and infos,
-   * pending-postings count): another process changed the user (fenced-write.ts).
+   * pending-postings count, recounted): another process changed the user (fenced-write.ts).
    */
-  forgetUser(userId: string): void;
+  forgetUser(userId: string): Promise<void>;
   /**
    * Open blocks as last committed, so a write does not read its open-block ref and block info back from LevelDB:
    * open-block key → block id (null: no open block), and those blocks' infos. Updated after every committed batch

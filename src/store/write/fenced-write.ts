@@ -23,7 +23,7 @@ export async function retryOnConflict<T>(ctx: TxnContext, userId: string, attemp
   for (let tries = 0; ; tries++) {
     // Fenced: every attempt starts from caches valid at the user's current version (one version read), so staging
     // never acts on state another process replaced; the fence covers what changes after this check.
-    if (ctx.users.fenced && !(await ctx.users.current(userId))) ctx.forgetUser(userId);
+    if (ctx.users.fenced && !(await ctx.users.current(userId))) await ctx.forgetUser(userId);
     try {
       return await attempt();
     } catch (err) {
@@ -31,7 +31,7 @@ export async function retryOnConflict<T>(ctx: TxnContext, userId: string, attemp
       // An error while staging over state another process changed in between (a block it released, counters it
       // moved) is a conflict too: the user moved since the check above.
       if (!isFenceConflict(err) && (await ctx.users.current(userId))) throw err;
-      ctx.forgetUser(userId);
+      await ctx.forgetUser(userId);
       if (tries === MAX_CONFLICT_RETRIES) {
         throw new AkashicError('AKASHIC_CONFLICT', `user ${JSON.stringify(userId)} kept changing under this write (${tries + 1} attempts); nothing of it was applied`, { cause: err });
       }
