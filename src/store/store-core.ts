@@ -27,7 +27,7 @@ import { openCandidateIndex } from './index/index-rebuild.js';
 import { FileFrameStore } from './file-frame-store.js';
 import { KvFrameStore } from './kv-frame-store.js';
 import { ReclaimableBlocks, type ReclaimableBlock } from './reclaimable-blocks.js';
-import { PostingMerger } from './index/posting-merge.js';
+import { PostingMerger, pendingRange } from './index/posting-merge.js';
 import type { PostingMergeReport } from '../api/reports.js';
 import { META_ENGINE_KEY, META_FRAMES_KEY, SEP, blockKey, openBlockKey } from './kv/keys.js';
 import type { Mutation, WriteExtra } from './write/mutations.js';
@@ -271,16 +271,20 @@ export class StoreCore {
   }
 
   /** Forgets every state this process caches of `userId` (another process changed it). REQUIRES: the write lock. */
-  #forgetUser(userId: string): void {
+  async #forgetUser(userId: string): Promise<void> {
     this.ctx.users.forget(userId);
     const ctx = this.ctx;
     const own = openBlockKey(userId, null);
     for (const k of [...ctx.openRefs.keys()]) if (k === own || k.startsWith(own + SEP)) ctx.openRefs.delete(k);
     for (const [id, info] of [...ctx.openInfos]) if (info.userId === userId) ctx.openInfos.delete(id);
-    // The pending count only bounds readers when no other process writes (`candidates`); a merge recounts nothing.
-    ctx.pendingPostings.delete(userId);
     this.reclaimable.forgetUser(userId);
+    // The pending count schedules the posting merge: recounted from the user's pending keys (one range read).
+    let pending = 0;
+    for await (const _ of this.cf.candidates.keys(pendingRange(userId))) pending++;
+    if (pending > 0) ctx.pendingPostings.set(userId, pending);
+    else ctx.pendingPostings.delete(userId);
   }
+
 
   /** Reads record bytes at slots in the current (committed) state. Only under the write lock. */
   async readCurrent(locs: readonly UserSlot[]): Promise<SlotReadResult> {

@@ -1,10 +1,11 @@
 /**
  * A real test double at the storage boundary: memory-level that behaves as a partitioned backend does. Every batch
  * is checked to fall in ONE partition (the engine's `partitionOfRootKey`, as a Redis backend places keys in hash
- * slots) and recorded; with fencing on, it announces `supports.partitionFencing`, keeps a version per partition, and
- * applies a batch carrying a `fence` only while its partition is at that version (then bumps it), else rejects it
- * with AKASHIC_CONFLICT and applies nothing — the contract a Redis backend's Lua script gives. Two AkashicStores
- * opened over one instance are two processes sharing one store (each with its own caches).
+ * slots) and recorded. With fencing on it announces `supports.partitionVersions` and keeps a version per partition
+ * that every batch writing the partition moves; a batch carrying `expectVersion` applies only while its partition
+ * is at that version, else it is rejected with AKASHIC_CONFLICT and nothing applies; the batch's `versions` map
+ * gets the new version — the contract the Redis backend's Lua script gives. Two AkashicStores opened over one
+ * instance are two processes sharing one store (each with its own caches).
  */
 import { MemoryLevel } from 'memory-level';
 import { AkashicError } from '../../src/errors.js';
@@ -23,7 +24,7 @@ function text(k: unknown): string {
 
 export class PartitionedMemoryLevel extends MemoryLevel<string, Buffer> {
   readonly batches: RecordedBatch[] = [];
-  readonly #versions = new Map<string, number>();
+  readonly #versions = new Map<string, bigint>();
   /** Fenced batches refused because their partition had moved. */
   conflicts = 0;
 
@@ -31,28 +32,34 @@ export class PartitionedMemoryLevel extends MemoryLevel<string, Buffer> {
     super({ keyEncoding: 'utf8', valueEncoding: 'buffer' });
     const supports = this.supports as unknown as Record<string, unknown>;
     supports['partitions'] = true;
-    if (opts.fencing) supports['partitionFencing'] = true;
+    if (opts.fencing) supports['partitionVersions'] = true;
   }
 
-  async partitionVersion(partition: string): Promise<number> {
-    return this.#versions.get(partition) ?? 0;
+  async partitionVersion(partition: string): Promise<string> {
+    return String(this.#versions.get(partition) ?? 0n);
   }
 
   /** abstract-level's private batch hook (not in memory-level's typings): every batch of the store lands here. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the hook's operations are untyped in the typings
   async _batch(operations: any[], options: unknown): Promise<void> {
     const partitions = [...new Set(operations.map((op: { key: unknown }) => partitionOfRootKey(text(op.key))))];
-    const fence = (options as { fence?: { partition: string; version: number } } | undefined)?.fence;
+    const o = options as { expectVersion?: { partition: string; version: string }; versions?: Map<string, string> } | undefined;
+    const fence = o?.expectVersion;
     this.batches.push({ partitions, fenced: fence !== undefined, ops: operations.length });
     if (partitions.length > 1) throw new Error(`a batch spans partitions ${JSON.stringify(partitions)}`);
+    const partition = partitions[0];
     if (fence !== undefined) {
-      if (partitions[0] !== undefined && partitions[0] !== fence.partition) throw new Error(`a batch fenced on ${JSON.stringify(fence.partition)} writes ${JSON.stringify(partitions[0])}`);
-      const now = this.#versions.get(fence.partition) ?? 0;
+      if (partition !== undefined && partition !== fence.partition) throw new Error(`a batch fenced on ${JSON.stringify(fence.partition)} writes ${JSON.stringify(partition)}`);
+      const now = String(this.#versions.get(fence.partition) ?? 0n);
       if (now !== fence.version) {
         this.conflicts++;
         throw new AkashicError('AKASHIC_CONFLICT', `partition ${JSON.stringify(fence.partition)} is at version ${now}, not ${fence.version}`);
       }
-      this.#versions.set(fence.partition, now + 1);
+    }
+    if (partition !== undefined) {
+      const next = (this.#versions.get(partition) ?? 0n) + 1n;
+      this.#versions.set(partition, next);
+      o?.versions?.set(partition, String(next));
     }
     const base = (MemoryLevel.prototype as unknown as { _batch: (ops: unknown[], o: unknown) => Promise<void> })._batch;
     return base.call(this, operations, options);

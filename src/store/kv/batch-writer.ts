@@ -92,19 +92,22 @@ export class BatchWriter {
    * outcome of this batch is unknown (it may or may not be in the log), the latch closes, and AKASHIC_IO is thrown.
    * With `fence` (a partitioned backend with fencing, `partition-fencing.ts`; every op then lies in that partition)
    * the batch applies only while the partition is at that version: otherwise AKASHIC_CONFLICT, nothing applied and
-   * no latch (the caller reloads and stages again).
+   * no latch (the caller reloads and stages again). Resolves to the partition's new version (fenced batches).
    */
-  async write(ops: readonly BatchOp[], fence?: Fence): Promise<void> {
+  async write(ops: readonly BatchOp[], fence?: Fence): Promise<string | undefined> {
     this.check();
-    if (ops.length === 0) return;
+    if (ops.length === 0) return fence?.version;
     let batch: ChainedBatch | null = null;
     try {
       batch = this.#db.batch() as unknown as ChainedBatch;
       fillBatch(batch, ops, this.#encodings);
       const options = writeOptions(this.#options);
-      // The backend's fencing option (partition-fencing.ts): the version travels as a decimal string.
-      const fenced = fence === undefined ? options : { ...options, expectVersion: { partition: fence.partition, version: String(fence.version) } };
-      await batch.write(fenced as unknown as typeof options);
+      if (fence === undefined) await batch.write(options);
+      else {
+        const versions = new Map<string, string>();
+        await batch.write({ ...options, expectVersion: fence, versions } as unknown as typeof options);
+        return versions.get(fence.partition);
+      }
     } catch (err) {
       // A batch that failed before its write is dropped (nothing of it reached the log); close() is idempotent.
       void batch?.close().catch(() => undefined);
@@ -117,5 +120,6 @@ export class BatchWriter {
         cause: err,
       });
     }
+    return undefined;
   }
 }

@@ -2,26 +2,26 @@ import { AkashicError } from '../../errors.js';
 import type { AnyLevel } from '../../api/store-options.js';
 
 /**
- * A batch precondition for a partitioned backend: the batch applies only while `partition` is at `version`, and
- * bumps it by one in the same atomic step; otherwise nothing of it applies and the write fails with
- * `AKASHIC_CONFLICT`. Passed as the `fence` option of a chained batch's `write`.
+ * A batch precondition for a partitioned backend: the batch applies only while `partition` is at `version`
+ * (a decimal string; '0' for a partition that holds nothing), and moves the version in the same atomic step;
+ * otherwise nothing of it applies and the write fails with `AKASHIC_CONFLICT`. Passed as the `expectVersion` option
+ * of a chained batch's `write`, with a `versions` map the backend fills with each written partition's new version.
  */
 export interface Fence {
   readonly partition: string;
-  readonly version: number;
+  readonly version: string;
 }
 
 /**
  * What a backend whose atomic unit is one partition (`partitionOf` in keys.ts; a Redis hash slot) offers so that
- * several processes can share one store: a version per partition, checked and bumped by every fenced batch. A
- * backend announces it with `db.supports.partitionVersions === true`, a `partitionVersion` method (a decimal string
- * or a number) and an `expectVersion: { partition, version }` option of a chained batch's `write`. Capability, not
- * class: classic-level and memory-level have none (one process holds the store; every write is serialized by the
- * store's write lock, so a version check could never fail).
+ * several processes can share one store: a version per partition that every batch writing the partition moves,
+ * and batches fenced on it. A backend announces it with `db.supports.partitionVersions === true` and a
+ * `partitionVersion` method. Capability, not class: classic-level and memory-level have none (one process holds
+ * the store; every write is serialized by the store's write lock, so a version check could never fail).
  */
 export interface PartitionFencing {
-  /** The current version of `partition`: 0 before its first fenced batch. Reads the latest acknowledged state. */
-  partitionVersion(partition: string): Promise<number>;
+  /** The current version of `partition` ('0' when it holds nothing). Reads the latest acknowledged state. */
+  partitionVersion(partition: string): Promise<string>;
 }
 
 /**
@@ -38,7 +38,8 @@ export function partitionFencing(db: AnyLevel): PartitionFencing | null {
   const supports = db.supports as unknown as Record<string, unknown>;
   const candidate = db as unknown as Partial<PartitionFencing>;
   if (supports['partitionVersions'] !== true || typeof candidate.partitionVersion !== 'function') return null;
-  return { partitionVersion: async (p) => Number(await (candidate.partitionVersion as (p: string) => Promise<number | string>).call(db, p)) };
+  // A backend may give the version as a number or a decimal string; the engine compares strings.
+  return { partitionVersion: async (p) => String(await (candidate.partitionVersion as (p: string) => Promise<number | string>).call(db, p)) };
 }
 
 /** True for the error a backend rejects a fenced batch with when its partition moved. */

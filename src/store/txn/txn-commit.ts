@@ -28,13 +28,14 @@ export interface PreparedCommit {
 export async function commitTxn(s: TxnState, placement: BlockPlacement, onBatch: () => void): Promise<void> {
   const prepared = await prepareCommit(s, placement);
   onBatch();
+  let version: string | undefined;
   try {
-    await s.ctx.writer.write(prepared.ops, prepared.fence);
+    version = await s.ctx.writer.write(prepared.ops, prepared.fence);
   } catch (err) {
     abortCommit(s, prepared);
     throw err;
   }
-  await publishCommit(s, placement, prepared);
+  await publishCommit(s, placement, prepared, version);
 }
 
 /**
@@ -98,15 +99,18 @@ export function abortCommit(s: TxnState, prepared: PreparedCommit): void {
   addPending(s, prepared.pending, -1);
 }
 
-/** After the prepared batch landed: the context learns what it changed (caches, accounting, pending postings). */
-export async function publishCommit(s: TxnState, placement: BlockPlacement, prepared: PreparedCommit): Promise<void> {
+/**
+ * After the prepared batch landed: the context learns what it changed (caches, accounting, pending postings);
+ * `version` is the user's partition version a fenced batch left.
+ */
+export async function publishCommit(s: TxnState, placement: BlockPlacement, prepared: PreparedCommit, version?: string): Promise<void> {
   await s.frames.committed();
   const users = s.ctx.users;
   users.readsPersisted(s.userId, prepared.reads);
   s.acct.retrievals += prepared.reads.retrievals;
   s.acct.retrievalBlocks += prepared.reads.retrievalBlocks;
   if (s.dropAccounting) users.forget(s.userId);
-  else users.committed(s.userId, s.acct, prepared.fence !== undefined);
+  else users.committed(s.userId, s.acct, version);
   publishOpenBlocks(s, placement);
   for (const info of s.infos.values()) s.ctx.reclaimable.note(info, s.retired.get(info.blockId)?.forget === true);
   publishPending(s, prepared.pending);

@@ -25,9 +25,9 @@ export interface TxnContext {
   readonly ids: BlockIdAllocator;
   /**
    * Drops every state this process caches of the user (its accounting and version, open-block refs and infos,
-   * pending-postings count): another process changed the user (fenced-write.ts).
+   * pending-postings count, recounted): another process changed the user (fenced-write.ts).
    */
-  forgetUser(userId: string): void;
+  forgetUser(userId: string): Promise<void>;
   /**
    * Open blocks as last committed, so a write does not read its open-block ref and block info back from LevelDB:
    * open-block key → block id (null: no open block), and those blocks' infos. Updated after every committed batch
@@ -65,7 +65,7 @@ export interface TxnState {
   /** The user (partition) every key of this transaction's batch belongs to. */
   readonly userId: string;
   /** The user's partition version the staged state was read at (the batch's fence on a fenced backend). */
-  readonly version: number;
+  readonly version: string;
   /** The block id allocator's epoch when this transaction began (`BlockIdAllocator.secure`). */
   readonly idEpoch: number;
   readonly now: number;
@@ -94,7 +94,7 @@ export interface TxnState {
 }
 
 /** A fresh transaction of `userId` over the user's committed state `base` (`UserStates.load`). */
-export function newTxnState(ctx: TxnContext, userId: string, base: { readonly acct: Accounting; readonly version: number }): TxnState {
+export function newTxnState(ctx: TxnContext, userId: string, base: { readonly acct: Accounting; readonly version: string }): TxnState {
   return {
     ctx,
     userId,

@@ -38,7 +38,7 @@ export class Txn {
   readonly now: number;
 
   /** A transaction of `userId` over the user's committed state `base` (`UserStates.load`, under the write lock). */
-  constructor(ctx: TxnContext, userId: string, base: { readonly acct: Accounting; readonly version: number }) {
+  constructor(ctx: TxnContext, userId: string, base: { readonly acct: Accounting; readonly version: string }) {
     this.#s = newTxnState(ctx, userId, base);
     this.acct = this.#s.acct;
     this.now = this.#s.now;

@@ -29,7 +29,7 @@ export class BlockIdAllocator {
   /** Ids below this are recorded as taken in `alloc/next` (this process's range ends here). */
   #limit: number;
   /** The global partition's version when `alloc/next` was last read or written by this process (fencing only). */
-  #version = 0;
+  #version = '0';
   /** Bumped by every `reload`: ids handed out before it may belong to another process's range. */
   #epoch = 0;
 
@@ -84,12 +84,13 @@ export class BlockIdAllocator {
     if (this.#fencing === null) await this.#writer.write([op]);
     else {
       try {
-        await this.#writer.write([op], { partition: GLOBAL_PARTITION, version: this.#version });
+        const version = await this.#writer.write([op], { partition: GLOBAL_PARTITION, version: this.#version });
+        // A backend that does not say the new version: reread it (the next range is then fenced on what it says).
+        this.#version = version ?? (await this.#fencing.partitionVersion(GLOBAL_PARTITION));
       } catch (err) {
         if (isFenceConflict(err)) await this.reload();
         throw err;
       }
-      this.#version++;
     }
     this.#limit = limit;
   }

@@ -8,7 +8,10 @@ import type { TxnContext } from '../txn/txn-state.js';
  * from the fenced batch), before the conflict is the caller's. Each retry rereads the user's state, so only a user
  * written by other processes without pause exhausts it.
  */
-export const MAX_CONFLICT_RETRIES = 8;
+export const MAX_CONFLICT_RETRIES = 16;
+
+/** The most a retry waits (ms): a random wait up to min(this, 2^attempt) spreads processes that keep colliding. */
+const MAX_BACKOFF_MS = 64;
 
 /**
  * Runs `attempt` and, on a partitioned backend with fencing, again after each conflict (at most
@@ -20,7 +23,7 @@ export async function retryOnConflict<T>(ctx: TxnContext, userId: string, attemp
   for (let tries = 0; ; tries++) {
     // Fenced: every attempt starts from caches valid at the user's current version (one version read), so staging
     // never acts on state another process replaced; the fence covers what changes after this check.
-    if (ctx.users.fenced && !(await ctx.users.current(userId))) ctx.forgetUser(userId);
+    if (ctx.users.fenced && !(await ctx.users.current(userId))) await ctx.forgetUser(userId);
     try {
       return await attempt();
     } catch (err) {
@@ -28,10 +31,12 @@ export async function retryOnConflict<T>(ctx: TxnContext, userId: string, attemp
       // An error while staging over state another process changed in between (a block it released, counters it
       // moved) is a conflict too: the user moved since the check above.
       if (!isFenceConflict(err) && (await ctx.users.current(userId))) throw err;
-      ctx.forgetUser(userId);
+      await ctx.forgetUser(userId);
       if (tries === MAX_CONFLICT_RETRIES) {
         throw new AkashicError('AKASHIC_CONFLICT', `user ${JSON.stringify(userId)} kept changing under this write (${tries + 1} attempts); nothing of it was applied`, { cause: err });
       }
+      // Processes that collided would collide again at once: each waits a random while (exponential, capped).
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(MAX_BACKOFF_MS, 2 ** tries)));
     }
   }
 }
@@ -46,7 +51,6 @@ export function writeUserBatch(ctx: TxnContext, userId: string, build: () => Pro
     const fence = await ctx.users.fence(userId);
     const ops = await build();
     if (ops.length === 0) return;
-    await ctx.writer.write(ops, fence);
-    ctx.users.bumped(userId);
+    ctx.users.bumped(userId, await ctx.writer.write(ops, fence));
   });
 }

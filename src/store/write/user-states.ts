@@ -15,7 +15,7 @@ interface UserState {
   /** The user's accounting record as committed (database format 6: `alloc/acct ␀ user`). */
   readonly acct: Accounting;
   /** The user's partition version this state was read at (fencing; 0 without). */
-  readonly version: number;
+  readonly version: string;
 }
 
 /** Users whose state is cached at once; beyond it the cache is dropped whole and reread on demand. */
@@ -53,7 +53,7 @@ export class UserStates {
     const known = this.#states.get(userId);
     if (known !== undefined) return known;
     // The version first: a commit landing between the two reads makes this process's next fenced batch fail (safe).
-    const version = this.#fencing === null ? 0 : await this.#fencing.partitionVersion(userId);
+    const version = this.#fencing === null ? '0' : await this.#fencing.partitionVersion(userId);
     const v = await this.#cf.alloc.get(accountingKey(userId));
     const state = { acct: v === undefined ? emptyAccounting() : decodeAccounting(v, `accounting of ${JSON.stringify(userId)}`), version };
     if (this.#states.size >= MAX_CACHED_USERS) this.#states.clear();
@@ -72,10 +72,13 @@ export class UserStates {
     return known !== undefined && known.version === (await this.#fencing.partitionVersion(userId));
   }
 
-  /** A commit of the user landed: its accounting is `acct`, and a fenced batch bumped the version. */
-  committed(userId: string, acct: Accounting, fenced: boolean): void {
-    const prev = this.#states.get(userId);
-    this.#states.set(userId, { acct, version: (prev?.version ?? 0) + (fenced ? 1 : 0) });
+  /**
+   * A commit of the user landed: its accounting is `acct`; `version` is the partition's version the fenced batch
+   * left (undefined without fencing). A fenced batch whose backend did not say drops the state (reread next time).
+   */
+  committed(userId: string, acct: Accounting, version: string | undefined): void {
+    if (this.#fencing !== null && version === undefined) this.#states.delete(userId);
+    else this.#states.set(userId, { acct, version: version ?? '0' });
   }
 
   /** The precondition of a batch of the user's partition (undefined without fencing). REQUIRES: the write lock. */
@@ -84,10 +87,15 @@ export class UserStates {
     return { partition: userId, version: (await this.load(userId)).version };
   }
 
-  /** A fenced batch of the user landed without changing its accounting (co-access, active turns, posting merge). */
-  bumped(userId: string): void {
+  /**
+   * A fenced batch of the user landed without changing its accounting (co-access, active turns, posting merge),
+   * leaving the partition at `version`.
+   */
+  bumped(userId: string, version: string | undefined): void {
     const prev = this.#states.get(userId);
-    if (prev !== undefined && this.#fencing !== null) this.#states.set(userId, { acct: prev.acct, version: prev.version + 1 });
+    if (prev === undefined || this.#fencing === null) return;
+    if (version === undefined) this.#states.delete(userId);
+    else this.#states.set(userId, { acct: prev.acct, version });
   }
 
   /** Drops what this process cached of the user (another process changed it). */
