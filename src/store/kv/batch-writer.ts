@@ -1,5 +1,5 @@
 import type { AbstractBatchOperation, AbstractChainedBatch } from 'abstract-level';
-import { AkashicError } from '../../errors.js';
+import { AkashicError, isAkashicError } from '../../errors.js';
 import { isNotOpen, storageError } from './level-errors.js';
 import { writeOptions, type AnyLevel, type ResolvedStoreOptions } from '../../api/store-options.js';
 
@@ -103,6 +103,8 @@ export class BatchWriter {
       void batch?.close().catch(() => undefined);
       // A database closed under a racing write is a lifecycle error, not a storage failure: nothing was written.
       if (isNotOpen(err)) throw storageError(err);
+      // A fenced batch refused by the backend (Redis: the partition's version moved) applied nothing: no latch.
+      if (isAkashicError(err, 'AKASHIC_CONFLICT')) throw err;
       const message = err instanceof Error ? err.message : String(err);
       this.#failure = new AkashicError('AKASHIC_IO', `storage write failed: ${message}`, { cause: err });
       throw new AkashicError('AKASHIC_IO', `storage write failed: ${message}; the store refuses writes until it is closed and reopened`, {
