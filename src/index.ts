@@ -11,5 +11,4 @@ export { DefaultAffinityModel } from './gc/default-affinity.js';
 export { FORMAT_VERSION } from './record/envelope.js';
 export * from './memattention/index.js';
 export * from './model/index.js';
-export * from './lab/workload/index.js';
 export { salvage, type SalvageOptions, type SalvageReport } from './engine/salvage.js';

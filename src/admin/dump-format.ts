@@ -5,7 +5,7 @@ import { checkChunkId, checkId } from '../api/ids.js';
 import { checkTurn } from '../memattention/turn-input.js';
 import type { ActiveTurnValue } from '../record/engine-records.js';
 import type { RestoredVersion } from '../api/results.js';
-import { dirKey } from '../store/kv/keys.js';
+import { dirKey } from '../api/key-strings.js';
 
 /**
  * The logical dump format (JSON Lines), version DUMP_FORMAT. Frozen: a change of any line's shape needs a new

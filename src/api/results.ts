@@ -47,6 +47,8 @@ export interface ChunkVersion {
   readonly cause: SupersedeCause | null;
   /** The chunk that replaced it, when reconciliation named one (full ref, same user). */
   readonly supersededBy: FullChunkRef | null;
+  /** Why reconciliation ended it — what matched, e.g. `employer of Bob (self): "Acme" → "Globex"` — when it said. */
+  readonly reason?: string;
 }
 
 /**

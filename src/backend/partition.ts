@@ -25,15 +25,23 @@ const USER_COMPONENT: Readonly<Record<string, (first: string) => number>> = {
   dir: () => 0,
   // user ␀ session ␀ seq
   active: () => 0,
-  // marker ␀ user ␀ …  (recency, session recency, pending, postings, counters)
+  // user ␀ block  (block infos)
+  binfo: () => 0,
+  // user ␀ block.frame  (frames kept as keys)
+  blk: () => 0,
+  // user ␀ time ␀ session ␀ ulid  (the expiry index)
+  ttl: () => 0,
+  // marker ␀ user ␀ …  (recency, session recency, pending, postings)
   cidx: () => 1,
   // a ␀ user ␀ …  and  p ␀ user ␀ …
   coacc: () => 1,
-  // v ␀ user ␀ … (versions); t ␀ time ␀ user ␀ … (the age index, ordered by time first: global)
-  hist: (first) => (first === 'v' ? 1 : -1),
-  // open ␀ user ␀ … (open-block refs); next (the block allocator: global)
-  alloc: (first) => (first === 'open' ? 1 : -1),
+  // v ␀ user ␀ …  (versions) and  t ␀ user ␀ time ␀ …  (the age index)
+  hist: () => 1,
+  // open ␀ user ␀ …  (open-block refs) and  acct ␀ user  (accounting); next (the block allocator: global)
+  alloc: (first) => (first === 'open' || first === 'acct' ? 1 : -1),
 };
+/** Families some of whose keys end with the user id. */
+const ENDS_AT_USER: ReadonlySet<string> = new Set(['alloc']);
 
 /** The sublevel name and the rest of a root key, or null for a key outside any `!name!` sublevel. */
 function splitFamily(key: string): { family: string; rest: string } | null {
@@ -54,8 +62,10 @@ function userPrefix(key: string): { user: string; prefix: string } | null {
   if (rule === undefined) return null;
   const parts = f.rest.split(SEP);
   const index = rule(parts[0]!);
-  // A key that ends at the user id (no separator after it) is no user's: ids are followed by one in every layout.
-  if (index < 0 || parts.length <= index + 1 || parts[index] === '') return null;
+  // A key that ends at the user id (no separator after it) is no user's, except in the families whose layouts
+  // end there (the allocator's `open ␀ user` and `acct ␀ user`).
+  if (index < 0 || parts.length <= index || parts[index] === '') return null;
+  if (parts.length === index + 1 && !ENDS_AT_USER.has(f.family)) return null;
   const head = parts.slice(0, index + 1).join(SEP) + SEP;
   return { user: parts[index]!, prefix: `!${f.family}!` + head };
 }

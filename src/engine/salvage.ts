@@ -1,4 +1,5 @@
-import { ClassicLevel } from 'classic-level';
+import type { ClassicLevel } from 'classic-level';
+import { classicLevel } from './classic-level-module.js';
 import { readdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { decodeFrame, type DecodedFrame } from '../block/frame-codec.js';
@@ -133,7 +134,7 @@ export async function salvage(fromPath: string, toPath: string, opts: SalvageOpt
         for (const p of page) {
           const fk = frameKey(p.entry.location!.blockId, p.entry.location!.frame);
           if (frames.has(fk)) continue;
-          frames.set(fk, await readFrame(frameStore, p.entry.location!));
+          frames.set(fk, await readFrame(frameStore, { userId: p.userId, blockId: p.entry.location!.blockId, frame: p.entry.location!.frame }));
         }
         const ok: ChunkRecord[] = [];
         for (const p of page) {
@@ -187,7 +188,7 @@ export async function salvage(fromPath: string, toPath: string, opts: SalvageOpt
 
       // Pass 2: orphans, in every readable frame.
       // Frame files keep a released block's bytes until its segment goes: only blocks still holding data count.
-      const holding = frameStore instanceof FileFrameStore ? await blocksHoldingData(cf, onError('block infos')) : null;
+      const holding = frameStore.keepsReleasedFrames ? await blocksHoldingData(cf, onError('block infos')) : null;
       for await (const { blockId, frame, value: v } of frameStore.entries(onError('block frames'), holding === null ? undefined : (b) => holding.has(b))) {
         const fk = frameKey(blockId, frame);
         let f: DecodedFrame;
@@ -356,7 +357,7 @@ async function openSource(path: string, repair: boolean): Promise<Source> {
   // Tables the MANIFEST names: a partial table a crash left (LevelDB deletes it at open) is not damage.
   const tableLoss = await rebuild(true);
   const open = async (): Promise<ClassicLevel<string, Buffer>> => {
-    const db = new ClassicLevel<string, Buffer>(copy.path, { keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing: false });
+    const db = new (await classicLevel())<string, Buffer>(copy.path, { keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing: false });
     await db.open();
     return db;
   };
@@ -383,7 +384,7 @@ async function openSource(path: string, repair: boolean): Promise<Source> {
   // left alone above are checked now, so a damaged one is rebuilt rather than read by the repair.
   tableLoss.push(...(await rebuild(false)));
   try {
-    await ClassicLevel.repair(copy.path);
+    await (await classicLevel()).repair(copy.path);
     const db = await open();
     // Repair puts every table in level 0, where a point lookup trusts the newest file number rather than the
     // newest write: one full compaction merges them by sequence number, as LevelDB's reads expect.

@@ -52,7 +52,8 @@ export async function runGcPass(core: StoreCore, pool: GcPool, affinity: Affinit
     }
   }
   if (victims.length > 0) {
-    await core.transact(async (txn) => {
+    // A pass is counted once, in the accounting of the first user it collected (totals sum over users).
+    await core.transact(victims[0]!.userId, async (txn) => {
       txn.acct.gcRuns++;
     });
   }
@@ -67,7 +68,7 @@ async function collectUserBatch(
   victims: readonly Victim[],
 ): Promise<{ released: number; written: number; moved: number; conflicts: number; fallbacks: number; damaged: number }> {
   const refs: FrameRef[] = [];
-  for (const b of victims) for (let f = 0; f < b.frames; f++) refs.push({ blockId: b.blockId, frame: f });
+  for (const b of victims) for (let f = 0; f < b.frames; f++) refs.push({ userId, blockId: b.blockId, frame: f });
   const keys = refs.map((r) => frameKey(r.blockId, r.frame));
   const values = await core.frames.getMany(refs);
   // A victim released meanwhile (relocation emptied it) has no frames left: skip those frames.
@@ -102,7 +103,7 @@ async function collectUserBatch(
   const blockIdsBefore = blocks.map((b) => b.blockId);
   if (live.length === 0) {
     // Nothing live to move: the commit below only has to release the victims (their counters say so).
-    return { ...(await releaseOnly(core, blockIdsBefore)), damaged: damagedIds.size };
+    return { ...(await releaseOnly(core, userId, blockIdsBefore)), damaged: damagedIds.size };
   }
 
   // Partition by namespace: the session when blocks are per session, the whole user otherwise.
@@ -142,7 +143,7 @@ async function collectUserBatch(
     core.options.blockCapacity,
     core.options.blockMaxBytes,
   );
-  const firstId = await core.reserveBlockIds(layout.length);
+  const { first: firstId, epoch } = await core.reserveBlockIds(layout.length);
   const { frames } = await pool.encodeBlocks({
     kind: 'encode-blocks',
     zstdLevel: core.options.zstdLevel,
@@ -152,9 +153,11 @@ async function collectUserBatch(
   let moved = 0;
   let conflicts = 0;
   let committed: Txn | null = null;
-  await core.transact(async (txn) => {
+  await core.transact(userId, async (txn) => {
     committed = txn;
-    txn.noteReserved(firstId + layout.length);
+    // Another process took a range since the ids were reserved (fencing only): they may be its; leave this batch
+    // of victims to the next pass.
+    if (core.blockIdEpoch !== epoch) return;
     const now = await txn.dirEntries(flat.map((l) => l.key));
     const ok = flat.map((l, i) => {
       const e = now[i];
@@ -180,9 +183,9 @@ async function collectUserBatch(
   return { released, written: layout.length, moved, conflicts, fallbacks, damaged: damagedIds.size };
 }
 
-async function releaseOnly(core: StoreCore, blockIds: readonly number[]): Promise<{ released: number; written: number; moved: number; conflicts: number; fallbacks: number }> {
+async function releaseOnly(core: StoreCore, userId: string, blockIds: readonly number[]): Promise<{ released: number; written: number; moved: number; conflicts: number; fallbacks: number }> {
   let committed: Txn | null = null;
-  await core.transact(async (txn) => {
+  await core.transact(userId, async (txn) => {
     committed = txn;
     for (const id of blockIds) await txn.blockInfo(id);
   });

@@ -14,7 +14,7 @@
  * @internal
  */
 import type { AkashicStore } from '../engine/akashic-store.js';
-import { activeTurnLog, type ListedEntry, type Mutation, type StoredTurn } from '../engine/internal-seams.js';
+import { activeTurnLog, trustedCalls, type ListedEntry, type Mutation, type StoredTurn } from '../engine/internal-seams.js';
 import type { ChunkKind, ChunkRecord } from '../record/chunk-record.js';
 import { checkContent, LIMITS, type ChunkRef } from '../api/chunk-input.js';
 import { gatherCandidates } from './candidates.js';
@@ -43,6 +43,11 @@ export interface CompactionResult {
   readonly related: readonly ChunkRef[];
   readonly updated: readonly ChunkRef[];
   readonly deleted: readonly ChunkRef[];
+  /**
+   * Why each updated or deleted chunk changed, when the model said (the embedded model names the retired statement,
+   * the one that replaced it, the fact and the old and new values); also kept in the ended version's history.
+   */
+  readonly reasons: readonly { readonly chunk: ChunkRef; readonly reason: string }[];
   /** Chunk records read (the related bodies) and the distinct blocks that took. */
   readonly recordsRead: number;
   readonly blocksTouched: number;
@@ -64,6 +69,10 @@ export interface CompactorContext {
 function unionProvenance(old: readonly string[], added: readonly string[]): string[] {
   const all = [...new Set([...old, ...added])];
   return all.length > LIMITS.provenance ? all.slice(all.length - LIMITS.provenance) : all;
+}
+
+function sameLineCount(a: string, b: string): boolean {
+  return a.split('\n').length === b.split('\n').length;
 }
 
 const MEMORY_ONLY: ReadonlySet<ChunkKind> = new Set(['memory']);
@@ -103,7 +112,7 @@ export async function compactTurns(ctx: CompactorContext, userId: string, sessio
   let related: { id: string; ref: ChunkRef; record: ChunkRecord }[] = [];
   let blocksTouched = 0;
   if (chosen.length > 0) {
-    const read = await store.getMany(userId, chosen.map((c) => c.ref));
+    const read = await store[trustedCalls].getMany(userId, chosen.map((c) => c.ref), null);
     blocksTouched = read.blocksTouched;
     // A chunk deleted since the listing simply drops out of the reconciliation.
     related = chosen.flatMap((c, i) => {
@@ -115,7 +124,7 @@ export async function compactTurns(ctx: CompactorContext, userId: string, sessio
   // With nothing to reconcile there is nothing for JOINT-COMPACT to do: m is already the chunk.
   const joint =
     related.length === 0
-      ? { text: m, updates: [], deletions: [] }
+      ? { text: m, updates: [], deletions: [], reasons: new Map<string, string>() }
       : await model.jointCompact(
           { text: m, keywords: km },
           related.map((r) => ({
@@ -175,22 +184,30 @@ export async function compactTurns(ctx: CompactorContext, userId: string, sessio
         text: u.text,
         tokenCount: await countTokensYielding(tok, u.text),
         keywords: u.keywords,
-        provenance: unionProvenance(u.r.record.provenance, turnIds),
+        // A rewrite that keeps the chunk one line per turn (a statement retired inside its turn) keeps its turns:
+        // adding the new chunk's would break the line-per-turn alignment recall splits passages by. Any other
+        // rewrite carries the new turns over (the text now holds what they said).
+        provenance: sameLineCount(u.r.record.text, u.text) ? [...u.r.record.provenance] : unionProvenance(u.r.record.provenance, turnIds),
         // A rewritten text without a vector of its own loses the old one (it described the old text).
         embedding: vector ?? null,
       },
       'updated chunk',
     );
     const by = chunkId === null ? {} : { supersededBy: { sessionId, chunkId } };
-    mutations.push({ op: 'update', sessionId: u.r.ref.sessionId, chunkId: u.r.ref.chunkId, expectVersion: u.r.record.version, content, ...by });
+    const why = joint.reasons.get(u.r.id);
+    mutations.push({ op: 'update', sessionId: u.r.ref.sessionId, chunkId: u.r.ref.chunkId, expectVersion: u.r.record.version, content, ...by, ...(why === undefined ? {} : { reason: why }) });
   }
   for (const id of joint.deletions) {
     const r = relatedById.get(id)!;
-    mutations.push(
-      chunkId === null
-        ? { op: 'delete', sessionId: r.ref.sessionId, chunkId: r.ref.chunkId, expectVersion: r.record.version }
-        : { op: 'delete', sessionId: r.ref.sessionId, chunkId: r.ref.chunkId, expectVersion: r.record.version, supersededBy: { sessionId, chunkId } },
-    );
+    const why = joint.reasons.get(id);
+    mutations.push({
+      op: 'delete',
+      sessionId: r.ref.sessionId,
+      chunkId: r.ref.chunkId,
+      expectVersion: r.record.version,
+      ...(chunkId === null ? {} : { supersededBy: { sessionId, chunkId } }),
+      ...(why === undefined ? {} : { reason: why }),
+    });
   }
 
   await storage(store[activeTurnLog].commitCompaction(userId, mutations, turns));
@@ -205,6 +222,7 @@ export async function compactTurns(ctx: CompactorContext, userId: string, sessio
     related: related.map((r) => r.ref),
     updated: updates.map((u) => u.r.ref),
     deleted: joint.deletions.map((id) => relatedById.get(id)!.ref),
+    reasons: [...joint.reasons].map(([id, reason]) => ({ chunk: relatedById.get(id)!.ref, reason })),
     recordsRead: chosen.length,
     blocksTouched,
   };

@@ -2,7 +2,7 @@
  * The MemAttention layer (the Akashic paper §4.1–4.3): `AkashicMemory` over an `AkashicStore`, its options and result types.
  */
 export { AkashicMemory } from './memory.js';
-export type { AppendResult, RecallInput, RecallResult, SessionRef, TurnInput } from './memory.js';
+export type { AppendResult, CompleteRequestInput, RecallInput, RecallResult, SessionRef, TurnInput } from './memory.js';
 export type { ActiveTurn } from './active-chunk.js';
 export type { CompactionResult } from './compactor.js';
 export type { RelocationOutcome } from './colocation.js';

@@ -3,6 +3,7 @@
  * `ResolvedMemoryOptions`, and the validator that names the bad option.
  */
 import { invalidArgument } from '../errors.js';
+import { keysOf, rejectUnknownKeys } from '../api/option-keys.js';
 import { CHUNK_KINDS, type ChunkKind } from '../record/chunk-record.js';
 import { EmbeddedModel } from '../model/embedded-model.js';
 import type { MemoryModel } from '../model/memory-model.js';
@@ -13,19 +14,22 @@ import { createTokenizer, type Tokenizer } from '../model/tokenizer.js';
 /** Which chunks a compaction or a recall may look at: the current session's (the paper's T[u][s]) or all of the user's. */
 export type MemoryScope = 'session' | 'user';
 
-/** τ_c, the chunk gate in model tokens (the Akashic paper §5.5). */
+/** The default of `recallScope` and `reconcileScope`: memory follows the user across sessions. */
+export const DEFAULT_MEMORY_SCOPE: MemoryScope = 'user';
+
 /** What a recall fills its budget with (see `MemoryOptions.recallUnit`). */
 export type RecallUnit = 'sentence' | 'passage' | 'chunk';
 
 /** The default recall unit: extractive sentences (docs/recall-quality.md has the measurements). */
 export const DEFAULT_RECALL_UNIT: RecallUnit = 'sentence';
 
+/** τ_c, the chunk gate in model tokens (the Akashic paper §5.5). */
 export const DEFAULT_CHUNK_GATE_TOKENS = 1024;
 /** p, the selection width of SELECT (the Akashic paper §4.1). */
 export const DEFAULT_TOP_P = 5;
-/** memory_budget_tokens of a recall. */
 /** p of a recall: chunks SELECT may pick for a recall, whose passages then compete for the budget. */
 export const DEFAULT_RECALL_TOP_P = 15;
+/** memory_budget_tokens of a recall. */
 export const DEFAULT_MEMORY_BUDGET_TOKENS = 1536;
 /** τ_assoc of COLOCATE. */
 export const DEFAULT_TAU_ASSOC = 0.7;
@@ -37,6 +41,12 @@ export const DEFAULT_CANDIDATE_PREFILTER = 64;
 export const DEFAULT_CANDIDATE_KEYWORDS = 64;
 /** One COLOCATE attempt per this many recalls of a user. */
 export const DEFAULT_RELOCATE_EVERY_RECALLS = 10;
+
+/**
+ * The relevance floor of a recall: a passage scoring below this share of the recall's best passage is not
+ * recalled (docs/recall-quality.md, "Relevance floor", has the measurements behind the value).
+ */
+export const DEFAULT_RELEVANCE_FLOOR = 0.05;
 
 /** Co-accesses a pair needs before online relocation moves it together (see relocateMinRecurrence). */
 export const DEFAULT_RELOCATE_MIN_RECURRENCE = 3;
@@ -61,11 +71,15 @@ export interface MemoryOptions {
    */
   readonly recallTopP?: number;
   /**
-   * Which prior chunks a compaction may reconcile with (and so update or delete). Default 'session', the paper's
-   * namespace T[u][s]; 'user' lets a new chunk correct memories of the user's other sessions too.
+   * Which prior chunks a compaction may reconcile with (and so update or delete). Default 'user': a new chunk may
+   * correct what the user said in any earlier session ("I started at Globex" retires "I work at Acme" of last
+   * week). 'session' keeps the paper's namespace T[u][s]: a chunk reconciles only with its own session's.
    */
   readonly reconcileScope?: MemoryScope;
-  /** Default scope of `recall` when the call does not give one. Default 'session'. */
+  /**
+   * Default scope of `recall` when the call does not give one. Default 'user': a new conversation remembers the
+   * earlier ones. 'session' searches only the calling session's chunks (the paper's T[u][s]).
+   */
   readonly recallScope?: MemoryScope;
   /** Default token budget of the memory text a recall returns. Default 1536. */
   readonly memoryBudgetTokens?: number;
@@ -82,6 +96,13 @@ export interface MemoryOptions {
    * summary) are taken whole in every unit.
    */
   readonly recallUnit?: RecallUnit;
+  /**
+   * The relevance floor, in [0, 1]: a recall leaves out every passage (sentence, turn or chunk, per `recallUnit`)
+   * that matches nothing or scores below this share of its best passage's score, even when budget remains, so a
+   * small memory is not returned whole and unrelated chunks do not pad a large one. 0 keeps every passage that
+   * matches at all. Default DEFAULT_RELEVANCE_FLOOR.
+   */
+  readonly relevanceFloor?: number;
   /** N: the newest chunk metas of the scope always shown to SELECT. Default 256. */
   readonly candidateWindow?: number;
   /** M: at most this many older metas sharing a keyword with the query are added. Default 64. */
@@ -121,6 +142,7 @@ export interface ResolvedMemoryOptions {
   readonly memoryBudgetTokens: number;
   readonly recallKinds: ReadonlySet<ChunkKind>;
   readonly recallUnit: RecallUnit;
+  readonly relevanceFloor: number;
   readonly candidateWindow: number;
   readonly candidatePrefilter: number;
   readonly candidateKeywords: number;
@@ -155,8 +177,15 @@ function isModel(m: unknown): m is MemoryModel {
 }
 
 /** Validates options and fills defaults; throws AKASHIC_INVALID_ARGUMENT naming the bad option. @internal */
+const MEMORY_KEYS = keysOf<MemoryOptions>()(
+  'model', 'embedder', 'tokenizer', 'chunkGateTokens', 'topP', 'recallTopP', 'reconcileScope', 'recallScope', 'memoryBudgetTokens', 'recallKinds',
+  'recallUnit', 'candidateWindow', 'candidatePrefilter', 'candidateKeywords', 'tauAssoc', 'relocateEveryRecalls', 'relocateMinRecurrence',
+  'relocateSync', 'idleCompactMs', 'onBackgroundError', 'relevanceFloor',
+);
+
 export function resolveMemoryOptions(o: MemoryOptions = {}): ResolvedMemoryOptions {
   if (o === null || typeof o !== 'object') throw invalidArgument('options must be an object');
+  rejectUnknownKeys(o, MEMORY_KEYS, 'memory options');
   if (o.model !== undefined && !isModel(o.model)) throw invalidArgument('option model must implement MemoryModel');
   if (o.tokenizer !== undefined && (o.tokenizer === null || typeof o.tokenizer.count !== 'function')) {
     throw invalidArgument('option tokenizer must have a count(text) method');
@@ -172,11 +201,12 @@ export function resolveMemoryOptions(o: MemoryOptions = {}): ResolvedMemoryOptio
     chunkGateTokens: intOption('chunkGateTokens', o.chunkGateTokens, 1, 1_000_000, DEFAULT_CHUNK_GATE_TOKENS),
     topP: intOption('topP', o.topP, 1, 64, DEFAULT_TOP_P),
     recallTopP: intOption('recallTopP', o.recallTopP, 1, 64, DEFAULT_RECALL_TOP_P),
-    reconcileScope: scopeOption('reconcileScope', o.reconcileScope, 'session'),
-    recallScope: scopeOption('recallScope', o.recallScope, 'session'),
+    reconcileScope: scopeOption('reconcileScope', o.reconcileScope, DEFAULT_MEMORY_SCOPE),
+    recallScope: scopeOption('recallScope', o.recallScope, DEFAULT_MEMORY_SCOPE),
     memoryBudgetTokens: intOption('memoryBudgetTokens', o.memoryBudgetTokens, 0, 10_000_000, DEFAULT_MEMORY_BUDGET_TOKENS),
     recallKinds: kindsOption(o.recallKinds),
     recallUnit: unitOption(o.recallUnit),
+    relevanceFloor: floorOption('relevanceFloor', o.relevanceFloor, DEFAULT_RELEVANCE_FLOOR),
     candidateWindow: intOption('candidateWindow', o.candidateWindow, 1, 100_000, DEFAULT_CANDIDATE_WINDOW),
     candidatePrefilter: intOption('candidatePrefilter', o.candidatePrefilter, 0, 100_000, DEFAULT_CANDIDATE_PREFILTER),
     candidateKeywords: intOption('candidateKeywords', o.candidateKeywords, 1, 256, DEFAULT_CANDIDATE_KEYWORDS),
@@ -187,6 +217,13 @@ export function resolveMemoryOptions(o: MemoryOptions = {}): ResolvedMemoryOptio
     idleCompactMs: intOption('idleCompactMs', o.idleCompactMs, 0, 7 * 24 * 3600 * 1000, 0),
     onBackgroundError: o.onBackgroundError ?? (() => undefined),
   };
+}
+
+/** Validates a relevance floor (a share in [0, 1]). @internal */
+export function floorOption(name: string, v: unknown, dflt: number): number {
+  if (v === undefined) return dflt;
+  if (typeof v !== 'number' || !(v >= 0 && v <= 1)) throw invalidArgument(`option ${name} must be a number in [0, 1], got ${show(v)}`);
+  return v;
 }
 
 function unitOption(v: unknown): RecallUnit {

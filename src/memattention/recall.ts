@@ -1,4 +1,3 @@
-import type { ChunkFilter } from '../api/chunk-filter.js';
 /**
  * Query-aware retrieval (the Akashic paper, Algorithm 1 lines 14–20; §4.3 request admission): K_q ← BUILDMETA(query);
  * candidate metas without bodies (candidates.ts); S ← SELECT(K_q, M, p); FETCHBYID by slot (the candidates carry
@@ -6,7 +5,9 @@ import type { ChunkFilter } from '../api/chunk-filter.js';
  * SORTBYTIME; the text to prepend.
  * @internal
  */
+import type { CompiledFilter } from '../api/chunk-filter.js';
 import type { AkashicStore } from '../engine/akashic-store.js';
+import { trustedCalls } from '../engine/internal-seams.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
 import { isCalendarTerm, termsOf } from '../model/keywords.js';
 import { gatherCandidates, type Candidate, type CandidateView } from './candidates.js';
@@ -17,6 +18,8 @@ import { CHUNK_SEPARATOR, lexicalPassageScores, selectPassages, type RecalledPas
 import type { CheckedModel } from './model-calls.js';
 import type { MemoryScope, ResolvedMemoryOptions } from './options.js';
 import { countTokensYielding } from '../model/tokenizer.js';
+import { aboveFloor, floorScore } from './relevance-floor.js';
+import { questionSlot, statesSlot, type FactSlot } from '../model/fact-updates.js';
 
 export interface RetrievalRequest {
   readonly userId: string;
@@ -25,10 +28,12 @@ export interface RetrievalRequest {
   readonly topP: number;
   readonly budget: number;
   readonly scope: MemoryScope;
-  /** Validated by the caller (compileFilter). */
-  readonly filter?: ChunkFilter;
+  /** Compiled once by the caller (compileFilter). */
+  readonly filter?: CompiledFilter;
   /** Agent/run scopes, as-of time, superseded versions (validated by the caller). */
   readonly view?: CandidateView;
+  /** The relevance floor of this recall; default the option `relevanceFloor`. */
+  readonly floor?: number;
 }
 
 /** A recalled chunk; a superseded version (recall with `includeSuperseded`) is marked `superseded`. */
@@ -51,6 +56,17 @@ export interface Retrieval {
 }
 
 export { CHUNK_SEPARATOR };
+
+/**
+ * A question about a known kind of fact ("Where does Bob work now?") ranks the statements of that fact first,
+ * whatever words they use ("I started at Globex"): each gains the best score of the set (at least 1), so among
+ * them the usual score decides, then the newer (the sort's tie-break). The rule is the one reconciliation uses to
+ * find updates (`model/fact-updates.ts`).
+ */
+function withFactBonus(scores: readonly number[], texts: readonly string[], slot: FactSlot): number[] {
+  const bonus = Math.max(1, ...scores);
+  return scores.map((s, i) => (statesSlot(texts[i] ?? '', slot) ? s + bonus : s));
+}
 
 export function chronological(a: ChunkRecord, b: ChunkRecord): number {
   return a.createdAt - b.createdAt || (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0);
@@ -81,9 +97,9 @@ export async function retrieve(store: AkashicStore, model: CheckedModel, options
   // directly instead of the directory first (a stale location falls back to the directory inside the store).
   const bySlot = asOf === undefined && current.every((c) => c.located !== undefined);
   const read = bySlot
-    ? await store.getManyBySlot(req.userId, current.map((c) => c.located!))
-    : await store.getMany(req.userId, current.map((c) => c.ref), asOf === undefined ? {} : { asOf });
-  const oldRecords = old.length === 0 ? [] : await store.keptVersions(req.userId, old.map((c) => ({ ...c.ref, version: c.version })));
+    ? await store[trustedCalls].getManyBySlot(req.userId, current.map((c) => c.located!))
+    : await store[trustedCalls].getMany(req.userId, current.map((c) => c.ref), asOf ?? null);
+  const oldRecords = old.length === 0 ? [] : await store[trustedCalls].keptVersions(req.userId, old.map((c) => ({ ...c.ref, version: c.version })));
   const found = new Map<Candidate, RecalledChunk | null>();
   current.forEach((c, i) => found.set(c, read.chunks[i] ?? null));
   old.forEach((c, i) => {
@@ -93,16 +109,20 @@ export async function retrieve(store: AkashicStore, model: CheckedModel, options
   // Rank order (most relevant first); the budget cut pops from the end.
   const ranked = picked.map((c) => found.get(c) ?? null).filter((c): c is RecalledChunk => c !== null);
   const tok = options.tokenizer;
+  const query = { text: req.query, keywords };
+  const queryTerms = [...termsOf(keywords.join('\n')), ...termsOf(req.query)];
+  const slot = questionSlot(req.query);
+  const score = async (texts: readonly string[]): Promise<number[]> => {
+    const scores = (await model.scorePassages(query, texts)) ?? lexicalPassageScores(queryTerms, texts);
+    return slot === null ? scores : withFactBonus(scores, texts, slot);
+  };
+  const floor = req.floor ?? options.relevanceFloor;
   if (options.recallUnit !== 'chunk') {
-    const query = { text: req.query, keywords };
-    const queryTerms = [...termsOf(keywords.join('\n')), ...termsOf(req.query)];
-    const score = async (texts: readonly string[]): Promise<number[]> =>
-      (await model.scorePassages(query, texts)) ?? lexicalPassageScores(queryTerms, texts);
     const dated = termsOf(req.query).some(isCalendarTerm);
     const got =
       options.recallUnit === 'sentence'
-        ? await selectSentencePassages(ranked, score, req.budget, tok, chronological, dated)
-        : await selectPassages(ranked, score, req.budget, tok, chronological, dated);
+        ? await selectSentencePassages(ranked, score, req.budget, tok, chronological, dated, floor)
+        : await selectPassages(ranked, score, req.budget, tok, chronological, dated, floor);
     return {
       chunks: got.chunks,
       passages: got.passages,
@@ -117,10 +137,15 @@ export async function retrieve(store: AkashicStore, model: CheckedModel, options
   // Greedy in rank order: take each chunk whose addition still fits the budget, skip one that does not and go on
   // with the next (a too-large top chunk must not empty the recall while smaller relevant ones would fit).
   // The exact rendered text is counted, separators included.
+  // Whole chunks are scored as passages are and held to the same floor; SELECT's order decides among those kept.
+  const chunkScores = await score(ranked.map((c) => c.text));
+  const threshold = floorScore(chunkScores, floor);
+  const scoreOf = new Map(ranked.map((c, i) => [c, chunkScores[i] ?? 0]));
+  const order = ranked.filter((c) => aboveFloor(scoreOf.get(c) ?? 0, threshold));
   let kept: ChunkRecord[] = [];
   let text = '';
   let tokenCount = 0;
-  for (const c of ranked) {
+  for (const c of order) {
     const tryKept = [...kept, c];
     const tryText = render(tryKept);
     const n = await countTokensYielding(tok, tryText);
@@ -133,7 +158,7 @@ export async function retrieve(store: AkashicStore, model: CheckedModel, options
   const chunks = [...kept].sort(chronological);
   return {
     chunks,
-    passages: chunks.map((c) => ({ sessionId: c.sessionId, chunkId: c.chunkId, text: c.text, turnIds: [...c.provenance] })),
+    passages: chunks.map((c) => ({ sessionId: c.sessionId, chunkId: c.chunkId, text: c.text, turnIds: [...c.provenance], score: scoreOf.get(c) ?? 0, createdAt: c.createdAt })),
     text,
     tokenCount,
     blocksTouched: read.blocksTouched,

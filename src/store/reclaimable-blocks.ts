@@ -128,6 +128,14 @@ export class ReclaimableBlocks {
     } else blocks.delete(info.blockId);
   }
 
+  /**
+   * Another process changed the user's blocks: the set is dropped and built again by the next GC pass (one scan),
+   * since which of the user's blocks are reclaimable now is unknown here. REQUIRES: the write lock.
+   */
+  forgetUser(_userId: string): void {
+    if (!this.#overflowed) this.#blocks = null;
+  }
+
   /** The reclaimable blocks as the last committed batch left them. REQUIRES: `ready`. */
   blocks(): Iterable<ReclaimableBlock> {
     if (this.#blocks === null) throw new Error('reclaimable blocks read before they were built');

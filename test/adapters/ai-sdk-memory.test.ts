@@ -5,6 +5,8 @@ import { AkashicMemory } from '../../src/memattention/index.js';
 import type { AkashicStore as Engine } from '../../src/index.js';
 import { akashicMemory } from '../../src/adapters/ai-sdk/index.js';
 import { diskEngine, memoryEngine } from './engines.js';
+import type { MemorySurface } from '../../src/client/index.js';
+import { BACKENDS, type Attached } from './backends.js';
 
 const usage = {
   inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
@@ -33,7 +35,7 @@ function streaming(deltas: string[]): MockLanguageModelV3 {
 }
 
 /** Everything the memory holds for a session: compacted chunks and active turns. */
-async function remembered(engine: Engine, memory: AkashicMemory, user: string, session: string): Promise<string> {
+async function remembered(engine: Engine, memory: MemorySurface, user: string, session: string): Promise<string> {
   const refs = [];
   for await (const e of engine.list(user, { sessionId: session })) refs.push({ sessionId: e.sessionId, chunkId: e.chunkId });
   const { chunks } = await engine.getMany(user, refs);
@@ -82,15 +84,17 @@ describe('akashicMemory with default options: the two-conversation scenario', ()
   });
 });
 
-describe('akashicMemory middleware on memory-level', () => {
+describe.each(BACKENDS)('akashicMemory middleware on memory-level ($name)', (backend) => {
   let engine: Engine;
-  let memory: AkashicMemory;
+  let memory: MemorySurface;
+  let attached: Attached;
   beforeEach(async () => {
     engine = await memoryEngine();
-    memory = new AkashicMemory(engine, { chunkGateTokens: 8 });
+    attached = await backend.attach(engine, { chunkGateTokens: 8 });
+    memory = attached.memory;
   });
   afterEach(async () => {
-    await memory.close();
+    await attached.close();
     await engine.close();
   });
 

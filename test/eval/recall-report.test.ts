@@ -6,7 +6,7 @@ import { generateSynthetic } from '../../src/lab/workload/synthetic.js';
 
 const SMALL = { users: 2, sessionsPerUser: 5, turnsPerSession: 10, questionsPerUser: 8, seed: 11 } as const;
 
-const RATIO_KEYS = ['evidenceRecallAt5', 'turnRecall', 'answerSentenceRecall', 'bm25EvidenceRecall', 'bm25TurnRecall'] as const;
+const RATIO_KEYS = ['evidenceRecallAt5', 'turnRecall', 'answerSentenceRecall', 'bm25EvidenceRecall', 'bm25TurnRecall', 'evidenceTokenShare', 'bm25EvidenceTokenShare'] as const;
 
 describe('the recall report on a small synthetic set', () => {
   let report: RecallEvalReport;
@@ -30,6 +30,8 @@ describe('the recall report on a small synthetic set', () => {
       'answerSentenceRecall',
       'bm25EvidenceRecall',
       'bm25TurnRecall',
+      'evidenceTokenShare',
+      'bm25EvidenceTokenShare',
       'byCategory',
       'meanTokensRecalled',
       'meanBlocksTouched',

@@ -18,13 +18,15 @@
  */
 import { BaseListChatMessageHistory } from '@langchain/core/chat_history';
 import { mapChatMessagesToStoredMessages, mapStoredMessagesToChatMessages, type BaseMessage, type StoredMessage } from '@langchain/core/messages';
-import type { AkashicStore as Engine } from '../../engine/akashic-store.js';
+import type { StoreSurface as Engine } from '../../protocol/surfaces.js';
 import type { WriteOp } from '../../api/requests.js';
 import { corruption, invalidArgument } from '../../errors.js';
-import type { AkashicMemory, TurnInput } from '../../memattention/index.js';
+import type { TurnInput } from '../../memattention/index.js';
+import type { MemorySurface } from '../../protocol/surfaces.js';
 import type { ChunkRef } from '../../api/chunk-input.js';
 import { checkId } from '../../api/ids.js';
 import { fitsEngineId } from '../shared/id-escaping.js';
+import { keysOf, rejectUnknownKeys } from '../../api/option-keys.js';
 
 export const HISTORY_SESSION_PREFIX = 'lc.history.';
 const TYPE_ATTRIBUTE = 'lc.type';
@@ -37,7 +39,7 @@ export interface AkashicChatMessageHistoryOptions {
   readonly userId: string;
   readonly sessionId: string;
   /** When given, human and AI messages also become MemAttention turns of (userId, sessionId). */
-  readonly memory?: AkashicMemory;
+  readonly memory?: MemorySurface;
 }
 
 const ROLES: Readonly<Record<string, string>> = { human: 'user', ai: 'assistant' };
@@ -50,6 +52,8 @@ function textOf(m: BaseMessage): string {
     .join('\n');
 }
 
+const CHAT_HISTORY_KEYS = keysOf<AkashicChatMessageHistoryOptions>()('store', 'userId', 'sessionId', 'memory');
+
 /**
  * A `BaseListChatMessageHistory` persisted in Akashic. Export name: `AkashicChatMessageHistory` from
  * `akashic/langchain`.
@@ -60,6 +64,7 @@ function textOf(m: BaseMessage): string {
  *   await history.addMessages([new HumanMessage('hi'), new AIMessage('hello!')]);
  *   const messages = await history.getMessages();
  */
+
 export class AkashicChatMessageHistory extends BaseListChatMessageHistory {
   lc_namespace = ['langchain', 'stores', 'message', 'akashic'];
 
@@ -67,12 +72,13 @@ export class AkashicChatMessageHistory extends BaseListChatMessageHistory {
   readonly #user: string;
   readonly #session: string;
   readonly #conversation: string;
-  readonly #memory: AkashicMemory | undefined;
+  readonly #memory: MemorySurface | undefined;
 
   /** @throws AkashicError AKASHIC_INVALID_ARGUMENT naming a bad option. */
   constructor(options: AkashicChatMessageHistoryOptions) {
     super();
     if (options === null || typeof options !== 'object') throw invalidArgument('options must be an object');
+    rejectUnknownKeys(options, CHAT_HISTORY_KEYS, 'AkashicChatMessageHistory options');
     const { store, userId, sessionId, memory } = options;
     if (store === null || typeof store !== 'object' || typeof store.write !== 'function') throw invalidArgument("AkashicChatMessageHistory: option store must be an open AkashicStore engine from 'akashic'");
     this.#user = checkId(userId, 'option userId');

@@ -16,7 +16,7 @@ import { EmbeddedModel } from '../../model/embedded-model.js';
 import { loadOfflineWordVectors } from '../../model/word-vectors.js';
 import type { ChunkRecord } from '../../record/chunk-record.js';
 import type { ChunkRef, LocatedRef } from '../../api/chunk-input.js';
-import { lowerBoundBlocks } from '../../store/ops/relocation.js';
+import { lowerBoundBlocks } from '../../block/group-layout.js';
 import type { StoreStats } from '../../api/reports.js';
 import type { WriteOp } from '../../api/requests.js';
 import type { LayoutParams, PolicyName, PolicySpec } from './layout-policies.js';

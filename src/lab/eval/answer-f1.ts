@@ -1,7 +1,7 @@
 /**
  * Scoring a reader's answer against LoCoMo's gold answer, as LoCoMo's QA protocol does: token-level F1 after the
  * usual normalization (lower case, punctuation, the articles a/an/the and the word "and" removed, whitespace
- * collapsed), tokens reduced to their Porter2 stems (wink-nlp-utils). Per category:
+ * collapsed), tokens reduced to their Porter2 stems (wink-porter2-stemmer). Per category:
  * - multi-hop (1): the gold answer lists several items separated by commas; each gold item takes its best F1
  *   against the answer's comma-separated parts, and the item scores are averaged;
  * - open-domain (3): only the gold answer's first `;`-separated alternative counts;
@@ -10,7 +10,7 @@
  * - the others: plain F1.
  * @internal
  */
-import nlpUtils from 'wink-nlp-utils';
+import porter2Stem from 'wink-porter2-stemmer';
 
 const ARTICLES = /\b(a|an|the|and)\b/gu;
 
@@ -23,7 +23,7 @@ export function answerTokens(text: string): string[] {
   return s
     .split(/\s+/u)
     .filter((t) => t !== '')
-    .map((t) => (/^[a-z]+$/u.test(t) ? nlpUtils.string.stem(t) : t));
+    .map((t) => (/^[a-z]+$/u.test(t) ? porter2Stem(t) : t));
 }
 
 /** Token-level F1 of `prediction` against `gold` (multiset overlap); 0 when either has no token. */

@@ -10,6 +10,8 @@ import {
   DEFAULT_MEMORY_BUDGET_TOKENS,
   DEFAULT_RECALL_TOP_P,
   DEFAULT_RECALL_UNIT,
+  DEFAULT_RELEVANCE_FLOOR,
+  floorOption,
   intOption,
   type RecallUnit,
 } from '../../memattention/options.js';
@@ -44,6 +46,8 @@ export interface RecallEvalOptions {
   readonly keywordLimit?: number;
   /** What recall fills its budget with. Default the library default, 'sentence'. */
   readonly recallUnit?: RecallUnit;
+  /** The recall's relevance floor (`relevanceFloor`). Default the library default. */
+  readonly relevanceFloor?: number;
   /**
    * The SELECT of the replays (`model/select-variants.ts`): `lexical` (default, the embedded model), `hybrid` (plus
    * the offline word-mean embedder, fused with BM25), `dense` (the embedder's ranking alone, an experiment).
@@ -65,6 +69,7 @@ export interface RecallEvalConfig {
   readonly memoryBudgetTokens: number;
   readonly chunkGateTokens: number;
   readonly recallUnit: RecallUnit;
+  readonly relevanceFloor: number;
   /** The SELECT variant (`lexical` unless asked otherwise). */
   readonly select: SelectVariant;
   /** Recall scope of the questions: `user` (LoCoMo questions span sessions). */
@@ -124,6 +129,7 @@ export function resolveRecallEvalConfig(o: RecallEvalOptions): RecallEvalConfig 
     memoryBudgetTokens: intOption('memoryBudgetTokens', o.memoryBudgetTokens, 0, 10_000_000, DEFAULT_MEMORY_BUDGET_TOKENS),
     chunkGateTokens: intOption('chunkGateTokens', o.chunkGateTokens, 1, 1_000_000, DEFAULT_CHUNK_GATE_TOKENS),
     recallUnit: o.recallUnit === undefined ? DEFAULT_RECALL_UNIT : unitOf(o.recallUnit),
+    relevanceFloor: floorOption('relevanceFloor', o.relevanceFloor, DEFAULT_RELEVANCE_FLOOR),
     select: checkSelectVariant(o.select ?? 'lexical'),
     scope: 'user',
     tokenizer: createTokenizer().name,
@@ -140,7 +146,7 @@ export function resolveRecallEvalConfig(o: RecallEvalOptions): RecallEvalConfig 
  *
  * @example
  * ```ts
- * const report = await evaluateRecall(await loadLocomo('../../shared/data/locomo'), { dataset: 'locomo' });
+ * const report = await evaluateRecall(await loadLocomo('./locomo'), { dataset: 'locomo' });
  * console.log(report.evidenceRecallAt5, report.bm25EvidenceRecall);
  * ```
  * @throws AkashicError `AKASHIC_INVALID_ARGUMENT` naming a bad option; any error of the store or the layer.
@@ -211,8 +217,19 @@ async function replayOne(conv: Conversation, config: RecallEvalConfig, onOutcome
   const outcomes: QuestionOutcome[] = [];
   const turnText = new Map<string, string>();
   for (const s of conv.sessions) for (const t of s.turns) turnText.set(t.turnId, t.text);
+  const tok = createTokenizer();
   const run = await replayWithBaseline(conv, config, ({ question, recall, evidenceFound }, picked) => {
     const selected = new Set(picked.turnIds);
+    const evidence = new Set(question.evidence);
+    let memoryEvidenceTokens = 0;
+    let memoryPassageTokens = 0;
+    for (const p of recall.passages) {
+      const n = tok.count(p.text);
+      memoryPassageTokens += n;
+      if (p.turnIds.some((t) => evidence.has(t))) memoryEvidenceTokens += n;
+    }
+    let bm25EvidenceTokens = 0;
+    for (const t of picked.turnIds) if (evidence.has(t)) bm25EvidenceTokens += tok.count(turnText.get(t) ?? '');
     const answerFound = evidenceFound.filter((e) => {
       const parts = recall.passages.filter((p) => p.turnIds.includes(e));
       if (parts.length === 0) return true; // an active turn, returned whole
@@ -227,6 +244,9 @@ async function replayOne(conv: Conversation, config: RecallEvalConfig, onOutcome
       memoryFoundAnswer: answerFound.length,
       bm25Found: question.evidence.filter((e) => selected.has(e)).length,
       memoryTokens: recall.tokenCount,
+      memoryEvidenceTokens,
+      memoryPassageTokens,
+      bm25EvidenceTokens,
       bm25Tokens: picked.tokenCount,
       chunksRecalled: recall.chunks.length,
       chunksDropped: recall.dropped,

@@ -20,6 +20,12 @@ export interface QuestionOutcome {
   readonly bm25Found: number;
   /** Tokens of the recalled memory text. */
   readonly memoryTokens: number;
+  /** Tokens of the recalled passages that carry an evidence turn (each passage counted alone, no date lines). */
+  readonly memoryEvidenceTokens: number;
+  /** Tokens of the recalled passages, counted the same way (the denominator of the evidence token share). */
+  readonly memoryPassageTokens: number;
+  /** Tokens of the baseline's selected turns that are evidence turns. */
+  readonly bm25EvidenceTokens: number;
   readonly bm25Tokens: number;
   readonly chunksRecalled: number;
   /** Chunks SELECT picked that the budget cut dropped. */
@@ -49,6 +55,13 @@ export interface RecallRatios {
   readonly bm25EvidenceRecall: number | null;
   /** Share of evidence turns the baseline recovered, pooled. */
   readonly bm25TurnRecall: number | null;
+  /**
+   * Share of the recalled passages' tokens that lie in evidence turns, pooled over the questions with evidence:
+   * how lean a recall is (1 = nothing but evidence). Null when nothing was recalled.
+   */
+  readonly evidenceTokenShare: number | null;
+  /** The same share for the baseline's selected turns. */
+  readonly bm25EvidenceTokenShare: number | null;
 }
 
 /** Ratios of one LoCoMo question category. */
@@ -103,9 +116,17 @@ export function ratiosOf(outcomes: readonly QuestionOutcome[]): RecallRatios {
   let memoryTurns = 0;
   let bm25All = 0;
   let bm25Turns = 0;
+  let evidenceTokens = 0;
+  let passageTokens = 0;
+  let bm25EvidenceTokens = 0;
+  let bm25Tokens = 0;
   for (const o of outcomes) {
     if (o.evidence === 0) continue;
     withEvidence++;
+    evidenceTokens += o.memoryEvidenceTokens;
+    passageTokens += o.memoryPassageTokens;
+    bm25EvidenceTokens += o.bm25EvidenceTokens;
+    bm25Tokens += o.bm25Tokens;
     evidenceTurns += o.evidence;
     memoryTurns += o.memoryFound;
     bm25Turns += o.bm25Found;
@@ -122,6 +143,8 @@ export function ratiosOf(outcomes: readonly QuestionOutcome[]): RecallRatios {
     answerSentenceRecall: ratio(answerAll, withEvidence),
     bm25EvidenceRecall: ratio(bm25All, withEvidence),
     bm25TurnRecall: ratio(bm25Turns, evidenceTurns),
+    evidenceTokenShare: ratio(evidenceTokens, passageTokens),
+    bm25EvidenceTokenShare: ratio(bm25EvidenceTokens, bm25Tokens),
   };
 }
 

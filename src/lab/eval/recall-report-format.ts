@@ -33,6 +33,7 @@ export function recallReportLines(r: RecallEvalReport): string[] {
   const costs = [
     '',
     `mean tokens recalled   ${fixed(r.meanTokensRecalled, 0)} (bm25 ${fixed(r.meanBm25Tokens, 0)})`,
+    `evidence token share   ${fixed(r.evidenceTokenShare, 3)} (bm25 ${fixed(r.bm25EvidenceTokenShare, 3)})`,
     `mean chunks recalled   ${fixed(r.meanChunksRecalled, 2)} (${fixed(r.meanChunksDropped, 2)} more selected, cut by the budget)`,
     `mean blocks touched    ${fixed(r.meanBlocksTouched, 2)}`,
     `chunks per user        ${fixed(r.chunksPerUser, 1)} (mean ${fixed(r.meanChunkTokens, 0)} tokens)`,

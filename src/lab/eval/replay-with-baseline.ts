@@ -24,7 +24,7 @@ export interface ReplayRun {
   readonly backgroundErrors: number;
 }
 
-type Settings = Pick<RecallEvalConfig, 'keywordLimit' | 'chunkGateTokens' | 'topP' | 'memoryBudgetTokens' | 'candidateKeywords' | 'recallUnit' | 'select' | 'scope'> & {
+type Settings = Pick<RecallEvalConfig, 'keywordLimit' | 'chunkGateTokens' | 'topP' | 'memoryBudgetTokens' | 'candidateKeywords' | 'recallUnit' | 'relevanceFloor' | 'select' | 'scope'> & {
   /** Baseline turns carry their day (see `TurnBm25Baseline`). Default false. */
   readonly datedBaseline?: boolean;
 };
@@ -48,6 +48,7 @@ export async function replayWithBaseline(
       memoryBudgetTokens: config.memoryBudgetTokens,
       candidateKeywords: config.candidateKeywords,
       recallUnit: config.recallUnit,
+      relevanceFloor: config.relevanceFloor,
       recallScope: config.scope,
       onBackgroundError: () => {
         backgroundErrors++;

@@ -6,7 +6,8 @@
  */
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import * as z from 'zod';
+import type * as z from 'zod';
+import { lazily, zod } from '../../util/lazy-zod.js';
 import { AkashicError, invalidArgument } from '../../errors.js';
 import type { Conversation, Question, Session, Turn } from './conversation.js';
 import { parseLocomoDateTime } from './locomo-date.js';
@@ -16,32 +17,35 @@ const TURN_SPACING_MS = 1000;
 
 const SESSION_KEY = /^session_(\d+)$/;
 
-/** Scalars some LoCoMo answers are stored as (years, counts); they become text. */
-const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
-
-const turnSchema = z.looseObject({
-  speaker: z.string().min(1),
-  dia_id: z.string().min(1),
-  text: z.string(),
-  blip_caption: z.string().nullish(),
-});
-
-const questionSchema = z.looseObject({
-  question: z.string().min(1),
-  answer: scalar.optional(),
-  adversarial_answer: scalar.optional(),
-  evidence: z.array(z.string()),
-  category: z.number().int().min(1).max(5),
-});
-
-const documentSchema = z.looseObject({
-  sample_id: z.union([z.string().min(1), z.number()]).optional(),
-  qa: z.array(z.unknown()),
-});
-
-const dialogueSchema = z.looseObject({
-  speaker_a: z.string().min(1),
-  speaker_b: z.string().min(1),
+/** The shapes a LoCoMo file is checked against, built on first use (see `lazy-zod.ts`). */
+const schemas = lazily(() => {
+  const z = zod();
+  /** Scalars some LoCoMo answers are stored as (years, counts); they become text. */
+  const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+  const turn = z.looseObject({
+    speaker: z.string().min(1),
+    dia_id: z.string().min(1),
+    text: z.string(),
+    blip_caption: z.string().nullish(),
+  });
+  return {
+    turns: z.array(turn),
+    question: z.looseObject({
+      question: z.string().min(1),
+      answer: scalar.optional(),
+      adversarial_answer: scalar.optional(),
+      evidence: z.array(z.string()),
+      category: z.number().int().min(1).max(5),
+    }),
+    document: z.looseObject({
+      sample_id: z.union([z.string().min(1), z.number()]).optional(),
+      qa: z.array(z.unknown()),
+    }),
+    dialogue: z.looseObject({
+      speaker_a: z.string().min(1),
+      speaker_b: z.string().min(1),
+    }),
+  };
 });
 
 /**
@@ -54,7 +58,7 @@ const dialogueSchema = z.looseObject({
  *
  * @example
  * ```ts
- * const conversations = await loadLocomo('../../shared/data/locomo');
+ * const conversations = await loadLocomo('./locomo');
  * const turns = conversations.flatMap((c) => c.sessions.flatMap((s) => s.turns));
  * ```
  * @throws AkashicError `AKASHIC_INVALID_ARGUMENT` when the path cannot be read, a folder holds no `.json` file, a
@@ -112,10 +116,10 @@ export function parseLocomo(data: unknown, source: string): Conversation[] {
 }
 
 function parseOne(data: unknown, source: string, defaultId: string): Conversation {
-  const doc = check(documentSchema, data, source, '');
+  const doc = check(schemas().document, data, source, '');
   // The official release nests the dialogue under `conversation`; the per-file form has it at the top level.
   const nested = isRecord(doc['conversation']);
-  const dialogue = check(dialogueSchema, nested ? doc['conversation'] : doc, source, nested ? 'conversation' : '');
+  const dialogue = check(schemas().dialogue, nested ? doc['conversation'] : doc, source, nested ? 'conversation' : '');
   const prefix = nested ? 'conversation.' : '';
   if (dialogue.speaker_a === dialogue.speaker_b) {
     throw invalidArgument(`${source}: ${prefix}speaker_a and speaker_b are both ${JSON.stringify(dialogue.speaker_a)}`);
@@ -158,7 +162,7 @@ function parseSessions(
     if (startedAt === undefined) {
       throw invalidArgument(`${source}: ${prefix}${dateKey} is not a date: ${JSON.stringify(rawDate)}`);
     }
-    const rawTurns = check(z.array(turnSchema), dialogue[key], source, `${prefix}${key}`);
+    const rawTurns = check(schemas().turns, dialogue[key], source, `${prefix}${key}`);
     const turns: Turn[] = rawTurns.map((raw, i) => {
       const where = `${prefix}${key}[${i}]`;
       if (raw.speaker !== speakers[0] && raw.speaker !== speakers[1]) {
@@ -188,7 +192,7 @@ function turnText(text: string, caption: string | null | undefined): string {
 }
 
 function parseQuestion(item: unknown, turnIds: ReadonlySet<string>, source: string, where: string): Question {
-  const raw = check(questionSchema, item, source, where);
+  const raw = check(schemas().question, item, source, where);
   const { evidence, missing } = resolveEvidence(raw.evidence, turnIds);
   const question: Question = {
     question: raw.question,

@@ -1,6 +1,7 @@
 import { AkashicError, corruption } from '../../errors.js';
 import { decodeDirEntry } from '../../record/dir-entry.js';
-import type { BatchWriter } from '../kv/batch-writer.js';
+import type { BatchOp, BatchWriter } from '../kv/batch-writer.js';
+import { writeUserBatch } from '../write/fenced-write.js';
 import { indexedChunk, parsePendingKey, pendingKey, postingOps, type IndexedChunk } from './candidate-index.js';
 import type { ColumnFamilies } from '../kv/column-families.js';
 import type { TxnContext } from '../txn/txn-state.js';
@@ -29,13 +30,14 @@ export function pendingRange(userId: string): { gte: string; lt: string } {
 }
 
 /**
- * Posts up to `max` pending chunks of `userId`: their postings go in, their pending keys go out, in one batch.
- * Returns how many chunks were posted. REQUIRES: the store's write lock (the pending keys are read, then replaced).
+ * The batch that posts up to `max` pending chunks of `userId`: their postings go in, their pending keys go out, all
+ * in the user's partition; `posted` is how many. REQUIRES: the store's write lock (the pending keys are read, then
+ * replaced by the caller's write of `ops`).
  */
-export async function mergePostings(cf: ColumnFamilies, writer: BatchWriter, userId: string, max: number = POSTING_MERGE_MAX): Promise<number> {
+export async function stagePostingMerge(cf: ColumnFamilies, userId: string, max: number = POSTING_MERGE_MAX): Promise<{ ops: BatchOp[]; posted: number }> {
   const keys: string[] = [];
   for await (const k of cf.candidates.keys({ ...pendingRange(userId), limit: max })) keys.push(k);
-  if (keys.length === 0) return 0;
+  if (keys.length === 0) return { ops: [], posted: 0 };
   const pending = keys.map((k) => {
     const p = parsePendingKey(k);
     if (p === null || p.userId !== userId) throw corruption(`candidate index: malformed pending key ${JSON.stringify(k)}`);
@@ -50,8 +52,7 @@ export async function mergePostings(cf: ColumnFamilies, writer: BatchWriter, use
     if (c === null || pendingKey(c) !== keys[i]) throw corruption(`candidate index: pending key ${JSON.stringify(keys[i])} does not match its directory entry`);
     return c;
   });
-  await writer.write(postingOps(cf.candidates, chunks));
-  return keys.length;
+  return { ops: postingOps(cf.candidates, chunks), posted: keys.length };
 }
 
 /** Counts every user's pending chunks (at open). Work: O(pending keys), bounded by users × the store's `postingMergeAt`. */
@@ -120,7 +121,14 @@ export class PostingMerger {
     const pending = this.#ctx.pendingPostings;
     for (;;) {
       if (this.#writer.failure !== null) return;
-      const n = await mergePostings(this.#ctx.cf, this.#writer, userId);
+      // One batch of the user's partition, fenced: when another process merged (or wrote) the user meanwhile, the
+      // merge reads the pending keys again (a duplicate merge of the same keys cannot land twice).
+      let n = 0;
+      await writeUserBatch(this.#ctx, userId, async () => {
+        const staged = await stagePostingMerge(this.#ctx.cf, userId);
+        n = staged.posted;
+        return staged.ops;
+      });
       const left = (pending.get(userId) ?? 0) - n;
       if (left > 0) pending.set(userId, left);
       else pending.delete(userId);

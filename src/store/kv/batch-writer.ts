@@ -1,7 +1,8 @@
 import type { AbstractBatchOperation, AbstractChainedBatch } from 'abstract-level';
-import { AkashicError, isAkashicError } from '../../errors.js';
+import { AkashicError } from '../../errors.js';
 import { isNotOpen, storageError } from './level-errors.js';
 import { writeOptions, type AnyLevel, type ResolvedStoreOptions } from '../../api/store-options.js';
+import { fenceConflict, isConflict, type Fence } from './partition-fencing.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type BatchOp = AbstractBatchOperation<any, string, Buffer>;
@@ -89,22 +90,27 @@ export class BatchWriter {
   /**
    * Writes `ops` as one atomic batch, durable per the store's durability option when it resolves. On failure the
    * outcome of this batch is unknown (it may or may not be in the log), the latch closes, and AKASHIC_IO is thrown.
+   * With `fence` (a partitioned backend with fencing, `partition-fencing.ts`; every op then lies in that partition)
+   * the batch applies only while the partition is at that version: otherwise AKASHIC_CONFLICT, nothing applied and
+   * no latch (the caller reloads and stages again).
    */
-  async write(ops: readonly BatchOp[]): Promise<void> {
+  async write(ops: readonly BatchOp[], fence?: Fence): Promise<void> {
     this.check();
     if (ops.length === 0) return;
     let batch: ChainedBatch | null = null;
     try {
       batch = this.#db.batch() as unknown as ChainedBatch;
       fillBatch(batch, ops, this.#encodings);
-      await batch.write(writeOptions(this.#options));
+      const options = writeOptions(this.#options);
+      // The backend's fencing option (partition-fencing.ts): the version travels as a decimal string.
+      const fenced = fence === undefined ? options : { ...options, expectVersion: { partition: fence.partition, version: String(fence.version) } };
+      await batch.write(fenced as unknown as typeof options);
     } catch (err) {
       // A batch that failed before its write is dropped (nothing of it reached the log); close() is idempotent.
       void batch?.close().catch(() => undefined);
+      if (fence !== undefined && isConflict(err)) throw fenceConflict(`partition ${JSON.stringify(fence.partition)} moved since version ${fence.version}`, err);
       // A database closed under a racing write is a lifecycle error, not a storage failure: nothing was written.
       if (isNotOpen(err)) throw storageError(err);
-      // A fenced batch refused by the backend (Redis: the partition's version moved) applied nothing: no latch.
-      if (isAkashicError(err, 'AKASHIC_CONFLICT')) throw err;
       const message = err instanceof Error ? err.message : String(err);
       this.#failure = new AkashicError('AKASHIC_IO', `storage write failed: ${message}`, { cause: err });
       throw new AkashicError('AKASHIC_IO', `storage write failed: ${message}; the store refuses writes until it is closed and reopened`, {

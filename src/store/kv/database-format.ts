@@ -4,9 +4,9 @@ import type { ColumnFamilies } from './column-families.js';
 import { META_FORMAT_KEY } from './keys.js';
 
 /** The database format this engine writes (docs/format.md, "Database format"). */
-export const DATABASE_FORMAT = 5;
+export const DATABASE_FORMAT = 6;
 /** The oldest database format an engine must read to open a database this engine wrote. */
-export const READABLE_FROM = 5;
+export const READABLE_FROM = 6;
 
 /** What `meta/format` says: the database's format, and the oldest format an engine must read to open it. */
 export interface DatabaseFormat {

@@ -4,7 +4,7 @@ import { decodeChunkRecord } from '../../record/chunk-record.js';
 import { decodeDirEntry, sameLocation, type DirEntry } from '../../record/dir-entry.js';
 import { decodeOpenBlockRef } from '../../record/engine-records.js';
 import type { Family } from '../kv/column-families.js';
-import { SEP, afterPrefix, blockKey, dirKey, frameKey, expiryKey, parseBlockKey, parseDirKey, prefixRange } from '../kv/keys.js';
+import { SEP, afterPrefix, dirKey, frameKey, expiryKey, parseDirKey, prefixRange } from '../kv/keys.js';
 import type { StoreCore } from '../store-core.js';
 import type { Txn } from '../txn/txn.js';
 import type { PurgeReport } from '../../api/reports.js';
@@ -86,8 +86,7 @@ async function stagePurge(core: StoreCore, txn: Txn, scope: PurgeScope, hooks: r
   // Directory.
   const dirRange = prefixRange(...scopeParts);
   out.ranges.push(rootRange(cf.dir, dirRange.gte, dirRange.lt));
-  let minExpiry: string | null = null;
-  let maxExpiry: string | null = null;
+  let expiring = false;
   for await (const [k, v] of cf.dir.iterator(dirRange)) {
     const e = decodeDirEntry(v, `directory entry ${JSON.stringify(k)}`);
     if (e.expiresAt !== undefined) {
@@ -95,8 +94,7 @@ async function stagePurge(core: StoreCore, txn: Txn, scope: PurgeScope, hooks: r
       const ek = expiryKey(e.expiresAt, p.userId, p.sessionId, p.chunkId);
       txn.raw({ type: 'del', sublevel: cf.expiry, key: ek });
       out.indexEntries++;
-      if (minExpiry === null || ek < minExpiry) minExpiry = ek;
-      if (maxExpiry === null || ek > maxExpiry) maxExpiry = ek;
+      expiring = true;
     }
     if (e.state === 'live') {
       await txn.invalidate(e.location!, e.recordBytes);
@@ -105,16 +103,20 @@ async function stagePurge(core: StoreCore, txn: Txn, scope: PurgeScope, hooks: r
     txn.deleteDir(k);
   }
 
-  if (minExpiry !== null) out.ranges.push(rootRange(cf.expiry, minExpiry, maxExpiry! + SEP));
+  if (expiring) {
+    const userExpiry = prefixRange(userId);
+    out.ranges.push(rootRange(cf.expiry, userExpiry.gte, userExpiry.lt));
+  }
 
   // Blocks: every block the user ever had (released ones too: their frames may still sit in old LevelDB files).
+  // Their infos are the user's own key range (database format 6).
   const retired = new Set<number>();
   let minBlock = Number.POSITIVE_INFINITY;
   let maxBlock = -1;
-  for await (const [k, v] of cf.blockInfo.iterator()) {
-    const info = decodeBlockInfo(v, `block info ${k}`);
-    if (info.userId !== userId) continue;
-    const id = parseBlockKey(k);
+  const userBlocks = prefixRange(userId);
+  for await (const [k, v] of cf.blockInfo.iterator(userBlocks)) {
+    const info = decodeBlockInfo(v, `block info ${JSON.stringify(k)}`);
+    const id = info.blockId;
     minBlock = Math.min(minBlock, id);
     maxBlock = Math.max(maxBlock, id);
     if (sessionId === null) {
@@ -140,10 +142,12 @@ async function stagePurge(core: StoreCore, txn: Txn, scope: PurgeScope, hooks: r
     }
   }
   if (maxBlock >= 0) {
-    const frameRange = core.frames.keyRange(minBlock, maxBlock);
+    const frameRange = core.frames.keyRange(userId, minBlock, maxBlock);
     if (frameRange !== null) out.ranges.push(frameRange);
-    out.ranges.push(rootRange(cf.blockInfo, blockKey(minBlock), blockKey(maxBlock) + '/'));
+    out.ranges.push(rootRange(cf.blockInfo, userBlocks.gte, userBlocks.lt));
   }
+  // The user's accounting record goes with a whole-user purge (its counters leave the totals with it).
+  if (sessionId === null) txn.dropAccounting();
 
   // Open-block refs: `open␀user` (cross-session) and `open␀user␀…` (per session, relocation lanes).
   const refRange = { gte: 'open' + SEP + userId, lt: afterPrefix('open', userId) };
@@ -195,7 +199,7 @@ async function rewriteShared(core: StoreCore, txn: Txn, info: BlockInfo, session
   let touched = false;
   for (let f = 0; f < info.frameSlots.length; f++) {
     const k = frameKey(info.blockId, f);
-    const [v] = await core.frames.getMany([{ blockId: info.blockId, frame: f }]);
+    const [v] = await core.frames.getMany([{ userId: info.userId, blockId: info.blockId, frame: f }]);
     if (v === undefined) continue;
     const frame = await decodeFrame(v, `frame ${k}`);
     const recs = frame.records.map((bytes, slot) => ({ bytes, slot, r: decodeChunkRecord(bytes, `record ${k}/${slot}`) }));
@@ -238,7 +242,7 @@ function compactor(core: StoreCore): ((start: string, end: string) => Promise<vo
  * open snapshot can see). The store's own reads are short; the caller's open iterators must be closed.
  */
 export async function purgeScope(core: StoreCore, scope: PurgeScope, hooks: readonly PurgeHook[] = []): Promise<PurgeReport> {
-  const staged = await core.transact((txn) => stagePurge(core, txn, scope, hooks));
+  const staged = await core.transact(scope.userId, (txn) => stagePurge(core, txn, scope, hooks));
   // Frame files: the released blocks' extents are zeroed now, not after the grace period reads get.
   await core.lock.run(() => core.eraseReleasedFrames());
   const compact = compactor(core);

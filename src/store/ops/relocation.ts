@@ -1,12 +1,9 @@
 import type { ChunkRef } from '../../api/chunk-input.js';
+import { lowerBoundBlocks } from '../../block/group-layout.js';
 import { dirKey } from '../kv/keys.js';
+import { userSlot } from '../read/block-reader.js';
 import type { StoreCore } from '../store-core.js';
 import type { RelocationResult } from '../../api/reports.js';
-
-/** Fewest blocks that could hold `n` records under the slot capacity (bytes permitting). */
-export function lowerBoundBlocks(n: number, capacity: number): number {
-  return Math.ceil(n / capacity);
-}
 
 /**
  * Out-of-place relocation (the Akashic paper, Algorithm 2 lines 3–10): writes the live chunks of `refs` in temporal
@@ -17,7 +14,7 @@ export function lowerBoundBlocks(n: number, capacity: number): number {
  * in the same batch.
  */
 export function relocate(core: StoreCore, userId: string, refs: readonly ChunkRef[]): Promise<RelocationResult> {
-  return core.transact(async (txn) => {
+  return core.transact(userId, async (txn) => {
     const keys = [...new Set(refs.map((r) => dirKey(userId, r.sessionId, r.chunkId)))];
     const entries = await txn.dirEntries(keys);
     const live = keys
@@ -34,7 +31,7 @@ export function relocate(core: StoreCore, userId: string, refs: readonly ChunkRe
     let bound = 0;
     for (const n of sessionsOf.values()) bound += lowerBoundBlocks(n, core.options.blockCapacity);
     if (live.length < 2 || before <= bound) return { moved: 0, blocksBefore: before, blocksAfter: before, skipped: true };
-    const { records } = await core.readCurrent(live.map((x) => x.entry!.location!));
+    const { records } = await core.readCurrent(live.map((x) => userSlot(userId, x.entry!.location!)));
     const items = live.map((x, i) => {
       core.checkRecord(records[i]!, x.entry!, userId, x.ref.sessionId, x.ref.chunkId);
       return { ...x, bytes: records[i]! };

@@ -50,7 +50,7 @@ export async function computeStats(core: StoreCore, location: string | null): Pr
     byState[info.state]++;
     if (info.state !== 'released') phi[Math.min(9, Math.floor(invalidRatio(info) * 10))]!++;
   }
-  const a = core.accounting;
+  const a = await core.accountingTotals();
   const ratio = (n: number, d: number): number | null => (d === 0 ? null : n / d);
   return {
     formatVersion: FORMAT_VERSION,

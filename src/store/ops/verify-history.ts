@@ -6,11 +6,10 @@
  *   entry is left without its version (digests again); the accounting's history counters equal the sums.
  */
 import type { AbstractSnapshot } from 'abstract-level';
-import { decodeAccounting } from '../../record/accounting.js';
 import { decodeDirEntry } from '../../record/dir-entry.js';
 import { decodeHistoryVersion } from '../../record/history-version.js';
 import { historyAgeKey, parseHistoryKey, versionRecord } from '../write/history.js';
-import { META_ACCOUNTING_KEY, SEP, expiryKey, parseDirKey } from '../kv/keys.js';
+import { SEP, expiryKey, parseDirKey } from '../kv/keys.js';
 import { resilientEntries } from '../read/resilient-scan.js';
 import type { StoreCore } from '../store-core.js';
 import { KeySetDigest } from './verify-index.js';
@@ -73,9 +72,8 @@ export async function verifyExpiryAndHistory(core: StoreCore, snapshot: Abstract
   if (!wantAges.equals(ages)) {
     add({ kind: 'history', message: `the history age index holds ${ages.count} entries; the kept versions imply ${wantAges.count} (or different keys)` });
   }
-  const acct = await cf.meta.get(META_ACCOUNTING_KEY, at);
-  if (acct !== undefined) {
-    const a = decodeAccounting(acct, 'accounting');
+  {
+    const a = await core.accountingTotals(snapshot);
     if (a.historyVersions !== versions || a.historyBytes !== bytes) {
       add({ kind: 'history', message: `accounting counts ${a.historyVersions} history versions of ${a.historyBytes} bytes; the history family holds ${versions} of ${bytes}` });
     }

@@ -6,7 +6,7 @@ import { decodeBlockInfo, totalSlots, type BlockInfo } from '../../record/block-
 import { decodeChunkRecord } from '../../record/chunk-record.js';
 import { decodeDirEntry, type DirEntry } from '../../record/dir-entry.js';
 import { decodeAllocator, decodeEngineMeta, decodeOpenBlockRef } from '../../record/engine-records.js';
-import { ALLOC_NEXT_KEY, META_ACCOUNTING_KEY, META_ENGINE_KEY, SEP, blockKey, dirKey, frameKey, parseBlockKey, parseDirKey } from '../kv/keys.js';
+import { ALLOC_NEXT_KEY, META_ACCOUNTING_KEY, META_ENGINE_KEY, SEP, blockInfoKey, blockKey, dirKey, frameKey, parseBlockInfoKey, parseDirKey, prefixRange } from '../kv/keys.js';
 import { resilientEntries } from '../read/resilient-scan.js';
 import { indexedChunk, pendingKey } from '../index/candidate-index.js';
 import { KeySetDigest, pendingKeySet, verifyCandidateIndex } from './verify-index.js';
@@ -112,15 +112,22 @@ async function verifySnapshot(core: StoreCore, snapshot: AbstractSnapshot, progr
   let frames = 0;
   let records = 0;
   let maxId = 0;
-  const totals = { live: 0, raw: 0, stored: 0 };
+  /** Per user: the byte figures its block infos sum to (its accounting record must say the same). */
+  const totals = new Map<string, { live: number; raw: number; stored: number }>();
   for await (const [k, v] of resilientEntries(cf.blockInfo, at, storageError('block infos'))) {
-    const blockId = parseBlockKey(k);
+    const parsed = parseBlockInfoKey(k);
+    if (parsed === null) {
+      add({ kind: 'block-info', message: `malformed block info key ${JSON.stringify(k)}` });
+      continue;
+    }
+    const blockId = parsed.blockId;
     maxId = Math.max(maxId, blockId);
     blocks++;
     progress?.(blocks);
     let info: BlockInfo;
     try {
-      info = decodeBlockInfo(v, `block info ${k}`);
+      info = decodeBlockInfo(v, `block info ${blockKey(blockId)}`);
+      if (info.blockId !== blockId || info.userId !== parsed.userId) throw new Error(`block info ${JSON.stringify(k)} holds block ${blockKey(info.blockId)} of user ${JSON.stringify(info.userId)}`);
     } catch (err) {
       add({ kind: 'block-info', message: message(err), blockId });
       // Its chunks are still readable (reads never need block infos): they are not dangling, the info is damaged.
@@ -137,9 +144,11 @@ async function verifySnapshot(core: StoreCore, snapshot: AbstractSnapshot, progr
     frames += counts.frames;
     records += counts.records;
     if (info.state !== 'released') {
-      totals.live += info.liveBytes;
-      totals.raw += info.rawBytes;
-      totals.stored += info.storedBytes;
+      let t = totals.get(info.userId);
+      if (t === undefined) totals.set(info.userId, (t = { live: 0, raw: 0, stored: 0 }));
+      t.live += info.liveBytes;
+      t.raw += info.rawBytes;
+      t.stored += info.storedBytes;
     }
   }
   for (const id of perBlock.keys()) bad.set(id, { state: 'no-info', frames: 0, badFrames: new Map() });
@@ -169,18 +178,28 @@ async function verifySnapshot(core: StoreCore, snapshot: AbstractSnapshot, progr
   await guard('history', () => verifyExpiryAndHistory(core, snapshot, add, storageError));
 
   await guard('accounting', async () => {
-    const v = await cf.meta.get(META_ACCOUNTING_KEY, at);
-    if (v === undefined) {
-      if (blocks > 0) add({ kind: 'accounting', message: 'accounting record is missing' });
-      return;
+    // Database format 6: one record per user; the format-5 record an upgrade carried over holds no byte figures.
+    const carried = await cf.meta.get(META_ACCOUNTING_KEY, at);
+    if (carried !== undefined) {
+      const c = decodeAccounting(carried, 'accounting carried over from format 5');
+      if (c.liveBytes !== 0 || c.storedRawBytes !== 0 || c.storedBytes !== 0) add({ kind: 'accounting', message: 'the accounting carried over from format 5 still holds byte figures' });
     }
-    const a = decodeAccounting(v, 'accounting');
-    const cmp = (name: string, stored: number, actual: number): void => {
-      if (stored !== actual) add({ kind: 'accounting', message: `accounting.${name} is ${stored}, blocks sum to ${actual}` });
-    };
-    cmp('liveBytes', a.liveBytes, totals.live);
-    cmp('storedRawBytes', a.storedRawBytes, totals.raw);
-    cmp('storedBytes', a.storedBytes, totals.stored);
+    const seen = new Set<string>();
+    for await (const [k, v] of resilientEntries(cf.alloc, { ...prefixRange('acct'), snapshot }, storageError('accounting'))) {
+      const userId = k.slice('acct'.length + 1);
+      seen.add(userId);
+      const a = decodeAccounting(v, `accounting of ${JSON.stringify(userId)}`);
+      const t = totals.get(userId) ?? { live: 0, raw: 0, stored: 0 };
+      const cmp = (name: string, stored: number, actual: number): void => {
+        if (stored !== actual) add({ kind: 'accounting', message: `accounting.${name} of ${JSON.stringify(userId)} is ${stored}, its blocks sum to ${actual}` });
+      };
+      cmp('liveBytes', a.liveBytes, t.live);
+      cmp('storedRawBytes', a.storedRawBytes, t.raw);
+      cmp('storedBytes', a.storedBytes, t.stored);
+    }
+    for (const [userId, t] of totals) {
+      if (!seen.has(userId) && (t.live !== 0 || t.raw !== 0 || t.stored !== 0)) add({ kind: 'accounting', message: `the accounting record of ${JSON.stringify(userId)} is missing` });
+    }
   });
   await guard('allocator', async () => {
     const v = await cf.alloc.get(ALLOC_NEXT_KEY, at);
@@ -190,9 +209,9 @@ async function verifySnapshot(core: StoreCore, snapshot: AbstractSnapshot, progr
   for await (const [k, v] of resilientEntries(cf.alloc, { gte: 'open' + SEP, lt: 'open\u0001', snapshot }, storageError('open-block refs'))) {
     await guard('open-block-ref', async () => {
       const id = decodeOpenBlockRef(v, `open block ref ${JSON.stringify(k)}`);
-      const raw = await cf.blockInfo.get(blockKey(id), at);
+      const user = k.split(SEP)[1]!;
+      const raw = await cf.blockInfo.get(blockInfoKey(user, id), at);
       const info = raw === undefined ? null : decodeBlockInfo(raw, `block info ${blockKey(id)}`);
-      const user = k.split(SEP)[1];
       if (info === null || info.state !== 'open' || info.userId !== user) {
         add({ kind: 'open-block-ref', message: `${JSON.stringify(k)} points at block ${blockKey(id)}, which is not an open block of that user`, key: k, blockId: id });
       }
@@ -232,7 +251,7 @@ async function checkBlock(
   const name = `block ${blockKey(blockId)}`;
   const at = { snapshot };
   if (info.state === 'released') {
-    for await (const f of core.frames.framesOf(blockId, snapshot)) {
+    for await (const f of core.frames.framesOf(info.userId, blockId, snapshot)) {
       add({ kind: 'released-block-has-frames', message: `released ${name} still has frame ${frameKey(blockId, f)}`, blockId });
     }
     return dir.n > 0 ? { state: 'released', frames: 0, badFrames: new Map() } : null;
@@ -247,7 +266,7 @@ async function checkBlock(
   let stored = 0;
   for (let f = 0; f < info.frameSlots.length; f++) {
     const key = frameKey(blockId, f);
-    const [value] = await core.frames.getMany([{ blockId, frame: f }], snapshot);
+    const [value] = await core.frames.getMany([{ userId: info.userId, blockId, frame: f }], snapshot);
     if (value === undefined) {
       add({ kind: 'block-frame', message: `${name} frame ${f} is missing`, blockId });
       badFrames.set(f, 'missing');
@@ -330,7 +349,7 @@ async function nameEntry(
   }
   let recs = cache.get(fk);
   if (recs === undefined) {
-    const [v] = await core.frames.getMany([{ blockId, frame }], snapshot);
+    const [v] = await core.frames.getMany([{ userId: parseDirKey(key)!.userId, blockId, frame }], snapshot);
     recs = v === undefined ? null : (await decodeFrame(v, `block frame ${fk}`)).records;
     // A handful of frames at most: bad blocks are rare and their entries are near each other in key order.
     if (cache.size >= 16) cache.clear();

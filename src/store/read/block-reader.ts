@@ -7,6 +7,14 @@ import type { ReadCost } from '../../api/results.js';
 import type { FrameRef, FrameStore } from '../frame-store.js';
 import { blockKey, frameKey } from '../kv/keys.js';
 
+/** A slot of a block of `userId` (block ids are unique across users; the user says where the frames are kept). */
+export type UserSlot = SlotRef & { readonly userId: string };
+
+/** The slot of a directory entry's location, with its user. */
+export function userSlot(userId: string, loc: SlotRef): UserSlot {
+  return { userId, blockId: loc.blockId, frame: loc.frame, slot: loc.slot };
+}
+
 export interface SlotReadResult extends ReadCost {
   /** Record bytes per requested slot, in request order. */
   readonly records: Buffer[];
@@ -21,7 +29,7 @@ export interface SlotReadResult extends ReadCost {
 export async function readSlots(
   frameStore: FrameStore,
   cache: BlockCache,
-  locs: readonly SlotRef[],
+  locs: readonly UserSlot[],
   snapshot?: AbstractSnapshot,
 ): Promise<SlotReadResult> {
   const r = await readSlotsOrNull(frameStore, cache, locs, snapshot);
@@ -47,7 +55,7 @@ export interface HintedSlotRead extends Omit<SlotReadResult, 'records'> {
 export async function readSlotsOrNull(
   frameStore: FrameStore,
   cache: BlockCache,
-  locs: readonly SlotRef[],
+  locs: readonly UserSlot[],
   snapshot?: AbstractSnapshot,
 ): Promise<HintedSlotRead> {
   const frames = new Map<string, DecodedFrame | null>();
@@ -59,7 +67,7 @@ export async function readSlotsOrNull(
     const k = frameKey(l.blockId, l.frame);
     if (!frames.has(k)) {
       frames.set(k, cache.get(k) ?? null);
-      refs.set(k, { blockId: l.blockId, frame: l.frame });
+      refs.set(k, { userId: l.userId, blockId: l.blockId, frame: l.frame });
     }
   }
   const missing = [...frames].filter(([, f]) => f === null).map(([k]) => k);

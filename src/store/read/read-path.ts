@@ -1,11 +1,11 @@
 import type { AbstractSnapshot } from 'abstract-level';
 import type { BlockCache } from '../../block/block-cache.js';
 import { corruption } from '../../errors.js';
-import type { Accounting } from '../../record/accounting.js';
 import { decodeBlockInfo, type BlockInfo } from '../../record/block-info.js';
 import { decodeChunkRecord, type ChunkRecord } from '../../record/chunk-record.js';
 import { decodeDirEntry, isExpired, type DirEntry } from '../../record/dir-entry.js';
-import { readSlots, readSlotsOrNull } from './block-reader.js';
+import { readSlots, readSlotsOrNull, userSlot } from './block-reader.js';
+import type { ReadCounters } from '../write/user-states.js';
 import type { ChunkRef, LocatedRef } from '../../api/chunk-input.js';
 
 export type { LocatedRef } from '../../api/chunk-input.js';
@@ -39,7 +39,7 @@ export function checkRecord(bytes: Uint8Array, entry: DirEntry, userId: string, 
  * Materializes chunks from one consistent snapshot; a chunk expired at `now()` (read once the entries are in)
  * reads as absent. Bumps the retrieval counters of `accounting` in memory (reads write nothing).
  */
-export async function readChunks(src: ReadSource, accounting: Accounting, now: () => number, userId: string, refs: readonly ChunkRef[]): Promise<ReadResult> {
+export async function readChunks(src: ReadSource, accounting: ReadCounters, now: () => number, userId: string, refs: readonly ChunkRef[]): Promise<ReadResult> {
   const snapshot = src.db.snapshot();
   try {
     const r = await readThroughDirectory(src, now, userId, refs, snapshot);
@@ -71,7 +71,7 @@ async function readThroughDirectory(src: ReadSource, now: () => number, userId: 
   entries.forEach((e, i) => {
     if (e !== null) wanted.push({ i, entry: e });
   });
-  const slots = await readSlots(src.frames, src.cache, wanted.map((w) => w.entry.location!), snapshot);
+  const slots = await readSlots(src.frames, src.cache, wanted.map((w) => userSlot(userId, w.entry.location!)), snapshot);
   const chunks: (ChunkRecord | null)[] = refs.map(() => null);
   wanted.forEach((w, k) => {
     const ref = refs[w.i]!;
@@ -102,12 +102,12 @@ export function locatedRef(ref: ChunkRef, e: DirEntry): LocatedRef {
  * reads as absent. A chunk deleted, updated or moved after the hint was taken, while its old slot still exists,
  * reads as the hint's version: the read is then as of when the hint was taken (the recall that gathered it).
  */
-export async function readLocated(src: ReadSource, accounting: Accounting, now: () => number, userId: string, located: readonly LocatedRef[]): Promise<ReadResult> {
+export async function readLocated(src: ReadSource, accounting: ReadCounters, now: () => number, userId: string, located: readonly LocatedRef[]): Promise<ReadResult> {
   const snapshot = src.db.snapshot();
   try {
     const at = now();
     const live = located.filter((l) => !isExpired(l, at));
-    const slots = await readSlotsOrNull(src.frames, src.cache, live.map((l) => l.location), snapshot);
+    const slots = await readSlotsOrNull(src.frames, src.cache, live.map((l) => userSlot(userId, l.location)), snapshot);
     const byLoc = new Map<LocatedRef, ChunkRecord>();
     const stale: LocatedRef[] = [];
     live.forEach((l, k) => {
@@ -162,7 +162,7 @@ export async function* listBlockInfos(cf: ColumnFamilies, snapshot?: AbstractSna
  * checked against its entry. Memory: the records plus their frames.
  */
 export async function readLiveRecords(src: ReadSource, entries: readonly ListedEntry[], snapshot: AbstractSnapshot): Promise<ChunkRecord[]> {
-  const slots = await readSlots(src.frames, src.cache, entries.map((e) => e.entry.location!), snapshot);
+  const slots = await readSlots(src.frames, src.cache, entries.map((e) => userSlot(e.userId, e.entry.location!)), snapshot);
   return entries.map((e, i) => checkRecord(slots.records[i]!, e.entry, e.userId, e.sessionId, e.chunkId));
 }
 

@@ -7,7 +7,7 @@ import type { AbstractSnapshot } from 'abstract-level';
 import type { ChunkRecord } from '../../record/chunk-record.js';
 import { decodeDirEntry, isExpired, type DirEntry } from '../../record/dir-entry.js';
 import type { HistoryVersion } from '../../record/history-version.js';
-import { readSlots } from './block-reader.js';
+import { readSlots, userSlot } from './block-reader.js';
 import type { ChunkRef } from '../../api/chunk-input.js';
 import { keptAt, readKeptVersions, toChunkVersion, versionRecord } from '../write/history.js';
 import type { ChunkVersion, RestoredVersion, ListedEntry, ReadResult, SupersededMark } from '../../api/results.js';
@@ -59,7 +59,7 @@ export function chunkHistory(core: StoreCore, userId: string, sessionId: string,
     const ref = { userId, sessionId, chunkId };
     const out: ChunkVersion[] = [];
     if (entry.state === 'live') {
-      const slots = await readSlots(core.frames, core.cache, [entry.location!], snapshot);
+      const slots = await readSlots(core.frames, core.cache, [userSlot(userId, entry.location!)], snapshot);
       const record = checkRecord(slots.records[0]!, entry, userId, sessionId, chunkId);
       out.push({ record, version: entry.version, validFrom: entry.updatedAt, validUntil: null, cause: null, supersededBy: null });
     }
@@ -124,7 +124,7 @@ export function readAsOf(core: StoreCore, userId: string, refs: readonly ChunkRe
       const kept = await keptVersionAt(core, full, asOf, snapshot);
       if (kept !== null) chunks[i] = await versionRecord(kept.h, full, `history ${JSON.stringify(kept.key)}`);
     }
-    const slots = await readSlots(core.frames, core.cache, current.map((c) => c.entry.location!), snapshot);
+    const slots = await readSlots(core.frames, core.cache, current.map((c) => userSlot(userId, c.entry.location!)), snapshot);
     current.forEach((c, k) => {
       const ref = refs[c.i]!;
       chunks[c.i] = checkRecord(slots.records[k]!, c.entry, userId, ref.sessionId, ref.chunkId);

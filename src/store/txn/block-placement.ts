@@ -16,12 +16,6 @@ export interface PlacementMark {
   readonly sealed: number;
 }
 
-/**
- * Block placement: which block, frame and slot each staged record lands in. Records are staged by the
- * transaction (`append`, `stageFreshBlocks`) and placed at commit (`place`): appends fill the open block of their user
- * (or session) and lane, sealing it at `blockCapacity` slots or `blockMaxBytes`; packed groups go whole into
- * fresh sealed blocks. REQUIRES: the transaction's write lock.
- */
 /** The records staged for one open block (per user, or per session), in order. */
 interface AppendGroup {
   readonly userId: string;
@@ -30,6 +24,12 @@ interface AppendGroup {
   readonly records: PendingRecord[];
 }
 
+/**
+ * Block placement: which block, frame and slot each staged record lands in. Records are staged by the
+ * transaction (`append`, `stageFreshBlocks`) and placed at commit (`place`): appends fill the open block of their user
+ * (or session) and lane, sealing it at `blockCapacity` slots or `blockMaxBytes`; packed groups go whole into
+ * fresh sealed blocks. REQUIRES: the transaction's write lock.
+ */
 export class BlockPlacement {
   readonly #appends = new Map<string, AppendGroup>();
   readonly #sealedGroups: { userId: string; origin: BlockOrigin; records: PendingRecord[]; split: number[] }[] = [];
@@ -118,7 +118,7 @@ export class BlockPlacement {
       let i = 0;
       while (i < g.records.length) {
         let blockId: number;
-        if (info === null) blockId = s.nextBlockId++;
+        if (info === null) blockId = s.ctx.ids.take();
         else blockId = info.blockId;
         let slots = info === null ? 0 : totalSlots(info);
         let bytes = info === null ? 0 : info.rawBytes;
@@ -161,7 +161,7 @@ export class BlockPlacement {
         at += n;
       }
       for (const block of layoutGroups(sizes, o.blockCapacity, o.blockMaxBytes)) {
-        writeFrame(s, null, s.nextBlockId++, userId, origin, block.map((i) => records[i]!), true);
+        writeFrame(s, null, s.ctx.ids.take(), userId, origin, block.map((i) => records[i]!), true);
       }
     }
   }

@@ -44,11 +44,6 @@ export async function* scanActiveTurns(core: StoreCore, snapshot: AbstractSnapsh
 }
 
 /**
- * Next sequence number of the namespace: one past the newest stored turn, or 0 when the active chunk is empty.
- * Sequence numbers only order the turns of one active chunk; they restart after a compaction consumed every turn,
- * so a key is reused by a later turn (docs/format.md) and turn ids, not keys, identify turns.
- */
-/**
  * The sessions of `userId` whose active chunk holds turns, in key order. Reads one key per such session: after
  * each hit the scan jumps past that session's keys.
  */
@@ -66,6 +61,11 @@ export async function activeSessions(core: StoreCore, userId: string): Promise<s
   }
 }
 
+/**
+ * Next sequence number of the namespace: one past the newest stored turn, or 0 when the active chunk is empty.
+ * Sequence numbers only order the turns of one active chunk; they restart after a compaction consumed every turn,
+ * so a key is reused by a later turn (docs/format.md) and turn ids, not keys, identify turns.
+ */
 async function nextSeq(core: StoreCore, userId: string, sessionId: string): Promise<number> {
   for await (const key of core.cf.active.keys({ ...prefixRange(userId, sessionId), reverse: true, limit: 1 })) {
     return Number(key.slice(-SEQ_DIGITS)) + 1;
@@ -79,9 +79,13 @@ async function nextSeq(core: StoreCore, userId: string, sessionId: string): Prom
  */
 export function appendActiveTurns(core: StoreCore, userId: string, sessionId: string, turns: readonly ActiveTurnValue[]): Promise<StoredTurn[]> {
   return core.lock.run(async () => {
-    const first = await nextSeq(core, userId, sessionId);
-    const stored = turns.map((t, i) => ({ ...t, key: activeKey(userId, sessionId, first + i) }));
-    await core.writer.write(stored.map((t) => ({ type: 'put' as const, sublevel: core.cf.active, key: t.key, value: encodeActiveTurn(t) })));
+    let stored: StoredTurn[] = [];
+    // One batch of the user's partition; on a fenced backend a conflict reads the next sequence number again.
+    await core.writeUserBatch(userId, async () => {
+      const first = await nextSeq(core, userId, sessionId);
+      stored = turns.map((t, i) => ({ ...t, key: activeKey(userId, sessionId, first + i) }));
+      return stored.map((t) => ({ type: 'put' as const, sublevel: core.cf.active, key: t.key, value: encodeActiveTurn(t) }));
+    });
     return stored;
   });
 }

@@ -1,9 +1,10 @@
 import { decodeCoAccess, encodeCoAccess } from '../../record/engine-records.js';
-import type { BatchWriter } from '../kv/batch-writer.js';
 import type { ChunkRef } from '../../api/chunk-input.js';
 import type { CoAccessBuffer } from './co-access-buffer.js';
 import type { ColumnFamilies } from '../kv/column-families.js';
-import { SEP, accessKey, afterPrefix, orderedPair, pairKey, prefixRange, refString } from '../kv/keys.js';
+import { CF, SEP, accessKey, afterPrefix, orderedPair, pairKey, partitionOf, prefixRange, refString } from '../kv/keys.js';
+import type { TxnContext } from '../txn/txn-state.js';
+import { writeUserBatch } from './fenced-write.js';
 
 /** The access and pair keys of one observation: each chunk's access counter, and each pair's. */
 export function coAccessKeys(userId: string, refs: readonly ChunkRef[]): string[] {
@@ -14,21 +15,31 @@ export function coAccessKeys(userId: string, refs: readonly ChunkRef[]): string[
 }
 
 /**
- * Persists the buffered co-access increments (`CoAccessBuffer.drain`) as one batch, each added to the stored count.
- * No accounting (co-access changes no accounted figure). REQUIRES: the write lock.
+ * Persists the buffered co-access increments (`CoAccessBuffer.drain`), each added to the stored count: one batch
+ * per user (each in its user's partition, fenced on a partitioned backend, so an increment is read and rewritten
+ * against the latest count even with other processes counting). No accounting (co-access changes no accounted
+ * figure). REQUIRES: the write lock.
  */
-export async function persistCoAccess(cf: ColumnFamilies, writer: BatchWriter, pending: ReadonlyMap<string, { count: number; lastAt: number }>): Promise<void> {
-  const keys = [...pending.keys()].sort();
-  if (keys.length === 0) return;
-  const values = await cf.coaccess.getMany(keys);
-  await writer.write(
-    keys.map((key, i) => {
-      const v = values[i];
-      const add = pending.get(key)!;
-      const count = (v === undefined ? 0 : decodeCoAccess(v, `co-access ${JSON.stringify(key)}`).count) + add.count;
-      return { type: 'put' as const, sublevel: cf.coaccess, key, value: encodeCoAccess({ count, lastAt: add.lastAt }) };
-    }),
-  );
+export async function persistCoAccess(ctx: TxnContext, pending: ReadonlyMap<string, { count: number; lastAt: number }>): Promise<void> {
+  const byUser = new Map<string, string[]>();
+  for (const key of [...pending.keys()].sort()) {
+    const userId = partitionOf(CF.coaccess, key);
+    const list = byUser.get(userId);
+    if (list === undefined) byUser.set(userId, [key]);
+    else list.push(key);
+  }
+  const cf = ctx.cf;
+  for (const [userId, keys] of byUser) {
+    await writeUserBatch(ctx, userId, async () => {
+      const values = await cf.coaccess.getMany(keys);
+      return keys.map((key, i) => {
+        const v = values[i];
+        const add = pending.get(key)!;
+        const count = (v === undefined ? 0 : decodeCoAccess(v, `co-access ${JSON.stringify(key)}`).count) + add.count;
+        return { type: 'put' as const, sublevel: cf.coaccess, key, value: encodeCoAccess({ count, lastAt: add.lastAt }) };
+      });
+    });
+  }
 }
 
 /**

@@ -6,7 +6,9 @@ import type { ColumnFamilies } from '../kv/column-families.js';
 import { META_ENGINE_KEY } from '../kv/keys.js';
 import type { ResolvedStoreOptions } from '../../api/store-options.js';
 
-export const ENGINE_VERSION = '0.1.0';
+import { ENGINE_VERSION } from '../../api/engine-version.js';
+
+export { ENGINE_VERSION };
 
 /**
  * Reads the engine meta record, creating it for a new database, and settles the layout options: `explicit` names

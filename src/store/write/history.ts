@@ -16,6 +16,7 @@ import type { DirEntry } from '../../record/dir-entry.js';
 import { HISTORY_AGE_MARK, decodeHistoryVersion, encodeHistoryVersion, type HistoryVersion, type SupersedeCause } from '../../record/history-version.js';
 import type { Family } from '../kv/column-families.js';
 import { SEP, afterPrefix, expiryTime, prefixRange } from '../kv/keys.js';
+import { dueUsers } from '../read/due-users.js';
 import type { ResolvedStoreOptions } from '../../api/store-options.js';
 import type { Txn } from '../txn/txn.js';
 import type { ChunkVersion, RestoredVersion } from '../../api/results.js';
@@ -27,7 +28,7 @@ export function historyKey(userId: string, sessionId: string, chunkId: string, v
 }
 
 export function historyAgeKey(at: number, userId: string, sessionId: string, chunkId: string, version: number): string {
-  return 't' + SEP + expiryTime(at) + SEP + userId + SEP + sessionId + SEP + chunkId + SEP + String(version).padStart(VERSION_DIGITS, '0');
+  return 't' + SEP + userId + SEP + expiryTime(at) + SEP + sessionId + SEP + chunkId + SEP + String(version).padStart(VERSION_DIGITS, '0');
 }
 
 /** The `v` keys of one chunk, of one session, or of one user. */
@@ -52,13 +53,13 @@ export function parseHistoryKey(key: string): HistoryKeyParts | null {
   return { userId: p[1]!, sessionId: p[2]!, chunkId: p[3]!, version };
 }
 
-/** Splits a `t` key; null for anything else. */
+/** Splits a `t` key (`t ␀ user ␀ supersededAt ␀ session ␀ ulid ␀ version`, database format 6); null for anything else. */
 export function parseHistoryAgeKey(key: string): (HistoryKeyParts & { at: number }) | null {
   const p = key.split(SEP);
-  if (p.length !== 6 || p[0] !== 't') return null;
-  const rest = parseHistoryKey(['v', p[2], p[3], p[4], p[5]].join(SEP));
-  const at = parseInt(p[1]!, 16);
-  return rest === null || !Number.isFinite(at) ? null : { ...rest, at };
+  if (p.length !== 6 || p[0] !== 't' || !/^[0-9a-f]{16}$/.test(p[2]!)) return null;
+  const rest = parseHistoryKey(['v', p[1], p[3], p[4], p[5]].join(SEP));
+  const at = parseInt(p[2]!, 16);
+  return rest === null ? null : { ...rest, at };
 }
 
 /**
@@ -74,6 +75,7 @@ export async function stageSuperseded(
   bytes: Uint8Array,
   cause: SupersedeCause,
   supersededBy: { sessionId: string; chunkId: string } | null,
+  reason?: string,
 ): Promise<void> {
   const keep = options.historyVersions;
   if (keep === 0) return;
@@ -97,6 +99,7 @@ export async function stageSuperseded(
     recordBytes: bytes.length,
     codec: 'zstd',
     record: stored,
+    ...(reason === undefined ? {} : { reason }),
   };
   txn.raw({ type: 'put', sublevel: hist, key: historyKey(userId, sessionId, chunkId, entry.version), value: encodeHistoryVersion(h) });
   txn.raw({ type: 'put', sublevel: hist, key: historyAgeKey(txn.now, userId, sessionId, chunkId, entry.version), value: HISTORY_AGE_MARK });
@@ -159,13 +162,13 @@ export async function dropChunkHistory(txn: Txn, ref: { userId: string; sessionI
 }
 
 /**
- * Drops versions superseded at or before `before` (age retention), at most `max`, in one transaction.
- * Cost: one range read of the age index up to `before`, one point read per dropped version.
+ * Drops versions of one user superseded at or before `before` (age retention), at most `max`, in one transaction
+ * of that user. Cost: one range read of the user's age index up to `before`, one point read per dropped version.
  */
-export async function sweepHistoryAge(txn: Txn, before: number, max: number): Promise<{ dropped: number; more: boolean }> {
+export async function sweepHistoryAge(txn: Txn, userId: string, before: number, max: number): Promise<{ dropped: number; more: boolean }> {
   const hist = txn.cf.history;
   let dropped = 0;
-  for await (const k of hist.keys({ gte: 't' + SEP, lt: afterPrefix('t', expiryTime(before)) })) {
+  for await (const k of hist.keys({ gte: prefixRange('t', userId).gte, lt: afterPrefix('t', userId, expiryTime(before)) })) {
     if (dropped === max) return { dropped, more: true };
     const p = parseHistoryAgeKey(k);
     if (p === null || p.at > before) continue;
@@ -181,10 +184,9 @@ export async function sweepHistoryAge(txn: Txn, before: number, max: number): Pr
   return { dropped, more: false };
 }
 
-/** Whether any version is due for the age sweep (one key read). */
-export async function historyAgeDue(hist: Family, before: number): Promise<boolean> {
-  for await (const _ of hist.keys({ gte: 't' + SEP, lt: afterPrefix('t', expiryTime(before)), limit: 1 })) return true;
-  return false;
+/** The users with a version due for the age sweep (two key reads per user with history: `dueUsers`). */
+export function historyAgeDueUsers(hist: Family, before: number): AsyncGenerator<string> {
+  return dueUsers(hist, 't', expiryTime(before));
 }
 
 /** Decompresses a kept version's record and checks it is the version its key names. */
@@ -221,6 +223,7 @@ export async function toChunkVersion(h: HistoryVersion, ref: { userId: string; s
     validUntil: h.supersededAt,
     cause: h.cause,
     supersededBy: h.supersededBy === null ? null : { userId: ref.userId, ...h.supersededBy },
+    ...(h.reason === undefined ? {} : { reason: h.reason }),
   };
 }
 

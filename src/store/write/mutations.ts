@@ -1,8 +1,8 @@
 import { AkashicError } from '../../errors.js';
 import { encodeChunkRecord, type ChunkRecord } from '../../record/chunk-record.js';
-import { isExpired, type DirEntry, type SlotRef } from '../../record/dir-entry.js';
+import { isExpired, type DirEntry } from '../../record/dir-entry.js';
 import { encodeExpiryMark } from '../../record/engine-records.js';
-import type { SlotReadResult } from '../read/block-reader.js';
+import { userSlot, type SlotReadResult, type UserSlot } from '../read/block-reader.js';
 import { LIMITS, fullRefs, type CheckedContent } from '../../api/chunk-input.js';
 import { stageRestoredVersion, stageSuperseded } from './history.js';
 import type { RestoredVersion, MutationResult } from '../../api/results.js';
@@ -28,6 +28,8 @@ export type Mutation =
       readonly expiry?: Expiry;
       /** The chunk whose write caused this update (reconciliation), kept in the ended version's history entry. */
       readonly supersededBy?: { readonly sessionId: string; readonly chunkId: string };
+      /** Why (what matched), kept in the ended version's history entry. */
+      readonly reason?: string;
     }
   | {
       readonly op: 'delete';
@@ -35,6 +37,7 @@ export type Mutation =
       readonly chunkId: string;
       readonly expectVersion?: number;
       readonly supersededBy?: { readonly sessionId: string; readonly chunkId: string };
+      readonly reason?: string;
     }
   | { readonly op: 'restore'; readonly record: ChunkRecord }
   /** Superseded versions of one chunk (dump/load), oldest first, each of this chunk and of a distinct version. */
@@ -48,7 +51,7 @@ export interface MutationScope {
   readonly options: ResolvedStoreOptions;
   readonly ids: ChunkIdGenerator;
   /** Reads record bytes at slots in the committed state. */
-  readCurrent(locs: readonly SlotRef[]): Promise<SlotReadResult>;
+  readCurrent(locs: readonly UserSlot[]): Promise<SlotReadResult>;
 }
 
 /** A directory entry without its attributes and vector (tombstones keep no content). */
@@ -84,8 +87,34 @@ export async function stageWrite(c: MutationScope, txn: Txn, userId: string, mut
     seen.add(key);
     results.push(await applyMutation(c, txn, userId, sessionId, chunkId, key, m));
   }
+  await retireSuperseded(c, txn, userId, mutations, results, seen);
   if (extra !== undefined) await extra(txn);
   return results;
+}
+
+/**
+ * Supersession: a chunk that a put or an update of this write names in `supersedes` is retired as a delete would
+ * retire it — a tombstone naming the superseding chunk, its last version kept by history (cause 'delete',
+ * `supersededBy` set) — in the same transaction. A chunk this write touches itself, or one that is already gone,
+ * is left alone (a reference to it is kept, not an error). Restores never retire: a dump carries its tombstones.
+ * Retirements add no result (the write's results answer its own mutations).
+ */
+async function retireSuperseded(c: MutationScope, txn: Txn, userId: string, mutations: readonly Mutation[], results: readonly MutationResult[], seen: Set<string>): Promise<void> {
+  for (let i = 0; i < mutations.length; i++) {
+    const m = mutations[i]!;
+    if (m.op !== 'put' && m.op !== 'update') continue;
+    const named = m.content.supersedes;
+    if (named === undefined || named.length === 0) continue;
+    const by = { sessionId: results[i]!.sessionId, chunkId: results[i]!.chunkId };
+    for (const r of named) {
+      const key = dirKey(userId, r.sessionId, r.chunkId);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const e = await txn.dirEntry(key);
+      if (e === null || e.state !== 'live' || isExpired(e, txn.now)) continue;
+      await applyMutation(c, txn, userId, r.sessionId, r.chunkId, key, { op: 'delete', sessionId: r.sessionId, chunkId: r.chunkId, supersededBy: by });
+    }
+  }
 }
 
 async function applyMutation(c: MutationScope, txn: Txn, userId: string, sessionId: string, chunkId: string, key: string, m: Mutation): Promise<MutationResult> {
@@ -121,7 +150,7 @@ async function applyMutation(c: MutationScope, txn: Txn, userId: string, session
       const { record: old, bytes: oldBytes } = await readRecord(c, cur, userId, sessionId, chunkId);
       await txn.invalidate(cur.location!, cur.recordBytes);
       unindexExpiry(txn, userId, sessionId, chunkId, cur);
-      await stageSuperseded(txn, c.options, { userId, sessionId, chunkId }, cur, oldBytes, 'update', m.supersededBy ?? null);
+      await stageSuperseded(txn, c.options, { userId, sessionId, chunkId }, cur, oldBytes, 'update', m.supersededBy ?? null, m.reason);
       const { supersedes: given, ...rest } = m.content;
       const next: ChunkRecord = {
         ...old,
@@ -143,7 +172,7 @@ async function applyMutation(c: MutationScope, txn: Txn, userId: string, session
           if (err instanceof AkashicError && err.code === 'AKASHIC_CORRUPTION') return null;
           throw err;
         });
-        if (read !== null) await stageSuperseded(txn, c.options, { userId, sessionId, chunkId }, cur, read.bytes, 'delete', m.supersededBy ?? null);
+        if (read !== null) await stageSuperseded(txn, c.options, { userId, sessionId, chunkId }, cur, read.bytes, 'delete', m.supersededBy ?? null, m.reason);
       }
       await txn.invalidate(cur.location!, cur.recordBytes);
       unindexExpiry(txn, userId, sessionId, chunkId, cur);
@@ -212,6 +241,6 @@ function stageRecord(txn: Txn, key: string, record: ChunkRecord, ingested: boole
 }
 
 async function readRecord(c: MutationScope, entry: DirEntry, userId: string, sessionId: string, chunkId: string): Promise<{ record: ChunkRecord; bytes: Uint8Array }> {
-  const { records } = await c.readCurrent([entry.location!]);
+  const { records } = await c.readCurrent([userSlot(userId, entry.location!)]);
   return { record: checkRecord(records[0]!, entry, userId, sessionId, chunkId), bytes: records[0]! };
 }
