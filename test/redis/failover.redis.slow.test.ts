@@ -66,11 +66,12 @@ async function waitHealthy(port: number): Promise<void> {
   }
 }
 
-/** Writes until `stopAt`, killing the global partition's primary after `killAfterMs`; reopens after a failed write. */
+/** Writes for 14 s, killing the primary of user0's partition after 1.5 s; reopens the store after a failed write. */
 async function writeThroughKill(durability: 'replicated' | 'relaxed', prefix: string): Promise<{ acked: Acked[]; failed: number; resumeMs: number; killedPort: number; root: string }> {
   let restarted: Promise<void> | null = null;
   const url = urlWithPrefix(prefix);
-  const victim = await primaryOf(`{${prefix}:}:h`);
+  // The primary of user0's partition (every eighth put is user0's); resumption is user0's first put after the kill.
+  const victim = await primaryOf(`{${prefix}:user0}:h`);
   const open = (): Promise<AkashicStore> => AkashicStore.open({ url, durability, gc: { intervalMs: 0 } });
   let store = await open();
   const acked: Acked[] = [];
@@ -89,7 +90,7 @@ async function writeThroughKill(durability: 'replicated' | 'relaxed', prefix: st
     try {
       const r = await store.put(user, { sessionId: 's', text, keywords: [`w${i}`] });
       acked.push({ user, sessionId: r.sessionId, chunkId: r.chunkId, text });
-      if (killedAt !== 0 && resumedAt === 0) resumedAt = Date.now();
+      if (killedAt !== 0 && resumedAt === 0 && user === 'user0') resumedAt = Date.now();
     } catch (err) {
       failed++;
       // A storage error latches the store read-only (as on LevelDB); the application reopens it.

@@ -18,17 +18,19 @@ describe('partition rule (no Redis needed)', () => {
   it('puts a user-first key in its user and the rest in the global partition', () => {
     expect(partitionOf('!dir!alice\u0000s1\u000001J')).toBe('alice');
     expect(partitionOf('!cidx!k\u0000bob\u0000memory\u0000word\u0000x')).toBe('bob');
-    expect(partitionOf('!alloc!open\u0000carol')).toBe('');
+    expect(partitionOf('!alloc!open\u0000carol')).toBe('carol');
+    expect(partitionOf('!binfo!carol\u0000000000000001')).toBe('carol');
     expect(partitionOf('!alloc!open\u0000carol\u0000s')).toBe('carol');
     expect(partitionOf('!alloc!next')).toBe('');
-    expect(partitionOf('!binfo!000000000001')).toBe('');
+    expect(partitionOf('!meta!engine')).toBe('');
     expect(partitionOf('plain')).toBe('');
   });
   it('names the one partition of a range inside one user prefix, and none for a range across users', () => {
     expect(partitionOfRange('!dir!alice\u0000', '!dir!alice\u0001')).toBe('alice');
     expect(partitionOfRange('!dir!alice\u0000s1\u0000', '!dir!alice\u0000s1\u0001')).toBe('alice');
     expect(partitionOfRange('!dir!', '!dir"')).toBeNull();
-    expect(partitionOfRange('!binfo!', '!binfo"')).toBe('');
+    expect(partitionOfRange('!meta!', '!meta"')).toBe('');
+    expect(partitionOfRange('!binfo!', '!binfo"')).toBeNull();
     expect(partitionOfRange('!dir!alice\u0000', '!dir!bob\u0000')).toBeNull();
     expect(partitionOfRange(undefined, '!dir!alice\u0001')).toBeNull();
   });
