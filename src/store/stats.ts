@@ -6,6 +6,7 @@ import { decodeDirEntry } from '../record/dir-entry.js';
 import { FORMAT_VERSION } from '../record/envelope.js';
 import type { StoreCore } from './store-core.js';
 import type { PostingMergeReport } from './posting-merge.js';
+import type { ModelUsageStats } from '../util/model-usage.js';
 
 /**
  * Engine figures. Field names are a stable, documented contract (docs/format.md, "Stats"); `akashic stats --json`
@@ -65,6 +66,11 @@ export interface StoreStats {
    * write), and the last failure with its code.
    */
   readonly postingMerge: PostingMergeReport;
+  /**
+   * Model calls since the store was opened (in memory, not persisted): GC grouping and what AkashicMemory's
+   * compactions, recalls and relocations cost, in total, per operation, per call and per user.
+   */
+  readonly modelUsage: ModelUsageStats;
 }
 
 /** LevelDB's diagnostic files: its text log (rewritten on every open, read-only ones too) and the lock. */
@@ -86,7 +92,7 @@ async function dirSize(path: string): Promise<number> {
   return total;
 }
 
-export async function computeStats(core: StoreCore, location: string | null): Promise<StoreStats> {
+export async function computeStats(core: StoreCore, location: string | null): Promise<Omit<StoreStats, 'modelUsage'>> {
   let chunks = 0;
   let deleted = 0;
   let updated = 0;

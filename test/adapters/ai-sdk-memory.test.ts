@@ -56,7 +56,9 @@ describe('akashicMemory with default options: the two-conversation scenario', ()
       const prompt = base.doGenerateCalls[1]!.prompt;
       expect(prompt[0]!.role).toBe('system');
       expect(prompt[0]!.content).toContain('Lisbon');
-      // The first conversation was compacted when the second began; nothing of it is pending any more.
+      // The first conversation's compaction started (in the background) when the second began; once it committed,
+      // nothing of it is pending any more.
+      await memory.flush();
       expect(await memory.activeTurns({ user: 'alice', session: 'conversation-1' })).toEqual([]);
     } finally {
       await memory.close();
@@ -99,6 +101,8 @@ describe('akashicMemory middleware on memory-level', () => {
     const model = wrapLanguageModel({ model: base, middleware: akashicMemory({ memory }) });
     await generateText({ model, prompt: 'I moved to Berlin last May.', providerOptions: akashic('alice', 's1') });
     expect(await remembered(engine, memory, 'alice', 's1')).toContain('Noted, Berlin it is.');
+    // The gate fired on the write-back; recall injects chunks, so wait for the background compaction.
+    await memory.flush();
 
     const { text } = await generateText({ model, prompt: 'Which city do I live in, Berlin?', providerOptions: akashic('alice', 's1') });
     expect(text).toBe('You live in Berlin.');
@@ -122,6 +126,7 @@ describe('akashicMemory middleware on memory-level', () => {
   it('streams with recall injected', async () => {
     const warm = wrapLanguageModel({ model: generating('Noted.'), middleware: akashicMemory({ memory }) });
     await generateText({ model: warm, prompt: 'My cat is called Miso.', providerOptions: akashic('carol', 's1') });
+    await memory.flush();
     const base = streaming(['Miso.']);
     const model = wrapLanguageModel({ model: base, middleware: akashicMemory({ memory }) });
     const result = streamText({ model, prompt: 'What is my cat called? Miso?', providerOptions: akashic('carol', 's1') });
