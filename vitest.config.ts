@@ -33,11 +33,11 @@ export default defineConfig({
     maxWorkers: 2,
     projects: [
       // The fast tier runs the sources, but the GC and trace workers load dist/: refuse a dist older than their sources.
-      { extends: true, test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: SLOW, globalSetup: ['test/helpers/worker-freshness.ts'] } },
+      { extends: true, test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: SLOW, globalSetup: ['test/helpers/worker-freshness.ts', 'test/helpers/redis-cluster.ts'] } },
       {
         extends: true,
         // The slow tier runs the built dist/: refuse to test a dist older than its sources.
-        test: { name: 'slow', include: SLOW, globalSetup: ['test/helpers/dist-freshness.ts'] },
+        test: { name: 'slow', include: SLOW, globalSetup: ['test/helpers/dist-freshness.ts', 'test/helpers/redis-cluster.ts'] },
       },
     ],
   },

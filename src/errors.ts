@@ -25,7 +25,16 @@ export type AkashicErrorCode =
    * The store refuses writes because an earlier storage write failed (disk full, I/O error): acknowledged data is
    * safe, reads still work; close and reopen the store to recover.
    */
-  | 'AKASHIC_READ_ONLY';
+  | 'AKASHIC_READ_ONLY'
+  /** A service request carried no API key, or one the service does not know. */
+  | 'AKASHIC_UNAUTHORIZED'
+  /** A service request's API key is not allowed the user (tenant) it names; nothing was read or changed. */
+  | 'AKASHIC_FORBIDDEN'
+  /**
+   * A service request did not finish within the service's request timeout. The reply is an error, but a write
+   * that was already under way may still land: read back before retrying a non-idempotent write.
+   */
+  | 'AKASHIC_TIMEOUT';
 
 export class AkashicError extends Error {
   readonly code: AkashicErrorCode;

@@ -1,8 +1,8 @@
 import type { AkashicStore } from '../engine/akashic-store.js';
 import { readOnlyScans } from '../engine/internal-seams.js';
 import { invalidRatio, totalSlots, type BlockInfo } from '../record/block-info.js';
-import { checkId } from '../store/ids.js';
-import { blockKey } from '../store/keys.js';
+import { checkId } from '../api/ids.js';
+import { blockKey } from '../api/key-strings.js';
 import { liveEntries } from './dump.js';
 import { formatBytes, formatPercent } from '../util/text-format.js';
 import { lineWriter, type LineSink } from '../util/line-sink.js';

@@ -1,11 +1,11 @@
 import { AkashicError, invalidArgument } from '../errors.js';
 import { CHUNK_KINDS, type ChunkKind, type ChunkRecord } from '../record/chunk-record.js';
-import { checkContent } from '../store/chunk-input.js';
-import { checkChunkId, checkId } from '../store/ids.js';
+import { checkContent } from '../api/chunk-input.js';
+import { checkChunkId, checkId } from '../api/ids.js';
 import { checkTurn } from '../memattention/turn-input.js';
 import type { ActiveTurnValue } from '../record/engine-records.js';
-import type { RestoredVersion } from '../store/history.js';
-import { dirKey } from '../store/keys.js';
+import type { RestoredVersion } from '../api/results.js';
+import { dirKey } from '../api/key-strings.js';
 
 /**
  * The logical dump format (JSON Lines), version DUMP_FORMAT. Frozen: a change of any line's shape needs a new

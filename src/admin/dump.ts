@@ -1,10 +1,10 @@
 import type { AkashicStore } from '../engine/akashic-store.js';
 import { readOnlyScans, type ListedEntry, type SnapshotView } from '../engine/internal-seams.js';
 import { corruption } from '../errors.js';
-import { checkId } from '../store/ids.js';
+import { checkId } from '../api/ids.js';
 import { chunkLine, headerLine, turnLine, versionLine, type DumpedTurn } from './dump-format.js';
-import type { RestoredVersion } from '../store/history.js';
-import { compileScope, type ScopeTest } from '../store/scope-filter.js';
+import type { RestoredVersion } from '../api/results.js';
+import { compileScope, type ScopeTest } from '../api/scope-filter.js';
 import { lineWriter, type LineSink } from '../util/line-sink.js';
 
 export interface DumpOptions {

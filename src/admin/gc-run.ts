@@ -1,6 +1,6 @@
 import type { AkashicStore } from '../engine/akashic-store.js';
 import { readOnlyScans } from '../engine/internal-seams.js';
-import type { GcReport } from '../gc/gc-pass.js';
+import type { GcReport } from '../api/reports.js';
 import { lineWriter, type LineSink } from '../util/line-sink.js';
 
 export interface GcToolOptions {

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import type { AkashicStore } from '../engine/akashic-store.js';
 import { readOnlyScans } from '../engine/internal-seams.js';
 import type { EngineMeta } from '../record/engine-records.js';
-import type { StoreStats } from '../store/stats.js';
+import type { StoreStats } from '../api/reports.js';
 import { blockLayouts, type BlockLayout } from './block-layout.js';
 import { blockLayoutSvg, esc, phiHistogramSvg, sessionColour, sessionKey, stackedBarSvg } from './svg-charts.js';
 import { formatBytes, formatRatio } from '../util/text-format.js';

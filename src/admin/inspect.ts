@@ -1,7 +1,7 @@
 import type { AkashicStore } from '../engine/akashic-store.js';
 import { readOnlyScans } from '../engine/internal-seams.js';
 import type { EngineMeta } from '../record/engine-records.js';
-import type { StoreStats } from '../store/stats.js';
+import type { StoreStats } from '../api/reports.js';
 import { lineWriter, writeLines, type LineSink } from '../util/line-sink.js';
 import { formatBytes, formatRatio, phiBucketLabel, textBars } from '../util/text-format.js';
 

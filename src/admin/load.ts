@@ -10,7 +10,7 @@ import { AkashicError } from '../errors.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
 import { activeTurnLog } from '../engine/internal-seams.js';
 import { chunkOrderKey, lineType, namespaceOrderKey, parseChunkLine, parseHeaderLine, parseTurnLine, parseVersionLine, type DumpedTurn, type DumpHeader } from './dump-format.js';
-import type { RestoredVersion } from '../store/history.js';
+import type { RestoredVersion } from '../api/results.js';
 
 /** One rejected line of a dump file. */
 export interface LoadProblem {

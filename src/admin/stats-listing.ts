@@ -1,5 +1,5 @@
 import type { AkashicStore } from '../engine/akashic-store.js';
-import type { StoreStats } from '../store/stats.js';
+import type { StoreStats } from '../api/reports.js';
 import { lineWriter, type LineSink } from '../util/line-sink.js';
 
 /** `key: value` lines of a stats object; nested objects flatten to dotted keys, arrays print as JSON. */

@@ -1,4 +1,4 @@
-import { blockKey } from '../store/keys.js';
+import { blockKey } from '../api/key-strings.js';
 import type { BlockLayout } from './block-layout.js';
 import { phiBucketLabel } from '../util/text-format.js';
 

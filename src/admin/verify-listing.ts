@@ -1,5 +1,5 @@
 import type { AkashicStore } from '../engine/akashic-store.js';
-import type { VerifyReport } from '../store/verify.js';
+import type { VerifyReport } from '../api/reports.js';
 import { lineWriter, type LineSink } from '../util/line-sink.js';
 
 export interface VerifyToolOptions {

@@ -27,3 +27,8 @@ export function layoutGroups(groups: readonly (readonly number[])[], capacity: n
   emit();
   return blocks;
 }
+
+/** Fewest blocks that could hold `n` records under the slot capacity (bytes permitting). */
+export function lowerBoundBlocks(n: number, capacity: number): number {
+  return Math.ceil(n / capacity);
+}

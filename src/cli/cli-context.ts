@@ -65,9 +65,9 @@ export function exitCodeOf(program: Command): number {
   return runOf(program).exitCode;
 }
 
-/** Adds the `--db DIR` option every store command takes. */
+/** Adds the `--db DIR|URL` option every store command takes. */
 export function dbOption(cmd: Command): Command {
-  return cmd.requiredOption('--db <dir>', 'database directory');
+  return cmd.requiredOption('--db <dir|url>', 'database directory, or a Redis URL (redis://host:port, redis+cluster://host:port,host:port)');
 }
 
 /** Opens the store at `path`, runs `fn`, and closes it whatever happens. */
@@ -105,13 +105,17 @@ export function example(line: string): string {
   return `\nExample:\n  $ ${line}`;
 }
 
+/** What the lock error adds for a person: LevelDB lets one process open a database, so reads go through it. */
+export const LIVE_DATABASE_HINT =
+  'One process at a time opens a database: to read one that a program keeps open, serve it from that program (`akashic serve`) and query the service, or stop the program first';
+
 /**
  * Maps an error that escaped a command to an exit status and a one-line message (none for commander errors,
  * which commander has already printed).
  */
 export function describeFailure(err: unknown): { code: number; message: string | null } {
   if (err instanceof CommanderError) return { code: err.exitCode === 0 ? EXIT.ok : EXIT.usage, message: null };
-  if (isAkashicError(err, 'AKASHIC_LOCKED')) return { code: EXIT.locked, message: err.message };
+  if (isAkashicError(err, 'AKASHIC_LOCKED')) return { code: EXIT.locked, message: `${err.message} [${err.code}]. ${LIVE_DATABASE_HINT}` };
   if (isAkashicError(err, 'AKASHIC_INVALID_ARGUMENT')) return { code: EXIT.usage, message: err.message };
   if (isAkashicError(err)) return { code: EXIT.failure, message: `${err.message} [${err.code}]` };
   if (err instanceof Error) {

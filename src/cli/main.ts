@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { ENGINE_VERSION } from '../store/engine-meta.js';
+import { ENGINE_VERSION } from '../api/engine-version.js';
 import { EXIT, bindRun, describeFailure, exitCodeOf, type CliIo } from './cli-context.js';
 import { COMMANDS } from './commands/index.js';
 

@@ -1,39 +1,42 @@
 import { join } from 'node:path';
 import { FRAMES_DIR } from '../store/file-frame-store.js';
-import { ClassicLevel } from 'classic-level';
+import { classicLevel } from './classic-level-module.js';
 import { stat } from 'node:fs/promises';
 import { AkashicError, invalidArgument } from '../errors.js';
-import type { AffinityModel, CoAccessStats } from '../gc/affinity-model.js';
-import { runGcPass, type GcReport } from '../gc/gc-pass.js';
+import type { AffinityModel, CoAccessStats } from '../api/affinity-model.js';
+import { runGcPass } from '../gc/gc-pass.js';
+import { type GcReport } from '../api/reports.js';
 import { findVictims, type GcPassOptions } from '../gc/victim-selection.js';
 import { DefaultAffinityModel } from '../gc/default-affinity.js';
 import { GcPool } from '../gc/gc-pool.js';
-import { invalidRatio, type BlockInfo } from '../record/block-info.js';
+import { invalidRatio } from '../record/block-info.js';
 import type { ChunkKind, ChunkRecord } from '../record/chunk-record.js';
-import { activeNamespaces, activeSessions, appendActiveTurns, readActiveTurns, scanActiveTurns } from '../store/active-turns.js';
-import type { CandidateRead } from '../store/candidate-reader.js';
-import { candidateIndexPurgeHook } from '../store/candidate-index.js';
+import { activeNamespaces, activeSessions, appendActiveTurns, readActiveTurns, scanActiveTurns } from '../store/write/active-turns.js';
+import type { CandidateRead } from '../store/index/candidate-reader.js';
+import { candidateIndexPurgeHook } from '../store/index/candidate-index.js';
 import { isExpired } from '../record/dir-entry.js';
-import { compileFilter, type ChunkFilter } from '../store/chunk-filter.js';
-import { LIMITS, checkContent, checkLocatedRefs, checkRef, checkRefs, type ChunkContent, type ChunkRef, type SupersedesRef } from '../store/chunk-input.js';
-import { checkChunkId, checkId } from '../store/ids.js';
-import { openError, storageError } from '../store/level-errors.js';
-import { refString } from '../store/keys.js';
-import { resolveStoreOptions, type AnyLevel, type ResolvedStoreOptions, type StoreOptions } from '../store/options.js';
-import { sweepExpired, sweepHistory, type SweepReport } from '../store/expiry-sweep.js';
-import { purgeScope, type PurgeReport } from '../store/purge.js';
-import { historyPurgeHook, type ChunkVersion, type RestoredVersion } from '../store/history.js';
-import { compileScope, type ScopeSelector } from '../store/scope-filter.js';
-import { chunkHistory, keptVersionMarks, keptVersions, listedAsOf, listedSuperseded, readAsOf, readKept, type SupersededMark } from '../store/versioned-read.js';
-import { relocate, type RelocationResult } from '../store/relocation.js';
+import { compileFilter } from '../api/chunk-filter.js';
+import { LIMITS, checkContent, checkLocatedRefs, checkRef, checkRefs, type ChunkRef } from '../api/chunk-input.js';
+import { checkChunkId, checkId } from '../api/ids.js';
+import { openError, storageError } from '../store/kv/level-errors.js';
+import { refString } from '../store/kv/keys.js';
+import { resolveStoreOptions, type AnyLevel, type ResolvedStoreOptions, type AkashicStoreOptions } from '../api/store-options.js';
+import { sweepExpired, sweepHistory } from '../store/ops/expiry-sweep.js';
+import type { SweepReport, PurgeReport, RelocationResult, StoreStats, VerifyReport } from '../api/reports.js';
+import { purgeScope } from '../store/ops/purge.js';
+import { historyPurgeHook } from '../store/write/history.js';
+import type { ChunkVersion, RestoredVersion, MutationResult, ListedEntry, ReadResult, StoreStatus, ListedChunk, BlockListing } from '../api/results.js';
+import { compileScope } from '../api/scope-filter.js';
+import { chunkHistory, keptVersionMarks, keptVersions, listedAsOf, listedSuperseded, readAsOf, readKept } from '../store/read/versioned-read.js';
+import { relocate } from '../store/ops/relocation.js';
 import { findLogDamage } from '../store/leveldb/log-check.js';
-import { isLocked, makeWorkingCopy, refuseIfLocked, type WorkingCopy } from '../store/leveldb/read-only-copy.js';
+import { isLocked, lockedError, lockHolders, makeWorkingCopy, refuseIfLocked, type WorkingCopy } from '../store/leveldb/read-only-copy.js';
 import { checkTables } from '../store/leveldb/table-check.js';
-import { computeStats, type StoreStats } from '../store/stats.js';
+import { computeStats } from '../store/ops/stats.js';
 import { StoreCore } from '../store/store-core.js';
-import type { Expiry, Mutation, MutationResult } from '../store/mutations.js';
-import type { ListedEntry, LocatedRef, ReadResult } from '../store/read-path.js';
-import { verifyStore, type VerifyReport } from '../store/verify.js';
+import type { Expiry, Mutation } from '../store/write/mutations.js';
+import type { LocatedRef } from '../store/read/read-path.js';
+import { verifyStore } from '../store/ops/verify.js';
 import {
   activeTurnLog,
   backgroundGcPasses,
@@ -49,75 +52,10 @@ import { NextEvent } from '../util/next-event.js';
 import { EventChannel } from '../util/typed-events.js';
 import { collectModelUsage, noteReceipt, sumReceipts, UsageLedger, withReceipts, type ModelCallReceipt } from '../util/model-usage.js';
 import { ulid } from 'ulid';
-import type { StoreEvents } from './store-events.js';
-
-export interface AkashicStoreOptions extends StoreOptions {
-  /** Groups live chunks during GC. Default: DefaultAffinityModel (keyword overlap + co-access). */
-  readonly affinity?: AffinityModel;
-}
-
-/** A chunk to create. `chunkId` is generated (monotonic ULID) unless given. */
-export interface PutInput extends ChunkContent {
-  readonly sessionId: string;
-  readonly chunkId?: string;
-  /** Creation time in ms; defaults to now. */
-  readonly createdAt?: number;
-  /** Time to live in ms from the commit (integer ≥ 1). Default: the store's `defaultTtlMs` (0: never expires). */
-  readonly ttlMs?: number;
-  /** Absolute expiry, ms since the epoch (integer). Exclusive with `ttlMs`. */
-  readonly expiresAt?: number;
-}
-
-/** Expiry fields of an update: a new `ttlMs` or `expiresAt`, or `expiresAt: null` to make the chunk permanent. */
-export interface ExpiryUpdate {
-  readonly ttlMs?: number;
-  readonly expiresAt?: number | null;
-}
-
-/** One change of an atomic `write`. */
-export type WriteOp =
-  | ({ readonly op: 'put' } & PutInput)
-  | ({
-      readonly op: 'update';
-      readonly sessionId: string;
-      readonly chunkId: string;
-      readonly expectVersion?: number;
-      /** The chunk that caused this update (a bare id names one of the same session); kept in the history entry. */
-      readonly supersededBy?: string | SupersedesRef;
-    } & Partial<ChunkContent> &
-      ExpiryUpdate)
-  | {
-      readonly op: 'delete';
-      readonly sessionId: string;
-      readonly chunkId: string;
-      readonly expectVersion?: number;
-      /** The chunk that replaced this one (a bare id names one of the same session). */
-      readonly supersededBy?: string | SupersedesRef;
-    };
-
-export type StoreStatus = 'opening' | 'open' | 'closing' | 'closed';
-
-/** Options of `list`. */
-export interface ListOptions extends ScopeSelector {
-  readonly sessionId?: string;
-  readonly includeDeleted?: boolean;
-  readonly includeExpired?: boolean;
-  readonly filter?: ChunkFilter;
-  /** List the chunks as they were at this time (ms since the epoch). */
-  readonly asOf?: number;
-  /** Also list every kept superseded version, marked `superseded`. */
-  readonly includeSuperseded?: boolean;
-}
-
-/** A listed entry; superseded versions (`includeSuperseded`) carry `superseded`. */
-export interface ListedChunk extends ListedEntry {
-  readonly superseded?: SupersededMark;
-}
-
-/** One block as `blocks()` lists it. */
-export interface BlockListing extends BlockInfo {
-  readonly phi: number;
-}
+import type { StoreEvents } from '../api/store-events.js';
+import type { PutInput, WriteOp, ListOptions } from '../api/requests.js';
+import { isRedisUrl } from '../backend/redis/redis-url.js';
+import { openRedisLevel } from '../backend/open-backend.js';
 
 /**
  * Akashic's storage engine: chunk records addressed by (user, session, ULID), placed by the engine in
@@ -157,8 +95,21 @@ export class AkashicStore {
    */
   static async open(options: AkashicStoreOptions): Promise<AkashicStore> {
     const resolved = resolveStoreOptions(options);
-    if ((options.path === undefined) === (options.db === undefined)) throw invalidArgument('give exactly one of options.path and options.db');
+    const given = [options.path, options.db, options.url].filter((x) => x !== undefined).length;
+    if (given !== 1) throw invalidArgument('give exactly one of options.path, options.db and options.url');
     if (options.path !== undefined && (typeof options.path !== 'string' || options.path === '')) throw invalidArgument('option path must be a non-empty string');
+    if (options.url !== undefined && (typeof options.url !== 'string' || !isRedisUrl(options.url))) {
+      throw invalidArgument('option url must be a redis:// or redis+cluster:// URL');
+    }
+    const replicates = options.url !== undefined || (options.db?.supports as { replicatedWrites?: boolean } | undefined)?.replicatedWrites === true;
+    if (resolved.durability === 'replicated' && !replicates) {
+      throw invalidArgument("durability 'replicated' needs a replicated backend: open the store by a Redis url");
+    }
+    if (options.url !== undefined) {
+      // The store then runs over abstract-level like any `db`; frames are keys (no directory), see docs/redis.md.
+      const { url, ...rest } = options;
+      return AkashicStore.open({ ...rest, db: openRedisLevel(url, resolved.durability) });
+    }
     if (options.db !== undefined && (options.db === null || typeof options.db !== 'object' || typeof (options.db as { open?: unknown }).open !== 'function')) {
       throw invalidArgument('option db must be an abstract-level database');
     }
@@ -167,12 +118,15 @@ export class AkashicStore {
     }
     const copy = options.path === undefined ? null : await prepareDirectory(options.path, resolved.readOnly);
     const db: AnyLevel =
-      options.db ?? new ClassicLevel(copy?.path ?? options.path!, { keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing: !resolved.readOnly });
+      options.db ?? new (await classicLevel())(copy?.path ?? options.path!, { keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing: !resolved.readOnly });
     try {
       await db.open();
     } catch (err) {
       await copy?.remove();
-      throw openError(err, options.path);
+      const e = openError(err, options.path);
+      // LevelDB names neither the code nor who holds the lock: name the holder where the OS tells.
+      if (e.code === 'AKASHIC_LOCKED' && options.path !== undefined) throw lockedError(options.path, await lockHolders(options.path), err);
+      throw e;
     }
     // A classic-level handle given as `db` has a directory too: stats() reports its size, frame files live in it.
     const handleLocation = (db as unknown as { location?: unknown }).location;

@@ -2,9 +2,9 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { FRAMES_DIR } from '../store/file-frame-store.js';
 import { join } from 'node:path';
-import { ClassicLevel } from 'classic-level';
+import { classicLevel } from './classic-level-module.js';
 import { AkashicError } from '../errors.js';
-import { destroyError } from '../store/level-errors.js';
+import { destroyError } from '../store/kv/level-errors.js';
 
 /**
  * Fails with AKASHIC_NOT_FOUND, touching nothing, unless `path` is a directory holding a LevelDB database
@@ -47,7 +47,7 @@ async function kindOf(path: string): Promise<'missing' | 'file' | 'dir'> {
 export async function destroyDatabase(path: string): Promise<void> {
   await requireDatabaseDir(path);
   try {
-    await ClassicLevel.destroy(path);
+    await (await classicLevel()).destroy(path);
   } catch (err) {
     throw destroyError(err, path);
   }

@@ -13,18 +13,20 @@
  * methods do (AKASHIC_NOT_OPEN, read-only) and maps storage errors to AkashicError.
  * @internal
  */
-import type { GcReport } from '../gc/gc-pass.js';
+import type { GcReport } from '../api/reports.js';
 import type { BlockInfo } from '../record/block-info.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
 import type { ActiveTurnValue, EngineMeta } from '../record/engine-records.js';
-import type { NamespacedTurn, StoredTurn } from '../store/active-turns.js';
-import type { RestoredVersion } from '../store/history.js';
-import type { Mutation, MutationResult } from '../store/mutations.js';
-import type { ListedEntry } from '../store/read-path.js';
+import type { NamespacedTurn, StoredTurn } from '../store/write/active-turns.js';
+import type { RestoredVersion, MutationResult, ListedEntry } from '../api/results.js';
+import type { Mutation } from '../store/write/mutations.js';
 
-export type { NamespacedTurn, StoredTurn } from '../store/active-turns.js';
-export type { Mutation, MutationResult } from '../store/mutations.js';
-export type { ListedEntry } from '../store/read-path.js';
+export type { NamespacedTurn, StoredTurn } from '../store/write/active-turns.js';
+export type { Mutation } from '../store/write/mutations.js';
+/** The mapping of storage failures to AkashicError that the store applies to its own calls, for the layers above. */
+export { storageError } from '../store/kv/level-errors.js';
+export type { MutationResult } from '../api/results.js';
+export type { ListedEntry } from '../api/results.js';
 
 /** `store[activeTurnLog]`: the active-turn log of MemAttention. @internal */
 export const activeTurnLog = Symbol('akashic.activeTurnLog');

@@ -1,4 +1,5 @@
-import { ClassicLevel } from 'classic-level';
+import type { ClassicLevel } from 'classic-level';
+import { classicLevel } from './classic-level-module.js';
 import { readdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { decodeFrame, type DecodedFrame } from '../block/frame-codec.js';
@@ -9,17 +10,17 @@ import { refuseNonDirectory, requireDatabaseDir } from './database-dir.js';
 import { decodeChunkRecord, type ChunkRecord } from '../record/chunk-record.js';
 import { decodeDirEntry, type DirEntry } from '../record/dir-entry.js';
 import { decodeActiveTurn, decodeEngineMeta, type ActiveTurnValue, type EngineMeta } from '../record/engine-records.js';
-import { openFamilies, type ColumnFamilies } from '../store/column-families.js';
-import { META_ENGINE_KEY, dirKey, frameKey, parseActiveKey, parseDirKey } from '../store/keys.js';
-import { isCorruption, openError } from '../store/level-errors.js';
+import { openFamilies, type ColumnFamilies } from '../store/kv/column-families.js';
+import { META_ENGINE_KEY, dirKey, frameKey, parseActiveKey, parseDirKey } from '../store/kv/keys.js';
+import { isCorruption, openError } from '../store/kv/level-errors.js';
 import { findLogDamage } from '../store/leveldb/log-check.js';
 import { makeWorkingCopy } from '../store/leveldb/read-only-copy.js';
 import { rebuildDamagedTables } from '../store/leveldb/table-rebuild.js';
-import { resilientEntries } from '../store/resilient-scan.js';
+import { resilientEntries } from '../store/read/resilient-scan.js';
 import type { FrameRef, FrameStore } from '../store/frame-store.js';
 import { KvFrameStore } from '../store/kv-frame-store.js';
 import { FileFrameStore, FRAMES_DIR } from '../store/file-frame-store.js';
-import { META_FRAMES_KEY } from '../store/keys.js';
+import { META_FRAMES_KEY } from '../store/kv/keys.js';
 import { decodeBlockInfo } from '../record/block-info.js';
 import { join } from 'node:path';
 import { existsSync } from 'node:fs';
@@ -133,7 +134,7 @@ export async function salvage(fromPath: string, toPath: string, opts: SalvageOpt
         for (const p of page) {
           const fk = frameKey(p.entry.location!.blockId, p.entry.location!.frame);
           if (frames.has(fk)) continue;
-          frames.set(fk, await readFrame(frameStore, p.entry.location!));
+          frames.set(fk, await readFrame(frameStore, { userId: p.userId, blockId: p.entry.location!.blockId, frame: p.entry.location!.frame }));
         }
         const ok: ChunkRecord[] = [];
         for (const p of page) {
@@ -356,7 +357,7 @@ async function openSource(path: string, repair: boolean): Promise<Source> {
   // Tables the MANIFEST names: a partial table a crash left (LevelDB deletes it at open) is not damage.
   const tableLoss = await rebuild(true);
   const open = async (): Promise<ClassicLevel<string, Buffer>> => {
-    const db = new ClassicLevel<string, Buffer>(copy.path, { keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing: false });
+    const db = new (await classicLevel())<string, Buffer>(copy.path, { keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing: false });
     await db.open();
     return db;
   };
@@ -383,7 +384,7 @@ async function openSource(path: string, repair: boolean): Promise<Source> {
   // left alone above are checked now, so a damaged one is rebuilt rather than read by the repair.
   tableLoss.push(...(await rebuild(false)));
   try {
-    await ClassicLevel.repair(copy.path);
+    await (await classicLevel()).repair(copy.path);
     const db = await open();
     // Repair puts every table in level 0, where a point lookup trusts the newest file number rather than the
     // newest write: one full compaction merges them by sequence number, as LevelDB's reads expect.

@@ -13,8 +13,8 @@
  *
  * @internal
  */
-import { orderedPair as pairKey } from '../store/keys.js';
-import type { CoAccessStats } from './affinity-model.js';
+import { orderedPair as pairKey } from '../store/kv/keys.js';
+import type { CoAccessStats } from '../api/affinity-model.js';
 import type { ChunkEmbedding } from '../record/chunk-embedding.js';
 import { cosine } from '../util/cosine.js';
 

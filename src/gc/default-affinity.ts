@@ -1,4 +1,4 @@
-import type { AffinityChunk, AffinityModel, CoAccessStats } from './affinity-model.js';
+import type { AffinityChunk, AffinityModel, CoAccessStats } from '../api/affinity-model.js';
 import { associationComponents, exactTerms } from './association.js';
 
 /**

@@ -1,32 +1,16 @@
 import { layoutGroups } from '../block/group-layout.js';
 import { decodeDirEntry, sameLocation } from '../record/dir-entry.js';
-import { dirKey, frameKey, parseBlockKey, refString } from '../store/keys.js';
+import { dirKey, frameKey, parseBlockKey, refString } from '../store/kv/keys.js';
 import type { FrameRef } from '../store/frame-store.js';
 import type { StoreCore } from '../store/store-core.js';
 import type { PendingRecord, Txn } from '../store/txn/txn.js';
-import type { AffinityChunk, AffinityModel } from './affinity-model.js';
+import type { AffinityChunk, AffinityModel } from '../api/affinity-model.js';
 import type { ExtractedRecord } from './gc-protocol.js';
 import type { GcPool } from './gc-pool.js';
 import { findVictims, type GcPassOptions, type Victim } from './victim-selection.js';
 
 export type { GcPassOptions } from './victim-selection.js';
-
-/** What one GC pass did. */
-export interface GcReport {
-  /** Blocks eligible as victims when the pass started (φ ≥ θ, or under-filled for a merge). */
-  readonly eligible: number;
-  /** Blocks chosen (cost-benefit order, capped by maxBlocks). */
-  readonly victims: number;
-  readonly blocksReleased: number;
-  readonly blocksWritten: number;
-  readonly chunksMoved: number;
-  /** Chunks that changed while the pass worked on them (compare-and-swap lost): left where they are now. */
-  readonly conflicts: number;
-  /** Partitions whose affinity model failed; they were packed in temporal order instead. */
-  readonly affinityFallbacks: number;
-  /** Victims left where they are because a frame of theirs is damaged (verify() names it). */
-  readonly damagedBlocks: number;
-}
+import type { GcReport } from '../api/reports.js';
 
 /**
  * Victims collected together (one extraction, one affinity grouping, one commit): at most this many blocks, and
@@ -68,7 +52,8 @@ export async function runGcPass(core: StoreCore, pool: GcPool, affinity: Affinit
     }
   }
   if (victims.length > 0) {
-    await core.transact(async (txn) => {
+    // A pass is counted once, in the accounting of the first user it collected (totals sum over users).
+    await core.transact(victims[0]!.userId, async (txn) => {
       txn.acct.gcRuns++;
     });
   }
@@ -83,7 +68,7 @@ async function collectUserBatch(
   victims: readonly Victim[],
 ): Promise<{ released: number; written: number; moved: number; conflicts: number; fallbacks: number; damaged: number }> {
   const refs: FrameRef[] = [];
-  for (const b of victims) for (let f = 0; f < b.frames; f++) refs.push({ blockId: b.blockId, frame: f });
+  for (const b of victims) for (let f = 0; f < b.frames; f++) refs.push({ userId, blockId: b.blockId, frame: f });
   const keys = refs.map((r) => frameKey(r.blockId, r.frame));
   const values = await core.frames.getMany(refs);
   // A victim released meanwhile (relocation emptied it) has no frames left: skip those frames.
@@ -118,7 +103,7 @@ async function collectUserBatch(
   const blockIdsBefore = blocks.map((b) => b.blockId);
   if (live.length === 0) {
     // Nothing live to move: the commit below only has to release the victims (their counters say so).
-    return { ...(await releaseOnly(core, blockIdsBefore)), damaged: damagedIds.size };
+    return { ...(await releaseOnly(core, userId, blockIdsBefore)), damaged: damagedIds.size };
   }
 
   // Partition by namespace: the session when blocks are per session, the whole user otherwise.
@@ -158,7 +143,7 @@ async function collectUserBatch(
     core.options.blockCapacity,
     core.options.blockMaxBytes,
   );
-  const firstId = await core.reserveBlockIds(layout.length);
+  const { first: firstId, epoch } = await core.reserveBlockIds(layout.length);
   const { frames } = await pool.encodeBlocks({
     kind: 'encode-blocks',
     zstdLevel: core.options.zstdLevel,
@@ -168,9 +153,11 @@ async function collectUserBatch(
   let moved = 0;
   let conflicts = 0;
   let committed: Txn | null = null;
-  await core.transact(async (txn) => {
+  await core.transact(userId, async (txn) => {
     committed = txn;
-    txn.noteReserved(firstId + layout.length);
+    // Another process took a range since the ids were reserved (fencing only): they may be its; leave this batch
+    // of victims to the next pass.
+    if (core.blockIdEpoch !== epoch) return;
     const now = await txn.dirEntries(flat.map((l) => l.key));
     const ok = flat.map((l, i) => {
       const e = now[i];
@@ -196,9 +183,9 @@ async function collectUserBatch(
   return { released, written: layout.length, moved, conflicts, fallbacks, damaged: damagedIds.size };
 }
 
-async function releaseOnly(core: StoreCore, blockIds: readonly number[]): Promise<{ released: number; written: number; moved: number; conflicts: number; fallbacks: number }> {
+async function releaseOnly(core: StoreCore, userId: string, blockIds: readonly number[]): Promise<{ released: number; written: number; moved: number; conflicts: number; fallbacks: number }> {
   let committed: Txn | null = null;
-  await core.transact(async (txn) => {
+  await core.transact(userId, async (txn) => {
     committed = txn;
     for (const id of blockIds) await txn.blockInfo(id);
   });

@@ -4,7 +4,7 @@
  * survives a crash and a compaction consumes exactly the turns it read); this file holds the gate's arithmetic.
  * @internal
  */
-import { LIMITS } from '../store/chunk-input.js';
+import { LIMITS } from '../api/chunk-input.js';
 
 /** One turn of an active chunk, as `recall` and `activeTurns` return it. */
 export interface ActiveTurn {

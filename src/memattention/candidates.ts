@@ -1,4 +1,4 @@
-import type { ChunkFilter } from '../store/chunk-filter.js';
+import type { ChunkFilter } from '../api/chunk-filter.js';
 /**
  * The candidate set M of SELECT (the Akashic paper, Algorithm 1 lines 6 and 16), gathered from directory metadata only
  * (keywords, time, tokens; never a chunk body).
@@ -19,14 +19,11 @@ import type { ChunkFilter } from '../store/chunk-filter.js';
  */
 import type { AkashicStore } from '../engine/akashic-store.js';
 import type { ChunkMetaView } from '../model/memory-model.js';
-import type { ChunkRef, LocatedRef } from '../store/chunk-input.js';
-import { refString } from '../store/keys.js';
-import type { ListedEntry } from '../store/read-path.js';
-import type { ListedChunk } from '../engine/akashic-store.js';
-import type { ScopeSelector } from '../store/scope-filter.js';
-import type { SupersededMark } from '../store/versioned-read.js';
+import type { ChunkRef, LocatedRef } from '../api/chunk-input.js';
+import { refString } from '../api/key-strings.js';
+import type { ListedEntry, ListedChunk, SupersededMark, KeywordStats } from '../api/results.js';
+import type { ScopeSelector } from '../api/scope-filter.js';
 import type { ChunkKind } from '../record/chunk-record.js';
-import type { KeywordStats } from '../store/candidate-index.js';
 
 /** A chunk shown to SELECT, with what is needed to fetch it and to compare-and-swap it later. */
 export interface Candidate {

@@ -12,8 +12,8 @@
  */
 import type { AkashicStore } from '../engine/akashic-store.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
-import type { ChunkRef } from '../store/chunk-input.js';
-import { parseRefString, refString } from '../store/keys.js';
+import type { ChunkRef } from '../api/chunk-input.js';
+import { parseRefString, refString } from '../api/key-strings.js';
 import type { CheckedModel } from './model-calls.js';
 
 /** Whether online relocation ran after a recall, and what it did. */

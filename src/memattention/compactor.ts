@@ -16,7 +16,7 @@
 import type { AkashicStore } from '../engine/akashic-store.js';
 import { activeTurnLog, type ListedEntry, type Mutation, type StoredTurn } from '../engine/internal-seams.js';
 import type { ChunkKind, ChunkRecord } from '../record/chunk-record.js';
-import { checkContent, LIMITS, type ChunkRef } from '../store/chunk-input.js';
+import { checkContent, LIMITS, type ChunkRef } from '../api/chunk-input.js';
 import { gatherCandidates } from './candidates.js';
 import { denseRanking, fuseRankings } from './hybrid-select.js';
 import { storage } from './layer-errors.js';
@@ -43,6 +43,11 @@ export interface CompactionResult {
   readonly related: readonly ChunkRef[];
   readonly updated: readonly ChunkRef[];
   readonly deleted: readonly ChunkRef[];
+  /**
+   * Why each updated or deleted chunk changed, when the model said (the embedded model names the retired statement,
+   * the one that replaced it, the fact and the old and new values); also kept in the ended version's history.
+   */
+  readonly reasons: readonly { readonly chunk: ChunkRef; readonly reason: string }[];
   /** Chunk records read (the related bodies) and the distinct blocks that took. */
   readonly recordsRead: number;
   readonly blocksTouched: number;
@@ -115,7 +120,7 @@ export async function compactTurns(ctx: CompactorContext, userId: string, sessio
   // With nothing to reconcile there is nothing for JOINT-COMPACT to do: m is already the chunk.
   const joint =
     related.length === 0
-      ? { text: m, updates: [], deletions: [] }
+      ? { text: m, updates: [], deletions: [], reasons: new Map<string, string>() }
       : await model.jointCompact(
           { text: m, keywords: km },
           related.map((r) => ({
@@ -182,15 +187,20 @@ export async function compactTurns(ctx: CompactorContext, userId: string, sessio
       'updated chunk',
     );
     const by = chunkId === null ? {} : { supersededBy: { sessionId, chunkId } };
-    mutations.push({ op: 'update', sessionId: u.r.ref.sessionId, chunkId: u.r.ref.chunkId, expectVersion: u.r.record.version, content, ...by });
+    const why = joint.reasons.get(u.r.id);
+    mutations.push({ op: 'update', sessionId: u.r.ref.sessionId, chunkId: u.r.ref.chunkId, expectVersion: u.r.record.version, content, ...by, ...(why === undefined ? {} : { reason: why }) });
   }
   for (const id of joint.deletions) {
     const r = relatedById.get(id)!;
-    mutations.push(
-      chunkId === null
-        ? { op: 'delete', sessionId: r.ref.sessionId, chunkId: r.ref.chunkId, expectVersion: r.record.version }
-        : { op: 'delete', sessionId: r.ref.sessionId, chunkId: r.ref.chunkId, expectVersion: r.record.version, supersededBy: { sessionId, chunkId } },
-    );
+    const why = joint.reasons.get(id);
+    mutations.push({
+      op: 'delete',
+      sessionId: r.ref.sessionId,
+      chunkId: r.ref.chunkId,
+      expectVersion: r.record.version,
+      ...(chunkId === null ? {} : { supersededBy: { sessionId, chunkId } }),
+      ...(why === undefined ? {} : { reason: why }),
+    });
   }
 
   await storage(store[activeTurnLog].commitCompaction(userId, mutations, turns));
@@ -205,6 +215,7 @@ export async function compactTurns(ctx: CompactorContext, userId: string, sessio
     related: related.map((r) => r.ref),
     updated: updates.map((u) => u.r.ref),
     deleted: joint.deletions.map((id) => relatedById.get(id)!.ref),
+    reasons: [...joint.reasons].map(([id, reason]) => ({ chunk: relatedById.get(id)!.ref, reason })),
     recordsRead: chosen.length,
     blocksTouched,
   };

@@ -7,7 +7,7 @@
 import { AkashicError, invalidArgument, isAkashicError } from '../errors.js';
 import type { Embedder } from '../model/embedder.js';
 import type { ChunkEmbedding } from '../record/chunk-embedding.js';
-import { LIMITS } from '../store/chunk-input.js';
+import { LIMITS } from '../api/chunk-input.js';
 import { modelContract } from './layer-errors.js';
 
 export class CheckedEmbedder {

@@ -4,7 +4,7 @@
  * @internal
  */
 import { AkashicError } from '../errors.js';
-import { storageError } from '../store/level-errors.js';
+import { storageError } from '../engine/internal-seams.js';
 
 /** Runs a storage operation, mapping what it rejects with through `storageError`. */
 export async function storage<T>(p: Promise<T>): Promise<T> {

@@ -5,8 +5,8 @@
  * after the operation settled; nothing is built when nothing listens.
  */
 import type { AkashicError } from '../errors.js';
-import type { ChunkRef } from '../store/chunk-input.js';
-import type { ModelCallReceipt, UsageTotals } from '../util/model-usage.js';
+import type { ChunkRef } from '../api/chunk-input.js';
+import type { ModelCallReceipt, UsageTotals } from '../api/model-usage.js';
 
 /** What every event carries. */
 export interface OperationEventBase {

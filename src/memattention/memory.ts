@@ -5,30 +5,29 @@
  */
 import { monotonicFactory, ulid } from 'ulid';
 import type { AkashicStore } from '../engine/akashic-store.js';
-import type { ChunkVersion } from '../store/history.js';
-import { activeTurnLog, modelUsageLedger } from '../engine/internal-seams.js';
+import type { ChunkVersion } from '../api/results.js';
+import { activeTurnLog, modelUsageLedger, type StoredTurn } from '../engine/internal-seams.js';
 import { NextEvent } from '../util/next-event.js';
 import { idleCompactions, type IdleCompactions } from './internal-seams.js';
 import { AkashicError, invalidArgument } from '../errors.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
-import type { PurgeReport } from '../store/purge.js';
-import { compileFilter, type ChunkFilter } from '../store/chunk-filter.js';
-import { LIMITS } from '../store/chunk-input.js';
-import { checkId } from '../store/ids.js';
+import type { PurgeReport } from '../api/reports.js';
+import { compileFilter, type ChunkFilter } from '../api/chunk-filter.js';
+import { LIMITS } from '../api/chunk-input.js';
+import { checkId } from '../api/ids.js';
 import { KeyedQueue } from '../util/keyed-queue.js';
-import { SEP } from '../store/keys.js';
+import { SEP } from '../api/key-strings.js';
 import { activeTokens, gatedPrefix, scopeGroups, type ActiveTurn } from './active-chunk.js';
 import type { ActiveTurnValue } from '../record/engine-records.js';
-import type { StoredTurn } from '../engine/internal-seams.js';
 import { checkTurn, type TurnInput } from './turn-input.js';
 import { OnlineRelocation, type RelocationOutcome } from './colocation.js';
 import { compactTurns, type CompactionResult, type CompactorContext } from './compactor.js';
 import { storage } from './layer-errors.js';
 import { CheckedModel } from './model-calls.js';
-import { intOption, resolveMemoryOptions, scopeOption, type MemoryOptions, type MemoryScope, type ResolvedMemoryOptions } from './options.js';
+import { floorOption, intOption, resolveMemoryOptions, scopeOption, type MemoryOptions, type MemoryScope, type ResolvedMemoryOptions } from './options.js';
 import type { RecalledPassage } from './passages.js';
 import { retrieve, type RecalledChunk } from './recall.js';
-import { compileScope } from '../store/scope-filter.js';
+import { compileScope } from '../api/scope-filter.js';
 import { countTokensYielding } from '../model/tokenizer.js';
 import { EventChannel } from '../util/typed-events.js';
 import { sumReceipts, withReceipts, type ModelCallReceipt, type ModelUsageStats, type UsageLedger } from '../util/model-usage.js';
@@ -86,8 +85,10 @@ export interface RecallInput extends SessionRef {
   readonly topP?: number;
   /** Token budget of the returned memory text; default 1536. */
   readonly memoryBudgetTokens?: number;
-  /** 'session' (default option recallScope) or 'user'. */
+  /** 'user' (every session of the user) or 'session' (this session's chunks only); default the option recallScope, 'user'. */
   readonly scope?: MemoryScope;
+  /** The relevance floor of this recall, in [0, 1]; default the option `relevanceFloor`. */
+  readonly relevanceFloor?: number;
   /** false: no retrieval, only the active turns. Default true. */
   readonly enableRetrieval?: boolean;
   /** The current request's own turn, left out of `activeTurns` when it was already appended. */
@@ -547,6 +548,7 @@ export class AkashicMemory {
     const topP = intOption('topP', input.topP, 1, 64, this.#options.recallTopP);
     const budget = intOption('memoryBudgetTokens', input.memoryBudgetTokens, 0, 10_000_000, this.#options.memoryBudgetTokens);
     const scope = scopeOption('scope', input.scope, this.#options.recallScope);
+    const floor = floorOption('relevanceFloor', input.relevanceFloor, this.#options.relevanceFloor);
     if (input.enableRetrieval !== undefined && typeof input.enableRetrieval !== 'boolean') throw invalidArgument('enableRetrieval must be a boolean');
     if (input.turnId !== undefined && typeof input.turnId !== 'string') throw invalidArgument('turnId must be a string');
     if (input.filter !== undefined) compileFilter(input.filter, 'filter');
@@ -566,7 +568,7 @@ export class AkashicMemory {
     if (input.enableRetrieval === false) {
       return { chunks: [], passages: [], text: '', tokenCount: 0, blocksTouched: 0, activeTurns: active, candidates: 0, dropped: 0, relocation: { status: 'skipped', reason: 'retrieval-disabled' } };
     }
-    const got = await storage(retrieve(this.#store, this.#model, this.#options, { userId: ns.user, sessionId: ns.session, query: input.query, topP, budget, scope, ...(input.filter === undefined ? {} : { filter: input.filter }), view }));
+    const got = await storage(retrieve(this.#store, this.#model, this.#options, { userId: ns.user, sessionId: ns.session, query: input.query, topP, budget, scope, floor, ...(input.filter === undefined ? {} : { filter: input.filter }), view }));
     const refs = got.chunks.map((c) => ({ sessionId: c.sessionId, chunkId: c.chunkId }));
     // A read-only store (or one latched read-only by a write error) can still be recalled from; it just learns
     // nothing about co-access.

@@ -13,7 +13,7 @@ import type {
   MemoryModel,
   ModelTurn,
 } from '../model/memory-model.js';
-import { LIMITS } from '../store/chunk-input.js';
+import { LIMITS } from '../api/chunk-input.js';
 import type { Tokenizer } from '../model/tokenizer.js';
 import { collectModelUsage, noteReceipt, type CollectedUsage, type ModelCallKind } from '../util/model-usage.js';
 import { modelContract } from './layer-errors.js';
@@ -23,7 +23,12 @@ export interface CheckedJoint {
   readonly text: string;
   readonly updates: readonly { readonly id: string; readonly text: string }[];
   readonly deletions: readonly string[];
+  /** Why, by id of an updated or deleted chunk (only ids the model changed, each at most MAX_REASON_CHARS). */
+  readonly reasons: ReadonlyMap<string, string>;
 }
+
+/** Longest reason kept per changed chunk (a longer one is cut): an explanation, not a second copy of the text. */
+const MAX_REASON_CHARS = 2000;
 
 async function settle<T>(fn: () => Promise<T>): Promise<{ value?: T; error?: unknown; failed: boolean; usage: CollectedUsage | null }> {
   try {
@@ -152,7 +157,15 @@ export class CheckedModel {
     if (!Array.isArray(r.updates) || !Array.isArray(r.deletions)) throw modelContract(this.name, 'jointCompact', 'updates and deletions must be arrays');
     const updates = r.updates.map((u) => ({ id: claim(u?.id, 'an update'), text: this.#text('jointCompact update', u?.text) }));
     const deletions = r.deletions.map((id) => claim(id, 'a deletion'));
-    return { text, updates, deletions };
+    const reasons = new Map<string, string>();
+    if (r.reasons !== undefined) {
+      if (r.reasons === null || typeof r.reasons !== 'object') throw modelContract(this.name, 'jointCompact', 'reasons must be an object of strings by chunk id');
+      for (const [id, why] of Object.entries(r.reasons)) {
+        if (typeof why !== 'string') throw modelContract(this.name, 'jointCompact', `the reason for ${JSON.stringify(id)} must be a string`);
+        if (touched.has(id) && why.trim() !== '' && why.isWellFormed()) reasons.set(id, why.slice(0, MAX_REASON_CHARS));
+      }
+    }
+    return { text, updates, deletions, reasons };
   }
 
   /** Groups of at least two of the given ids; an id is kept only in the first group naming it. */

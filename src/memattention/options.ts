@@ -13,6 +13,9 @@ import { createTokenizer, type Tokenizer } from '../model/tokenizer.js';
 /** Which chunks a compaction or a recall may look at: the current session's (the paper's T[u][s]) or all of the user's. */
 export type MemoryScope = 'session' | 'user';
 
+/** The default of `recallScope` and `reconcileScope`: memory follows the user across sessions. */
+export const DEFAULT_MEMORY_SCOPE: MemoryScope = 'user';
+
 /** τ_c, the chunk gate in model tokens (the Akashic paper §5.5). */
 /** What a recall fills its budget with (see `MemoryOptions.recallUnit`). */
 export type RecallUnit = 'sentence' | 'passage' | 'chunk';
@@ -38,6 +41,12 @@ export const DEFAULT_CANDIDATE_KEYWORDS = 64;
 /** One COLOCATE attempt per this many recalls of a user. */
 export const DEFAULT_RELOCATE_EVERY_RECALLS = 10;
 
+/**
+ * The relevance floor of a recall: a passage scoring below this share of the recall's best passage is not
+ * recalled (docs/recall-quality.md, "Relevance floor", has the measurements behind the value).
+ */
+export const DEFAULT_RELEVANCE_FLOOR = 0.05;
+
 /** Co-accesses a pair needs before online relocation moves it together (see relocateMinRecurrence). */
 export const DEFAULT_RELOCATE_MIN_RECURRENCE = 3;
 export interface MemoryOptions {
@@ -61,11 +70,15 @@ export interface MemoryOptions {
    */
   readonly recallTopP?: number;
   /**
-   * Which prior chunks a compaction may reconcile with (and so update or delete). Default 'session', the paper's
-   * namespace T[u][s]; 'user' lets a new chunk correct memories of the user's other sessions too.
+   * Which prior chunks a compaction may reconcile with (and so update or delete). Default 'user': a new chunk may
+   * correct what the user said in any earlier session ("I started at Globex" retires "I work at Acme" of last
+   * week). 'session' keeps the paper's namespace T[u][s]: a chunk reconciles only with its own session's.
    */
   readonly reconcileScope?: MemoryScope;
-  /** Default scope of `recall` when the call does not give one. Default 'session'. */
+  /**
+   * Default scope of `recall` when the call does not give one. Default 'user': a new conversation remembers the
+   * earlier ones. 'session' searches only the calling session's chunks (the paper's T[u][s]).
+   */
   readonly recallScope?: MemoryScope;
   /** Default token budget of the memory text a recall returns. Default 1536. */
   readonly memoryBudgetTokens?: number;
@@ -82,6 +95,13 @@ export interface MemoryOptions {
    * summary) are taken whole in every unit.
    */
   readonly recallUnit?: RecallUnit;
+  /**
+   * The relevance floor, in [0, 1]: a recall leaves out every passage (sentence, turn or chunk, per `recallUnit`)
+   * that matches nothing or scores below this share of its best passage's score, even when budget remains, so a
+   * small memory is not returned whole and unrelated chunks do not pad a large one. 0 keeps every passage that
+   * matches at all. Default DEFAULT_RELEVANCE_FLOOR.
+   */
+  readonly relevanceFloor?: number;
   /** N: the newest chunk metas of the scope always shown to SELECT. Default 256. */
   readonly candidateWindow?: number;
   /** M: at most this many older metas sharing a keyword with the query are added. Default 64. */
@@ -142,6 +162,7 @@ export interface ResolvedMemoryOptions {
   readonly memoryBudgetTokens: number;
   readonly recallKinds: ReadonlySet<ChunkKind>;
   readonly recallUnit: RecallUnit;
+  readonly relevanceFloor: number;
   readonly candidateWindow: number;
   readonly candidatePrefilter: number;
   readonly candidateKeywords: number;
@@ -199,11 +220,12 @@ export function resolveMemoryOptions(o: MemoryOptions = {}): ResolvedMemoryOptio
     chunkGateTokens: intOption('chunkGateTokens', o.chunkGateTokens, 1, 1_000_000, DEFAULT_CHUNK_GATE_TOKENS),
     topP: intOption('topP', o.topP, 1, 64, DEFAULT_TOP_P),
     recallTopP: intOption('recallTopP', o.recallTopP, 1, 64, DEFAULT_RECALL_TOP_P),
-    reconcileScope: scopeOption('reconcileScope', o.reconcileScope, 'session'),
-    recallScope: scopeOption('recallScope', o.recallScope, 'session'),
+    reconcileScope: scopeOption('reconcileScope', o.reconcileScope, DEFAULT_MEMORY_SCOPE),
+    recallScope: scopeOption('recallScope', o.recallScope, DEFAULT_MEMORY_SCOPE),
     memoryBudgetTokens: intOption('memoryBudgetTokens', o.memoryBudgetTokens, 0, 10_000_000, DEFAULT_MEMORY_BUDGET_TOKENS),
     recallKinds: kindsOption(o.recallKinds),
     recallUnit: unitOption(o.recallUnit),
+    relevanceFloor: floorOption('relevanceFloor', o.relevanceFloor, DEFAULT_RELEVANCE_FLOOR),
     candidateWindow: intOption('candidateWindow', o.candidateWindow, 1, 100_000, DEFAULT_CANDIDATE_WINDOW),
     candidatePrefilter: intOption('candidatePrefilter', o.candidatePrefilter, 0, 100_000, DEFAULT_CANDIDATE_PREFILTER),
     candidateKeywords: intOption('candidateKeywords', o.candidateKeywords, 1, 256, DEFAULT_CANDIDATE_KEYWORDS),
@@ -219,6 +241,13 @@ export function resolveMemoryOptions(o: MemoryOptions = {}): ResolvedMemoryOptio
     writeBackRetryMs: intOption('writeBackRetryMs', o.writeBackRetryMs, 0, 3_600_000, 1000),
     writeBackMaxRetries: intOption('writeBackMaxRetries', o.writeBackMaxRetries, 0, 1000, 5),
   };
+}
+
+/** Validates a relevance floor (a share in [0, 1]). @internal */
+export function floorOption(name: string, v: unknown, dflt: number): number {
+  if (v === undefined) return dflt;
+  if (typeof v !== 'number' || !(v >= 0 && v <= 1)) throw invalidArgument(`option ${name} must be a number in [0, 1], got ${show(v)}`);
+  return v;
 }
 
 function unitOption(v: unknown): RecallUnit {

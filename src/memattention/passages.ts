@@ -23,6 +23,7 @@ import { bm25Scores } from '../model/bm25-ranking.js';
 import { termsOf } from '../model/keywords.js';
 import { countEachYielding, type Tokenizer } from '../model/tokenizer.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
+import { aboveFloor, floorScore } from './relevance-floor.js';
 
 /** One recalled passage with where it came from. */
 export interface RecalledPassage {
@@ -32,6 +33,13 @@ export interface RecalledPassage {
   readonly text: string;
   /** The turns it carries: one turn for a verbatim chunk's line, all the chunk's turns for an unaligned chunk. */
   readonly turnIds: readonly string[];
+  /**
+   * How well it answers the query: the recall's score of the passage (for a sentence recall, of its best kept
+   * sentence), with the neighbour share; comparable within one recall only. Higher is better, always > 0.
+   */
+  readonly score: number;
+  /** When it was said: its chunk's creation time (ms since the epoch). */
+  readonly createdAt: number;
 }
 
 /** Separator between passages of one chunk, and between a chunk's date header and its passages. */
@@ -131,6 +139,7 @@ export async function selectPassages(
   tok: Tokenizer,
   chronological: (a: ChunkRecord, b: ChunkRecord) => number,
   dated = false,
+  floor = 0,
 ): Promise<PassageSelection> {
   const splits = ranked.map(splitChunk);
   const items: Item[] = [];
@@ -156,7 +165,11 @@ export async function selectPassages(
     if (b === undefined || item.score > b.score) best.set(item.chunk, item);
   }
   for (const item of items) item.distance = Math.abs(item.index - (best.get(item.chunk)?.index ?? 0));
-  const order = [...items].sort((a, b) => b.score - a.score || a.chunk - b.chunk || a.distance - b.distance || a.index - b.index);
+  // Equal scores: the newer statement first (what is current), then SELECT's order.
+  const threshold = floorScore(items.map((i) => i.score), floor);
+  const order = items
+    .filter((i) => aboveFloor(i.score, threshold))
+    .sort((a, b) => b.score - a.score || ranked[b.chunk]!.createdAt - ranked[a.chunk]!.createdAt || a.chunk - b.chunk || a.distance - b.distance || a.index - b.index);
 
   const headerTokens = splits.map((s) => (s.header === null ? 0 : tok.count(s.header) + 1));
   const opened = new Set<number>();
@@ -179,7 +192,7 @@ export async function selectPassages(
     const blocks = chunkIdx.map((ci) => {
       const chunk = ranked[ci]!;
       const ps = (byChunk.get(ci) ?? []).sort((a, b) => a.index - b.index);
-      for (const p of ps) passages.push({ sessionId: chunk.sessionId, chunkId: chunk.chunkId, text: p.text, turnIds: p.turnIds });
+      for (const p of ps) passages.push({ sessionId: chunk.sessionId, chunkId: chunk.chunkId, text: p.text, turnIds: p.turnIds, score: p.score, createdAt: chunk.createdAt });
       const header = splits[ci]?.header ?? null;
       return [...(header === null ? [] : [header]), ...ps.map((p) => p.text)].join(PASSAGE_SEPARATOR);
     });

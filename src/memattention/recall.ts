@@ -1,4 +1,4 @@
-import type { ChunkFilter } from '../store/chunk-filter.js';
+import type { ChunkFilter } from '../api/chunk-filter.js';
 /**
  * Query-aware retrieval (the Akashic paper, Algorithm 1 lines 14–20; §4.3 request admission): K_q ← BUILDMETA(query);
  * candidate metas without bodies (candidates.ts); S ← SELECT(K_q, M, p); FETCHBYID by slot (the candidates carry
@@ -10,13 +10,14 @@ import type { AkashicStore } from '../engine/akashic-store.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
 import { isCalendarTerm, termsOf } from '../model/keywords.js';
 import { gatherCandidates, type Candidate, type CandidateView } from './candidates.js';
-import type { SupersededMark } from '../store/versioned-read.js';
+import type { SupersededMark } from '../api/results.js';
 import { denseRanking, fuseRankings } from './hybrid-select.js';
 import { selectSentencePassages } from './sentence-passages.js';
 import { CHUNK_SEPARATOR, lexicalPassageScores, selectPassages, type RecalledPassage } from './passages.js';
 import type { CheckedModel } from './model-calls.js';
 import type { MemoryScope, ResolvedMemoryOptions } from './options.js';
 import { countTokensYielding } from '../model/tokenizer.js';
+import { aboveFloor, floorScore } from './relevance-floor.js';
 
 export interface RetrievalRequest {
   readonly userId: string;
@@ -29,6 +30,8 @@ export interface RetrievalRequest {
   readonly filter?: ChunkFilter;
   /** Agent/run scopes, as-of time, superseded versions (validated by the caller). */
   readonly view?: CandidateView;
+  /** The relevance floor of this recall; default the option `relevanceFloor`. */
+  readonly floor?: number;
 }
 
 /** A recalled chunk; a superseded version (recall with `includeSuperseded`) is marked `superseded`. */
@@ -93,16 +96,17 @@ export async function retrieve(store: AkashicStore, model: CheckedModel, options
   // Rank order (most relevant first); the budget cut pops from the end.
   const ranked = picked.map((c) => found.get(c) ?? null).filter((c): c is RecalledChunk => c !== null);
   const tok = options.tokenizer;
+  const query = { text: req.query, keywords };
+  const queryTerms = [...termsOf(keywords.join('\n')), ...termsOf(req.query)];
+  const score = async (texts: readonly string[]): Promise<number[]> =>
+    (await model.scorePassages(query, texts)) ?? lexicalPassageScores(queryTerms, texts);
+  const floor = req.floor ?? options.relevanceFloor;
   if (options.recallUnit !== 'chunk') {
-    const query = { text: req.query, keywords };
-    const queryTerms = [...termsOf(keywords.join('\n')), ...termsOf(req.query)];
-    const score = async (texts: readonly string[]): Promise<number[]> =>
-      (await model.scorePassages(query, texts)) ?? lexicalPassageScores(queryTerms, texts);
     const dated = termsOf(req.query).some(isCalendarTerm);
     const got =
       options.recallUnit === 'sentence'
-        ? await selectSentencePassages(ranked, score, req.budget, tok, chronological, dated)
-        : await selectPassages(ranked, score, req.budget, tok, chronological, dated);
+        ? await selectSentencePassages(ranked, score, req.budget, tok, chronological, dated, floor)
+        : await selectPassages(ranked, score, req.budget, tok, chronological, dated, floor);
     return {
       chunks: got.chunks,
       passages: got.passages,
@@ -117,10 +121,15 @@ export async function retrieve(store: AkashicStore, model: CheckedModel, options
   // Greedy in rank order: take each chunk whose addition still fits the budget, skip one that does not and go on
   // with the next (a too-large top chunk must not empty the recall while smaller relevant ones would fit).
   // The exact rendered text is counted, separators included.
+  // Whole chunks are scored as passages are and held to the same floor; SELECT's order decides among those kept.
+  const chunkScores = await score(ranked.map((c) => c.text));
+  const threshold = floorScore(chunkScores, floor);
+  const scoreOf = new Map(ranked.map((c, i) => [c, chunkScores[i] ?? 0]));
+  const order = ranked.filter((c) => aboveFloor(scoreOf.get(c) ?? 0, threshold));
   let kept: ChunkRecord[] = [];
   let text = '';
   let tokenCount = 0;
-  for (const c of ranked) {
+  for (const c of order) {
     const tryKept = [...kept, c];
     const tryText = render(tryKept);
     const n = await countTokensYielding(tok, tryText);
@@ -133,7 +142,7 @@ export async function retrieve(store: AkashicStore, model: CheckedModel, options
   const chunks = [...kept].sort(chronological);
   return {
     chunks,
-    passages: chunks.map((c) => ({ sessionId: c.sessionId, chunkId: c.chunkId, text: c.text, turnIds: [...c.provenance] })),
+    passages: chunks.map((c) => ({ sessionId: c.sessionId, chunkId: c.chunkId, text: c.text, turnIds: [...c.provenance], score: scoreOf.get(c) ?? 0, createdAt: c.createdAt })),
     text,
     tokenCount,
     blocksTouched: read.blocksTouched,

@@ -14,6 +14,7 @@ import { termsOf } from '../model/keywords.js';
 import { YieldingCounter, type Tokenizer } from '../model/tokenizer.js';
 import { mapYielding, yieldToEventLoop } from '../util/yielding.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
+import { aboveFloor, floorScore } from './relevance-floor.js';
 import { CHUNK_SEPARATOR, fitToBudget, withDate, MAX_PASSAGES_PER_CHUNK, PASSAGE_SEPARATOR, splitChunk, type PassageSelection, type RecalledPassage } from './passages.js';
 
 /**
@@ -86,6 +87,7 @@ export async function selectSentencePassages(
   tok: Tokenizer,
   chronological: (a: ChunkRecord, b: ChunkRecord) => number,
   dated = false,
+  floor = 0,
 ): Promise<PassageSelection> {
   const splits = ranked.map(splitChunk);
   const turns: Turn[] = [];
@@ -136,10 +138,15 @@ export async function selectSentencePassages(
     x.score = (raw[k] ?? 0) + NEIGHBOUR_SHARE * Math.max(prev, next);
   });
   await yieldToEventLoop();
+  // Below the relevance floor a sentence is never recalled; equal scores go to the newer statement (what is
+  // current), then to the chunk SELECT ranked higher, then text order.
+  const threshold = floorScore(sentences.map((x) => x.score), floor);
+  const createdAt = (x: Sentence): number => ranked[turns[x.turn]!.chunk]!.createdAt;
   const order = await withoutRepeats(
     sentences
       .map((x, k) => ({ x, k }))
-      .sort((a, b) => b.x.score - a.x.score || turns[a.x.turn]!.chunk - turns[b.x.turn]!.chunk || a.k - b.k)
+      .filter((e) => aboveFloor(e.x.score, threshold))
+      .sort((a, b) => b.x.score - a.x.score || createdAt(b.x) - createdAt(a.x) || turns[a.x.turn]!.chunk - turns[b.x.turn]!.chunk || a.k - b.k)
       .map((e) => e.x),
   );
 
@@ -188,7 +195,7 @@ export async function selectSentencePassages(
             body += i === 0 ? (x.pos > 0 ? '… ' : '') + x.text : (x.pos === ss[i - 1]!.pos + 1 ? x.lead : GAP) + x.text;
           });
           const text = turns[ti]!.prefix + body;
-          passages.push({ sessionId: chunk.sessionId, chunkId: chunk.chunkId, text, turnIds: turns[ti]!.turnIds });
+          passages.push({ sessionId: chunk.sessionId, chunkId: chunk.chunkId, text, turnIds: turns[ti]!.turnIds, score: Math.max(...ss.map((x) => x.score)), createdAt: chunk.createdAt });
           return text;
         });
       const header = splits[ci]?.header ?? null;

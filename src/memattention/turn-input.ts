@@ -3,8 +3,8 @@
  * dump reader) do not load the model stack that AkashicMemory needs.
  */
 import { invalidArgument } from '../errors.js';
-import { LIMITS } from '../store/chunk-input.js';
-import { checkId } from '../store/ids.js';
+import { LIMITS } from '../api/chunk-input.js';
+import { checkId } from '../api/ids.js';
 import { COMPACTION_INPUT_BYTES, framedTurnBytes } from './active-chunk.js';
 
 /** One conversation turn to append. */

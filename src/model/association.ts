@@ -4,7 +4,7 @@
  * @internal
  */
 import { associationComponents as components } from '../gc/association.js';
-import { orderedPair } from '../store/keys.js';
+import { orderedPair } from '../api/key-strings.js';
 import { termsOf } from './keywords.js';
 import type { ChunkMetaView, CoAccessView } from './memory-model.js';
 

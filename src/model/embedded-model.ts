@@ -1,8 +1,10 @@
 /**
  * The embedded `MemoryModel`: every MemAttention decision made locally, lexically and deterministically, with no
  * network. It is the default so that Akashic works (and its tests run) without an LLM; it is honest about what a
- * lexical model cannot do: it never summarizes or rewrites, it only ranks, groups and drops exact duplicates.
+ * lexical model cannot do: it never summarizes, it ranks, groups, drops exact duplicates and retires a prior
+ * statement that a new one plainly updates (a known kind of fact of the same person with a new value).
  */
+import { findUpdates, withoutStatements } from './fact-updates.js';
 import type {
   ChunkBodyView,
   ChunkMetaView,
@@ -179,7 +181,21 @@ export class EmbeddedModel implements MemoryModel {
           chunk.keywords.every((keyword) => freshKeywords.has(keyword.toLowerCase())) && fresh.text.includes(chunk.text),
       )
       .map((chunk) => chunk.id);
-    return { text: fresh.text, updates: [], deletions };
+    // Updates: a statement of the new chunk that gives a known fact of the same person a new value retires the
+    // prior statement, and only it (fact-updates.ts); a chunk left with nothing else is retired whole.
+    const duplicate = new Set(deletions);
+    const retired = findUpdates(fresh.text, related.filter((chunk) => !duplicate.has(chunk.id)));
+    const updates: { id: string; text: string }[] = [];
+    const reasons: Record<string, string> = {};
+    for (const chunk of related) {
+      const mine = retired.filter((r) => r.id === chunk.id);
+      if (mine.length === 0) continue;
+      reasons[chunk.id] = mine.map((r) => `retired "${r.statement}" — ${r.reason}, by "${r.by}"`).join('; ');
+      const text = withoutStatements(chunk.text, mine.map((r) => r.statement));
+      if (text === null) deletions.push(chunk.id);
+      else updates.push({ id: chunk.id, text });
+    }
+    return { text: fresh.text, updates, deletions, ...(Object.keys(reasons).length === 0 ? {} : { reasons }) };
   }
 
   async colocate(chunks: readonly ChunkMetaView[], coAccess: CoAccessView, tauAssoc: number): Promise<string[][]> {

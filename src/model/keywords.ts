@@ -11,7 +11,7 @@
  *
  * Everything here is deterministic: same text, same output, on every platform.
  */
-import nlpUtils from 'wink-nlp-utils';
+import porter2Stem from 'wink-porter2-stemmer';
 import { invalidArgument } from '../errors.js';
 import { STOP_WORDS } from './stop-words.js';
 import { BoundedMemo } from '../util/bounded-memo.js';
@@ -80,7 +80,7 @@ function toTerm(word: string): string {
   if (!STEMMABLE.test(word)) return word;
   let stem = STEM_MEMO.get(word);
   if (stem === undefined) {
-    stem = nlpUtils.string.stem(word);
+    stem = porter2Stem(word);
     STEM_MEMO.set(word, stem);
   }
   return stem;

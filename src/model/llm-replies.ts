@@ -8,7 +8,8 @@
  *
  * @internal
  */
-import { z } from 'zod';
+import type * as z from 'zod';
+import { lazily, zod } from '../util/lazy-zod.js';
 import type { JointCompactResult } from './memory-model.js';
 
 /** The reply could not be used: not JSON, wrong shape, or referring to ids it was not given. */
@@ -19,18 +20,31 @@ export class MalformedReplyError extends Error {
   }
 }
 
-export const compressReply = z.object({ text: z.string() });
-export const metaReply = z.object({ keywords: z.array(z.string()) });
-export const selectReply = z.object({ ids: z.array(z.string()) });
-export const jointCompactReply = z.object({
-  text: z.string(),
-  updates: z.array(z.object({ id: z.string(), text: z.string() })),
-  deletions: z.array(z.string()),
-});
-export const groupsReply = z.object({ groups: z.array(z.array(z.string())) });
+/** The schema of one method's reply, built on first use (zod loads only when a model is first asked). */
+export type ReplySchema<T> = () => z.ZodType<T>;
+/** The reply type a ReplySchema checks for. */
+export type ReplyOf<S> = S extends ReplySchema<infer T> ? T : never;
+
+function replySchema<S extends z.ZodType>(build: (zed: typeof z.z) => S): ReplySchema<z.output<S>> {
+  // A schema S is a ZodType of its own output; TypeScript cannot see that for a generic S, only for concrete ones.
+  return lazily(() => build(zod())) as unknown as ReplySchema<z.output<S>>;
+}
+
+export const compressReply = replySchema((z) => z.object({ text: z.string() }));
+export const metaReply = replySchema((z) => z.object({ keywords: z.array(z.string()) }));
+export const selectReply = replySchema((z) => z.object({ ids: z.array(z.string()) }));
+export const jointCompactReply = replySchema((z) =>
+  z.object({
+    text: z.string(),
+    updates: z.array(z.object({ id: z.string(), text: z.string() })),
+    deletions: z.array(z.string()),
+  }),
+);
+export const groupsReply = replySchema((z) => z.object({ groups: z.array(z.array(z.string())) }));
 
 /** Parses `content` as JSON and validates it against `schema`. */
-export function parseReply<T>(content: string | null | undefined, schema: z.ZodType<T>): T {
+export function parseReply<T>(content: string | null | undefined, replySchema: ReplySchema<T>): T {
+  const schema = replySchema();
   if (typeof content !== 'string' || content.trim().length === 0) {
     throw new MalformedReplyError('reply has no content');
   }
@@ -42,7 +56,7 @@ export function parseReply<T>(content: string | null | undefined, schema: z.ZodT
   }
   const result = schema.safeParse(json);
   if (!result.success) {
-    throw new MalformedReplyError(`reply does not match the schema: ${z.prettifyError(result.error)}`, {
+    throw new MalformedReplyError(`reply does not match the schema: ${zod().prettifyError(result.error)}`, {
       cause: result.error,
     });
   }
@@ -83,7 +97,7 @@ export function repairSelection(ids: readonly string[], known: ReadonlySet<strin
  * updated twice, means the model lost track; applying any of it could destroy unrelated memory, so reject.
  */
 export function checkJointCompact(
-  reply: z.infer<typeof jointCompactReply>,
+  reply: ReplyOf<typeof jointCompactReply>,
   related: ReadonlySet<string>,
 ): JointCompactResult {
   const updated = new Set<string>();

@@ -8,7 +8,7 @@
  * `AKASHIC_MODEL` (after the implementation's own bounded retries). Callers apply nothing when a call rejects.
  */
 
-import type { AffinityChunk, CoAccessStats } from '../gc/affinity-model.js';
+import type { AffinityChunk, CoAccessStats } from '../api/affinity-model.js';
 
 /** One raw conversation turn as it sits in the active chunk. */
 export interface ModelTurn {
@@ -51,6 +51,12 @@ export interface JointCompactResult {
   readonly updates: readonly { readonly id: string; readonly text: string }[];
   /** Prior chunks that are stale and must be deleted; ids are from the `related` input only. */
   readonly deletions: readonly string[];
+  /**
+   * Optional: why each updated or deleted chunk was changed, by id — what matched and why it is stale, in one line
+   * (e.g. `employer of Bob (self): "Acme" → "Globex"`). Kept in the compaction's result and in the ended
+   * version's history entry. Reasons for ids neither updated nor deleted are ignored.
+   */
+  readonly reasons?: Readonly<Record<string, string>>;
 }
 
 export interface MemoryModel {

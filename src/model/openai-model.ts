@@ -3,7 +3,6 @@
  * through the official `openai` package. Every MemAttention decision is one JSON-mode chat request whose reply is
  * parsed, schema-checked and meaning-checked before it is returned (see `llm-replies.ts`).
  */
-import type { z } from 'zod';
 import type {
   ChunkBodyView,
   ChunkMetaView,
@@ -36,6 +35,7 @@ import {
   metaReply,
   normalizeKeywords,
   parseReply,
+  type ReplySchema,
   repairColocation,
   repairPartition,
   repairSelection,
@@ -172,7 +172,7 @@ export class OpenAIChatModel implements MemoryModel {
    * retrying retryable failures: the model's own sloppiness (malformed JSON, wrong shape, unknown ids) and the
    * transient transport failures. The whole pipeline is inside the loop so a meaning-level rejection is retried too.
    */
-  async #call<T, R>(method: string, prompt: Prompt, schema: z.ZodType<T>, accept: (reply: T) => R): Promise<R> {
+  async #call<T, R>(method: string, prompt: Prompt, schema: ReplySchema<T>, accept: (reply: T) => R): Promise<R> {
     const stats = this.#stats;
     stats.calls += 1;
     return this.#connection.request(

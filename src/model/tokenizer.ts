@@ -2,8 +2,7 @@
  * Token counting for the chunk gate (`L_chunk >= tau_c`, the Akashic paper §4.1). The gate is defined in model tokens, so the
  * count comes from a real BPE tokenizer (`gpt-tokenizer`), not from a word-count estimate.
  */
-import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
-import { countTokens as countCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
+import { createRequire } from 'node:module';
 import { invalidArgument } from '../errors.js';
 import { yieldToEventLoop } from '../util/yielding.js';
 
@@ -24,9 +23,32 @@ export interface Tokenizer {
  */
 const PLAIN_TEXT = { disallowedSpecial: new Set<string>() } as const;
 
+type CountTokens = (text: string, options: typeof PLAIN_TEXT) => number;
+
+/**
+ * Each encoding's BPE table costs 40 to 70 MB and a few hundred milliseconds to load, so it is loaded on the first
+ * count, once per process, and only the encodings used are loaded (importing the package loads none). `count` is
+ * synchronous, hence `require` (the package ships a CommonJS build of every encoding).
+ */
+const requireHere = createRequire(import.meta.url);
+const ENCODING_MODULES: Readonly<Record<TokenizerEncoding, string>> = {
+  o200k_base: 'gpt-tokenizer/encoding/o200k_base',
+  cl100k_base: 'gpt-tokenizer/encoding/cl100k_base',
+};
+const loaded = new Map<TokenizerEncoding, CountTokens>();
+
+function countFunction(encoding: TokenizerEncoding): CountTokens {
+  let count = loaded.get(encoding);
+  if (count === undefined) {
+    count = (requireHere(ENCODING_MODULES[encoding]) as { countTokens: CountTokens }).countTokens;
+    loaded.set(encoding, count);
+  }
+  return count;
+}
+
 const COUNTERS: Readonly<Record<TokenizerEncoding, (text: string) => number>> = {
-  o200k_base: (text) => countO200k(text, PLAIN_TEXT),
-  cl100k_base: (text) => countCl100k(text, PLAIN_TEXT),
+  o200k_base: (text) => countFunction('o200k_base')(text, PLAIN_TEXT),
+  cl100k_base: (text) => countFunction('cl100k_base')(text, PLAIN_TEXT),
 };
 
 /**

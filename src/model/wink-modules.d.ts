@@ -5,12 +5,8 @@
  * @internal
  */
 
-declare module 'wink-nlp-utils' {
-  const nlpUtils: {
-    readonly string: {
-      /** Porter2 stem of one lower-case word. */
-      stem(word: string): string;
-    };
-  };
-  export = nlpUtils;
+declare module 'wink-porter2-stemmer' {
+  /** Porter2 stem of one lower-case word. */
+  function stem(word: string): string;
+  export = stem;
 }

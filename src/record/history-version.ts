@@ -27,6 +27,8 @@ export interface HistoryVersion {
   readonly codec: 'none' | 'zstd';
   /** The record bytes as stored (compressed with `codec`). */
   readonly record: Uint8Array;
+  /** Why reconciliation ended it (what matched), when it said; absent otherwise (and in versions written before). */
+  readonly reason?: string;
 }
 
 export function encodeHistoryVersion(h: HistoryVersion): Buffer {
@@ -34,6 +36,7 @@ export function encodeHistoryVersion(h: HistoryVersion): Buffer {
   const bySession = h.supersededBy === null ? 0 : b.createString(h.supersededBy.sessionId);
   const byChunk = h.supersededBy === null ? 0 : b.createString(h.supersededBy.chunkId);
   const record = FbHistoryVersion.createRecordVector(b, h.record);
+  const reason = h.reason === undefined ? 0 : b.createString(h.reason);
   FbHistoryVersion.startHistoryVersion(b);
   FbHistoryVersion.addFormatVersion(b, FORMAT_VERSION);
   FbHistoryVersion.addVersion(b, h.version);
@@ -45,6 +48,7 @@ export function encodeHistoryVersion(h: HistoryVersion): Buffer {
   FbHistoryVersion.addRecordBytes(b, h.recordBytes);
   FbHistoryVersion.addCodec(b, h.codec === 'zstd' ? Codec.Zstd : Codec.None);
   FbHistoryVersion.addRecord(b, record);
+  if (reason !== 0) FbHistoryVersion.addReason(b, reason);
   b.finish(FbHistoryVersion.endHistoryVersion(b));
   return wrapEnvelope(ValueType.HistoryVersion, b.asUint8Array());
 }
@@ -60,6 +64,7 @@ export function decodeHistoryVersion(value: Uint8Array, what: string): HistoryVe
     const bySession = h.supersededBySession();
     const byChunk = h.supersededByChunk();
     const rec = h.recordArray();
+    const reason = h.reason();
     return {
       version: h.version(),
       validFrom: h.validFromMs(),
@@ -69,6 +74,7 @@ export function decodeHistoryVersion(value: Uint8Array, what: string): HistoryVe
       recordBytes: h.recordBytes(),
       codec: codec === Codec.Zstd ? 'zstd' : 'none',
       record: rec === null ? new Uint8Array(0) : Uint8Array.from(rec),
+      ...(reason === null ? {} : { reason }),
     };
   } catch (err) {
     throw undecodable(what, 'history version', err);

@@ -192,7 +192,7 @@ export class FileFrameStore implements FrameStore {
     return at;
   }
 
-  batch(): FrameBatch {
+  batch(userId: string): FrameBatch {
     const puts: { blockId: number; frame: number; value: Buffer }[] = [];
     const released: [number, number][] = [];
     const advanced = new Map<number, [number, number]>();
@@ -222,12 +222,12 @@ export class FileFrameStore implements FrameStore {
             advanced.set(p.blockId, [p.frame + 1, offset + size]);
           } else {
             // Overflow: this frame and every later one of the block live in the key-value store.
-            ops.push(this.#o.kv.putOp(p.blockId, p.frame, p.value));
+            ops.push(this.#o.kv.putOp(userId, p.blockId, p.frame, p.value));
             advanced.set(p.blockId, [-1, EXTENT_BYTES]);
           }
         }
         // Frames that overflowed into the key-value store (and those of older databases) go with the batch.
-        for (const [blockId, frames] of released) for (let f = 0; f < frames; f++) ops.push(this.#o.kv.delOp(blockId, f));
+        for (const [blockId, frames] of released) for (let f = 0; f < frames; f++) ops.push(this.#o.kv.delOp(userId, blockId, f));
         if (this.#o.durability === 'sync') {
           // The segments' fdatasyncs run side by side on the thread pool: a group commit of many users touches a
           // few segments, and one after another they cost a disk flush each on the commit's critical path.
@@ -300,8 +300,14 @@ export class FileFrameStore implements FrameStore {
    * The block's frames held in the key-value store. A released block's extent keeps its bytes until its segment
    * file goes (nothing reads them: no directory entry or block info points there), so they are not listed.
    */
-  framesOf(blockId: number, snapshot?: AbstractSnapshot): AsyncIterable<number> {
-    return this.#o.kv.framesOf(blockId, snapshot);
+  framesOf(userId: string, blockId: number, snapshot?: AbstractSnapshot): AsyncIterable<number> {
+    return this.#o.kv.framesOf(userId, blockId, snapshot);
+  }
+
+  /** Whether the block's extent holds any frame (a block whose extent is empty loses nothing when its segment goes). */
+  async holdsFrames(blockId: number): Promise<boolean> {
+    const extent = await this.#readExtent(blockId);
+    return extent !== null && parseExtent(extent).frames.length > 0;
   }
 
   async *entries(onError: (err: unknown, after: string | null) => void, only?: (blockId: number) => boolean): AsyncIterable<StoredFrame> {
@@ -325,14 +331,14 @@ export class FileFrameStore implements FrameStore {
         }
         if (extent === null) continue;
         const { frames } = parseExtent(extent);
-        for (let f = 0; f < frames.length; f++) yield { blockId, frame: f, value: frames[f]! };
+        for (let f = 0; f < frames.length; f++) yield { userId: null, blockId, frame: f, value: frames[f]! };
       }
     }
     for await (const e of this.#o.kv.entries(onError)) if (only === undefined || only(e.blockId)) yield e;
   }
 
-  keyRange(minBlock: number, maxBlock: number): [string, string] {
-    return this.#o.kv.keyRange(minBlock, maxBlock);
+  keyRange(userId: string, minBlock: number, maxBlock: number): [string, string] {
+    return this.#o.kv.keyRange(userId, minBlock, maxBlock);
   }
 
   /**

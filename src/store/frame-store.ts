@@ -1,17 +1,18 @@
 import type { AbstractSnapshot } from 'abstract-level';
 // Family before BatchOp: TypeScript measures abstract-level's generic variance in the order it meets the types, and
 // meeting the batch operation type first makes ClassicLevel no longer assignable to AnyLevel elsewhere.
-import type { Family } from './column-families.js';
-import type { BatchOp } from './batch-writer.js';
+import type { Family } from './kv/column-families.js';
+import type { BatchOp } from './kv/batch-writer.js';
 
-/** One frame of one block (docs/format.md, "Blocks and frames"). */
+/** One frame of one block of one user (docs/format.md, "Blocks and frames"; block ids are unique across users). */
 export interface FrameRef {
+  readonly userId: string;
   readonly blockId: number;
   readonly frame: number;
 }
 
 /**
- * One commit's frame changes. Staged under the store's write lock while a transaction is built, then applied with
+ * One commit's frame changes, all of blocks of the commit's user. Staged under the store's write lock while a transaction is built, then applied with
  * the commit's key-value batch: `prepare` before the batch is written, `committed` once it is durable. Owned by one
  * transaction; never reused.
  */
@@ -36,8 +37,11 @@ export interface FrameBatch {
 /** The key-value family a store keeping frames in the key-value store keeps them in. */
 export type FrameFamily = Family;
 
-/** A frame as enumerated by `FrameStore.entries`. */
-export interface StoredFrame extends FrameRef {
+/** A frame as enumerated by `FrameStore.entries`: `userId` is null where the store does not record it (frame files). */
+export interface StoredFrame {
+  readonly userId: string | null;
+  readonly blockId: number;
+  readonly frame: number;
   readonly value: Buffer;
 }
 
@@ -48,20 +52,20 @@ export interface StoredFrame extends FrameRef {
  * written. Reads given a snapshot see the frames as of that snapshot.
  */
 export interface FrameStore {
-  /** A batch for one commit. */
-  batch(): FrameBatch;
+  /** A batch for one commit of `userId`. */
+  batch(userId: string): FrameBatch;
   /** The stored bytes of each frame, in request order; undefined where the store holds no such frame. */
   getMany(refs: readonly FrameRef[], snapshot?: AbstractSnapshot): Promise<(Buffer | undefined)[]>;
   /** Frame numbers the store holds for `blockId` (verify: a released block must hold none). */
-  framesOf(blockId: number, snapshot?: AbstractSnapshot): AsyncIterable<number>;
+  framesOf(userId: string, blockId: number, snapshot?: AbstractSnapshot): AsyncIterable<number>;
   /**
    * Every readable frame (of the blocks `only` accepts, if given). `onError` hears about unreadable regions, which
    * are skipped (salvage reads past damage).
    */
   entries(onError: (err: unknown, after: string | null) => void, only?: (blockId: number) => boolean): AsyncIterable<StoredFrame>;
   /**
-   * The root key-value range that held the frames of blocks `minBlock … maxBlock`, for a compaction that must
+   * The root key-value range that held the frames of the user's blocks `minBlock … maxBlock`, for a compaction that must
    * physically drop them (purge), or null when frames are not kept in the key-value store.
    */
-  keyRange(minBlock: number, maxBlock: number): [string, string] | null;
+  keyRange(userId: string, minBlock: number, maxBlock: number): [string, string] | null;
 }

@@ -1,12 +1,12 @@
 import type { AbstractSnapshot } from 'abstract-level';
-import type { BatchOp } from './batch-writer.js';
+import type { BatchOp } from './kv/batch-writer.js';
 import type { FrameBatch, FrameFamily, FrameRef, FrameStore, StoredFrame } from './frame-store.js';
-import { blockKey, frameKey, frameRange, parseBlockKey } from './keys.js';
-import { resilientEntries } from './resilient-scan.js';
+import { SEP, blockKey, frameRange, frameStoreKey, parseFrameStoreKey } from './kv/keys.js';
+import { resilientEntries } from './read/resilient-scan.js';
 
 /**
- * Frames kept in the key-value store, one value per frame in the `blk` family under `blockId.frame`
- * (docs/format.md). The frames are part of the commit's batch, so they are exactly as durable and as atomic as
+ * Frames kept in the key-value store, one value per frame in the `blk` family under `user ␀ blockId.frame`
+ * (docs/format.md, database format 6), so a block's frames lie in its user's partition. The frames are part of the commit's batch, so they are exactly as durable and as atomic as
  * the rest of it, and snapshots cover them.
  */
 export class KvFrameStore implements FrameStore {
@@ -17,23 +17,23 @@ export class KvFrameStore implements FrameStore {
   }
 
   /** The batch operation that stores a frame. */
-  putOp(blockId: number, frame: number, value: Buffer): BatchOp {
-    return { type: 'put', sublevel: this.#blocks, key: frameKey(blockId, frame), value };
+  putOp(userId: string, blockId: number, frame: number, value: Buffer): BatchOp {
+    return { type: 'put', sublevel: this.#blocks, key: frameStoreKey(userId, blockId, frame), value };
   }
 
   /** The batch operation that deletes a frame. */
-  delOp(blockId: number, frame: number): BatchOp {
-    return { type: 'del', sublevel: this.#blocks, key: frameKey(blockId, frame) };
+  delOp(userId: string, blockId: number, frame: number): BatchOp {
+    return { type: 'del', sublevel: this.#blocks, key: frameStoreKey(userId, blockId, frame) };
   }
 
-  batch(): FrameBatch {
+  batch(userId: string): FrameBatch {
     const staged: BatchOp[] = [];
     return {
       put: (blockId, frame, value) => {
-        staged.push(this.putOp(blockId, frame, value));
+        staged.push(this.putOp(userId, blockId, frame, value));
       },
       release: (blockId, frames) => {
-        for (let f = 0; f < frames; f++) staged.push(this.delOp(blockId, f));
+        for (let f = 0; f < frames; f++) staged.push(this.delOp(userId, blockId, f));
       },
       async prepare(ops) {
         for (const op of staged) ops.push(op);
@@ -47,23 +47,26 @@ export class KvFrameStore implements FrameStore {
     // fillCache: false: the engine keeps its own decoded-frame cache, so LevelDB's block cache would only hold the
     // same bytes twice (and keep `cacheBytes: 0` reads warm).
     const opts = snapshot === undefined ? { fillCache: false } : { snapshot, fillCache: false };
-    return this.#blocks.getMany(refs.map((r) => frameKey(r.blockId, r.frame)), opts as never) as Promise<(Buffer | undefined)[]>;
+    return this.#blocks.getMany(refs.map((r) => frameStoreKey(r.userId, r.blockId, r.frame)), opts as never) as Promise<(Buffer | undefined)[]>;
   }
 
-  async *framesOf(blockId: number, snapshot?: AbstractSnapshot): AsyncIterable<number> {
-    const range = frameRange(blockId);
+  async *framesOf(userId: string, blockId: number, snapshot?: AbstractSnapshot): AsyncIterable<number> {
+    const range = frameRange(userId, blockId);
     for await (const k of this.#blocks.keys({ gte: range.gte, lt: range.lt, ...(snapshot === undefined ? {} : { snapshot }) })) yield parseInt(k.slice(k.indexOf('.') + 1), 16);
   }
 
   async *entries(onError: (err: unknown, after: string | null) => void, only?: (blockId: number) => boolean): AsyncIterable<StoredFrame> {
     for await (const [k, value] of resilientEntries(this.#blocks, {}, onError)) {
-      const dot = k.indexOf('.');
-      const blockId = parseBlockKey(k.slice(0, dot));
-      if (only === undefined || only(blockId)) yield { blockId, frame: parseInt(k.slice(dot + 1), 16), value };
+      const p = parseFrameStoreKey(k);
+      if (p === null) {
+        onError(new Error(`malformed block frame key ${JSON.stringify(k)}`), k);
+        continue;
+      }
+      if (only === undefined || only(p.blockId)) yield { ...p, value };
     }
   }
 
-  keyRange(minBlock: number, maxBlock: number): [string, string] {
-    return [this.#blocks.prefix + frameKey(minBlock, 0), this.#blocks.prefix + blockKey(maxBlock) + '/'];
+  keyRange(userId: string, minBlock: number, maxBlock: number): [string, string] {
+    return [this.#blocks.prefix + userId + SEP + blockKey(minBlock), this.#blocks.prefix + userId + SEP + blockKey(maxBlock) + '/'];
   }
 }

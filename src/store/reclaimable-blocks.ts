@@ -1,5 +1,5 @@
 import { decodeBlockInfo, totalSlots, type BlockInfo } from '../record/block-info.js';
-import type { Family } from './column-families.js';
+import type { Family } from './kv/column-families.js';
 
 /**
  * Every sealed block's info, in key order, from one scan of the block-info family. A damaged info is skipped
@@ -126,6 +126,14 @@ export class ReclaimableBlocks {
         this.#overflowed = true;
       }
     } else blocks.delete(info.blockId);
+  }
+
+  /**
+   * Another process changed the user's blocks: the set is dropped and built again by the next GC pass (one scan),
+   * since which of the user's blocks are reclaimable now is unknown here. REQUIRES: the write lock.
+   */
+  forgetUser(_userId: string): void {
+    if (!this.#overflowed) this.#blocks = null;
   }
 
   /** The reclaimable blocks as the last committed batch left them. REQUIRES: `ready`. */

@@ -1,34 +1,41 @@
 import type { AbstractSnapshot } from 'abstract-level';
 import { BlockCache } from '../block/block-cache.js';
 import { AkashicError } from '../errors.js';
-import { decodeAccounting, emptyAccounting, encodeAccounting, type Accounting } from '../record/accounting.js';
-import { decodeBlockInfo, type BlockInfo } from '../record/block-info.js';
+import type { Accounting } from '../record/accounting.js';
+import type { BlockInfo } from '../record/block-info.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
-import type { DirEntry, SlotRef } from '../record/dir-entry.js';
-import { decodeAllocator, type EngineMeta } from '../record/engine-records.js';
-import { readSlots, type SlotReadResult } from './block-reader.js';
-import { BatchWriter } from './batch-writer.js';
-import { readCandidates, type CandidateQuery, type CandidateRead } from './candidate-reader.js';
-import type { ChunkRef } from './chunk-input.js';
-import { ChunkIdGenerator } from './chunk-id-generator.js';
-import { coAccessKeys, persistCoAccess, readCoAccess } from './co-access.js';
-import { CO_ACCESS_FLUSH_EVERY, CoAccessBuffer } from './co-access-buffer.js';
-import { openFamilies, type ColumnFamilies } from './column-families.js';
-import { checkDatabaseFormat, recordDatabaseFormat } from './database-format.js';
-import { openEngineMeta } from './engine-meta.js';
+import type { DirEntry } from '../record/dir-entry.js';
+import type { EngineMeta } from '../record/engine-records.js';
+import { readSlots, type SlotReadResult, type UserSlot } from './read/block-reader.js';
+import { BlockIdAllocator } from './write/block-id-allocator.js';
+import { UserStates } from './write/user-states.js';
+import { retryOnConflict, writeUserBatch } from './write/fenced-write.js';
+import { upgradeToFormat6 } from './kv/format-upgrade.js';
+import { partitionFencing } from './kv/partition-fencing.js';
+import { BatchWriter, type BatchOp } from './kv/batch-writer.js';
+import { readCandidates, type CandidateQuery, type CandidateRead } from './index/candidate-reader.js';
+import type { ChunkRef } from '../api/chunk-input.js';
+import { ChunkIdGenerator } from './write/chunk-id-generator.js';
+import { coAccessKeys, persistCoAccess, readCoAccess } from './write/co-access.js';
+import { CO_ACCESS_FLUSH_EVERY, CoAccessBuffer } from './write/co-access-buffer.js';
+import { openFamilies, type ColumnFamilies } from './kv/column-families.js';
+import { checkDatabaseFormat, recordDatabaseFormat } from './kv/database-format.js';
+import { openEngineMeta } from './write/engine-meta.js';
 import type { FrameStore } from './frame-store.js';
-import { GroupCommit } from './group-commit.js';
-import { openCandidateIndex } from './index-rebuild.js';
+import { GroupCommit } from './write/group-commit.js';
+import { openCandidateIndex } from './index/index-rebuild.js';
 import { FileFrameStore } from './file-frame-store.js';
 import { KvFrameStore } from './kv-frame-store.js';
 import { ReclaimableBlocks, type ReclaimableBlock } from './reclaimable-blocks.js';
-import { PostingMerger, type PostingMergeReport } from './posting-merge.js';
-import { ALLOC_NEXT_KEY, META_ACCOUNTING_KEY, META_ENGINE_KEY, META_FRAMES_KEY, blockKey } from './keys.js';
-import type { Mutation, MutationResult, WriteExtra } from './mutations.js';
-import type { AnyLevel, ResolvedStoreOptions } from './options.js';
-import { checkRecord, listBlockInfos, listEntries, listSessions, listUsers, locateChunks, readChunks, readLiveRecords, readLocated, type ListedEntry, type LocatedRef, type ReadResult } from './read-path.js';
+import { PostingMerger } from './index/posting-merge.js';
+import type { PostingMergeReport } from '../api/reports.js';
+import { META_ENGINE_KEY, META_FRAMES_KEY, SEP, blockKey, openBlockKey } from './kv/keys.js';
+import type { Mutation, WriteExtra } from './write/mutations.js';
+import type { MutationResult, ListedEntry, ReadResult } from '../api/results.js';
+import type { AnyLevel, ResolvedStoreOptions } from '../api/store-options.js';
+import { checkRecord, listBlockInfos, listEntries, listSessions, listUsers, locateChunks, readChunks, readLiveRecords, readLocated, type LocatedRef } from './read/read-path.js';
 import { Txn, type TxnContext } from './txn/txn.js';
-import { WriteLock } from './write-lock.js';
+import { WriteLock } from './kv/write-lock.js';
 
 /**
  * The internal engine: trusts its inputs (the public AkashicStore validates them), serializes every mutation
@@ -62,8 +69,8 @@ export class StoreCore {
     options: ResolvedStoreOptions,
     writer: BatchWriter,
     meta: EngineMeta,
-    accounting: Accounting,
-    nextBlockId: number,
+    users: UserStates,
+    ids: BlockIdAllocator,
     frames: FrameStore,
   ) {
     this.db = db;
@@ -80,8 +87,9 @@ export class StoreCore {
       frames: this.frames,
       options,
       writer,
-      accounting,
-      nextBlockId,
+      users,
+      ids,
+      forgetUser: (userId) => this.#forgetUser(userId),
       openRefs: new Map(),
       openInfos: new Map(),
       onReleased: (ids) => {
@@ -125,17 +133,18 @@ export class StoreCore {
     const writer = new BatchWriter(db, given);
     const format = await checkDatabaseFormat(cf);
     const isNew = (await cf.meta.get(META_ENGINE_KEY)) === undefined;
+    // Database format 6 (user-first keys): an older database is rewritten in place first (format-upgrade.ts).
+    if (!isNew && (format === null || format.format < 6)) await upgradeToFormat6(cf, writer, given.readOnly);
     const { meta, options } = await openEngineMeta(cf, writer, given, explicit);
     const frames = await openFrameStore(cf, writer, options, framesDir, isNew);
-    const acctValue = await cf.meta.get(META_ACCOUNTING_KEY);
-    const accounting = acctValue === undefined ? emptyAccounting() : decodeAccounting(acctValue, 'accounting');
-    const allocValue = await cf.alloc.get(ALLOC_NEXT_KEY);
-    const nextBlockId = allocValue === undefined ? 1 : decodeAllocator(allocValue, 'allocator state');
+    const fencing = partitionFencing(db);
+    const ids = await BlockIdAllocator.open(cf.alloc, writer, fencing);
+    const users = new UserStates(cf, fencing);
     // The candidate index (database formats 2 and 3): upgraded, or built from the directory, here. Read-only, an
     // index-less database is read by scanning the directory instead.
     const index = await openCandidateIndex(cf, writer, options.readOnly);
     if (!options.readOnly) await recordDatabaseFormat(cf, writer, format);
-    const core = new StoreCore(db, cf, options, writer, meta, accounting, nextBlockId, frames);
+    const core = new StoreCore(db, cf, options, writer, meta, users, ids, frames);
     await core.#retireSegments(true);
     core.indexReady = index.ready;
     for (const [user, n] of index.pending) core.ctx.pendingPostings.set(user, n);
@@ -147,17 +156,26 @@ export class StoreCore {
    * come between a release and the deletion); afterwards those that releases emptied, after a grace period.
    * A failure is left for the next attempt (the space stays allocated; nothing is lost).
    */
-  #retireSegments(all: boolean): Promise<void> {
+  async #retireSegments(all: boolean): Promise<void> {
     const frames = this.frames;
-    if (!(frames instanceof FileFrameStore) || this.options.readOnly) return Promise.resolve();
-    const live = async (blockId: number): Promise<boolean> => {
-      const v = await this.cf.blockInfo.get(blockKey(blockId));
-      return v !== undefined && decodeBlockInfo(v, `block info ${blockKey(blockId)}`).state !== 'released';
-    };
-    return Promise.all([frames.erase(false), frames.retire(live, this.ctx.nextBlockId, all)]).then(
-      () => undefined,
-      () => undefined,
-    );
+    if (!(frames instanceof FileFrameStore) || this.options.readOnly) return;
+    try {
+      await frames.erase(false);
+      // Block infos are keyed by user (format 6), so a block is not looked up by id: at open one scan of the infos
+      // lists the blocks that hold data; afterwards a block holds data while its extent holds frames (a block whose
+      // frames all live in the key-value store loses nothing when its segment goes).
+      let live: (blockId: number) => Promise<boolean>;
+      if (all) {
+        const held = new Set<number>();
+        for await (const info of listBlockInfos(this.cf)) if (info.state !== 'released') held.add(info.blockId);
+        live = async (blockId) => held.has(blockId);
+      } else {
+        live = (blockId) => frames.holdsFrames(blockId);
+      }
+      await frames.retire(live, this.ctx.ids.next, all);
+    } catch {
+      // Left for the next attempt (the space stays allocated; nothing is lost).
+    }
   }
 
   /** Zeroes, now, what released blocks left in frame files (purge; docs/format.md "Frame files"). REQUIRES: the write lock. */
@@ -180,7 +198,8 @@ export class StoreCore {
 
   /** A bounded candidate set through the candidate index (candidate-reader.ts). REQUIRES: `indexReady`. */
   candidates(q: CandidateQuery): Promise<CandidateRead> {
-    return readCandidates(this.db, this.cf, q, (user) => this.ctx.pendingPostings.get(user) ?? 0);
+    // With other processes writing (fencing), this process's pending counts bound nothing: the scan reads them all.
+    return readCandidates(this.db, this.cf, q, this.ctx.users.fenced ? undefined : (user) => this.ctx.pendingPostings.get(user) ?? 0);
   }
 
   /**
@@ -193,50 +212,80 @@ export class StoreCore {
     return set.ready ? [...set.blocks()] : null;
   }
 
-  get accounting(): Accounting {
-    return this.ctx.accounting;
+  /**
+   * The database's accounting totals: the sum over users' records (plus the counters a format-5 database carried
+   * over, and this process's reads not yet persisted). One range read of the accounting records.
+   */
+  accountingTotals(snapshot?: AbstractSnapshot): Promise<Accounting> {
+    return this.ctx.users.totals(snapshot);
   }
 
-  /** Runs `fn` with a fresh transaction under the write lock and commits it. */
-  transact<T>(fn: (txn: Txn) => Promise<T>): Promise<T> {
-    return this.lock.run(async () => {
-      this.writer.check();
-      const txn = new Txn(this.ctx);
-      const out = await fn(txn);
-      await txn.commit();
-      return out;
-    });
+  /**
+   * Runs `fn` with a fresh transaction of `userId` under the write lock and commits it: one batch in the user's
+   * partition. On a partitioned backend with fencing, a conflict (another process changed the user) drops what this
+   * process cached of the user and runs `fn` again on a fresh transaction (fenced-write.ts), so `fn` must only
+   * stage (it may run more than once).
+   */
+  transact<T>(userId: string, fn: (txn: Txn) => Promise<T>): Promise<T> {
+    return this.lock.run(() =>
+      retryOnConflict(this.ctx, userId, async () => {
+        this.writer.check();
+        const txn = new Txn(this.ctx, userId, await this.ctx.users.load(userId));
+        const out = await fn(txn);
+        await txn.commit();
+        return out;
+      }),
+    );
   }
 
   /**
    * Reserves `n` consecutive block ids for blocks built outside a transaction (GC workers). The ids are taken
-   * in memory at once; the transaction that writes the blocks persists the allocator past them
-   * (`Txn.noteReserved`). Unused reserved ids are simply never used.
+   * in memory at once; the transaction that writes the blocks secures them with every other id taken
+   * (`BlockIdAllocator.secure`). Unused reserved ids are simply never used.
    */
-  reserveBlockIds(n: number): Promise<number> {
-    return this.lock.run(async () => {
-      const first = this.ctx.nextBlockId;
-      this.ctx.nextBlockId += n;
-      return first;
-    });
+  reserveBlockIds(n: number): Promise<{ first: number; epoch: number }> {
+    return this.lock.run(async () => ({ first: this.ctx.ids.reserve(n), epoch: this.ctx.ids.epoch }));
+  }
+
+  /** The block id allocator's epoch: reserved ids are valid only while it is the one `reserveBlockIds` returned. */
+  get blockIdEpoch(): number {
+    return this.ctx.ids.epoch;
   }
 
   /**
-   * Persists the retrieval counters that reads bumped in memory since the last write (reads write nothing).
-   * Called by close(); a no-op when nothing changed or the store is read-only.
+   * Persists the retrieval counters that reads bumped in memory since the user's last write (reads write nothing),
+   * one transaction per such user. Called by close(); a no-op when nothing changed or the store is read-only.
    */
-  flushCounters(): Promise<void> {
-    return this.lock.run(async () => {
-      if (this.options.readOnly || this.writer.failure !== null) return;
-      const stored = await this.cf.meta.get(META_ACCOUNTING_KEY);
-      const a = stored === undefined ? emptyAccounting() : decodeAccounting(stored, 'accounting');
-      if (a.retrievals === this.ctx.accounting.retrievals && a.retrievalBlocks === this.ctx.accounting.retrievalBlocks) return;
-      await this.writer.write([{ type: 'put', sublevel: this.cf.meta, key: META_ACCOUNTING_KEY, value: encodeAccounting(this.ctx.accounting) }]);
-    });
+  async flushCounters(): Promise<void> {
+    if (this.options.readOnly) return;
+    for (const userId of this.ctx.users.usersWithPendingReads()) {
+      if (this.writer.failure !== null) return;
+      await this.transact(userId, async () => undefined);
+    }
+  }
+
+  /**
+   * Writes one batch of the user's partition that carries no accounting (`build` returns its ops and runs again
+   * after a conflict on a fenced backend; fenced-write.ts). REQUIRES: the write lock.
+   */
+  writeUserBatch(userId: string, build: () => Promise<readonly BatchOp[]>): Promise<void> {
+    return writeUserBatch(this.ctx, userId, build);
+  }
+
+  /** Forgets every state this process caches of `userId` (another process changed it). REQUIRES: the write lock. */
+  #forgetUser(userId: string): void {
+    this.ctx.users.forget(userId);
+    const ctx = this.ctx;
+    const own = openBlockKey(userId, null);
+    for (const k of [...ctx.openRefs.keys()]) if (k === own || k.startsWith(own + SEP)) ctx.openRefs.delete(k);
+    for (const [id, info] of [...ctx.openInfos]) if (info.userId === userId) ctx.openInfos.delete(id);
+    // The pending count only bounds readers when no other process writes (`candidates`); a merge recounts nothing.
+    ctx.pendingPostings.delete(userId);
+    this.reclaimable.forgetUser(userId);
   }
 
   /** Reads record bytes at slots in the current (committed) state. Only under the write lock. */
-  async readCurrent(locs: readonly SlotRef[]): Promise<SlotReadResult> {
+  async readCurrent(locs: readonly UserSlot[]): Promise<SlotReadResult> {
     return readSlots(this.frames, this.cache, locs);
   }
 
@@ -260,7 +309,7 @@ export class StoreCore {
 
   /** Materializes chunks from one consistent snapshot (`read-path.ts`). */
   read(userId: string, refs: readonly ChunkRef[]): Promise<ReadResult> {
-    return readChunks(this, this.ctx.accounting, () => this.options.now(), userId, refs);
+    return readChunks(this, this.ctx.users.readCounters(userId), () => this.options.now(), userId, refs);
   }
 
   /** Location hints of chunks, from the directory (`read-path.ts`). */
@@ -270,7 +319,7 @@ export class StoreCore {
 
   /** Fetch by slot: reads the hinted slots without the directory, the stale ones through it (`read-path.ts`). */
   readLocated(userId: string, located: readonly LocatedRef[]): Promise<ReadResult> {
-    return readLocated(this, this.ctx.accounting, () => this.options.now(), userId, located);
+    return readLocated(this, this.ctx.users.readCounters(userId), () => this.options.now(), userId, located);
   }
 
   /** Directory entries in key order (`listEntries`, `read-path.ts`). */
@@ -316,7 +365,7 @@ export class StoreCore {
   flushCoAccess(): Promise<void> {
     return this.lock.run(async () => {
       if (this.options.readOnly || this.writer.failure !== null || this.coAccessBuffer.observations === 0) return;
-      await persistCoAccess(this.cf, this.writer, this.coAccessBuffer.drain());
+      await persistCoAccess(this.ctx, this.coAccessBuffer.drain());
     });
   }
 
@@ -344,5 +393,5 @@ async function openFrameStore(cf: ColumnFamilies, writer: BatchWriter, options: 
   } else if (marker.length !== 4 || marker.readUInt32LE(0) !== 1) {
     throw new AkashicError('AKASHIC_FORMAT_VERSION', `frame files of layout ${marker.length === 4 ? marker.readUInt32LE(0) : '?'}; this engine reads layout 1`);
   }
-  return new FileFrameStore({ dir: framesDir, durability: options.durability, readOnly: options.readOnly, kv, now: () => Date.now() });
+  return new FileFrameStore({ dir: framesDir, durability: options.durability === 'relaxed' ? 'relaxed' : 'sync', readOnly: options.readOnly, kv, now: () => Date.now() });
 }

@@ -15,11 +15,11 @@
  */
 import type * as OtelApi from '@opentelemetry/api';
 import type { AkashicStore } from '../engine/akashic-store.js';
-import type { StoreEvents } from '../engine/store-events.js';
+import type { StoreEvents } from '../api/store-events.js';
 import { AkashicError } from '../errors.js';
 import type { AkashicMemory } from '../memattention/memory.js';
 import type { MemoryEvents } from '../memattention/memory-events.js';
-import type { ModelCallReceipt, ModelOperationKind } from '../util/model-usage.js';
+import type { ModelCallReceipt, ModelOperationKind } from '../api/model-usage.js';
 
 /** Where the spans and metrics go. Default: the globally registered providers. */
 export interface OpenTelemetryOptions {

@@ -5,6 +5,8 @@ import { AkashicMemory } from '../../src/memattention/index.js';
 import type { AkashicStore as Engine } from '../../src/index.js';
 import { akashicMemory } from '../../src/adapters/ai-sdk/index.js';
 import { diskEngine, memoryEngine } from './engines.js';
+import type { MemorySurface } from '../../src/client/index.js';
+import { BACKENDS, type Attached } from './backends.js';
 
 const usage = {
   inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
@@ -33,7 +35,7 @@ function streaming(deltas: string[]): MockLanguageModelV3 {
 }
 
 /** Everything the memory holds for a session: compacted chunks and active turns. */
-async function remembered(engine: Engine, memory: AkashicMemory, user: string, session: string): Promise<string> {
+async function remembered(engine: Engine, memory: MemorySurface, user: string, session: string): Promise<string> {
   const refs = [];
   for await (const e of engine.list(user, { sessionId: session })) refs.push({ sessionId: e.sessionId, chunkId: e.chunkId });
   const { chunks } = await engine.getMany(user, refs);
@@ -84,15 +86,17 @@ describe('akashicMemory with default options: the two-conversation scenario', ()
   });
 });
 
-describe('akashicMemory middleware on memory-level', () => {
+describe.each(BACKENDS)('akashicMemory middleware on memory-level ($name)', (backend) => {
   let engine: Engine;
-  let memory: AkashicMemory;
+  let memory: MemorySurface;
+  let attached: Attached;
   beforeEach(async () => {
     engine = await memoryEngine();
-    memory = new AkashicMemory(engine, { chunkGateTokens: 8 });
+    attached = await backend.attach(engine, { chunkGateTokens: 8 });
+    memory = attached.memory;
   });
   afterEach(async () => {
-    await memory.close();
+    await attached.close();
     await engine.close();
   });
 
@@ -102,7 +106,7 @@ describe('akashicMemory middleware on memory-level', () => {
     await generateText({ model, prompt: 'I moved to Berlin last May.', providerOptions: akashic('alice', 's1') });
     expect(await remembered(engine, memory, 'alice', 's1')).toContain('Noted, Berlin it is.');
     // The gate fired on the write-back; recall injects chunks, so wait for the background compaction.
-    await memory.flush();
+    await attached.flush();
 
     const { text } = await generateText({ model, prompt: 'Which city do I live in, Berlin?', providerOptions: akashic('alice', 's1') });
     expect(text).toBe('You live in Berlin.');
@@ -126,7 +130,7 @@ describe('akashicMemory middleware on memory-level', () => {
   it('streams with recall injected', async () => {
     const warm = wrapLanguageModel({ model: generating('Noted.'), middleware: akashicMemory({ memory }) });
     await generateText({ model: warm, prompt: 'My cat is called Miso.', providerOptions: akashic('carol', 's1') });
-    await memory.flush();
+    await attached.flush();
     const base = streaming(['Miso.']);
     const model = wrapLanguageModel({ model: base, middleware: akashicMemory({ memory }) });
     const result = streamText({ model, prompt: 'What is my cat called? Miso?', providerOptions: akashic('carol', 's1') });

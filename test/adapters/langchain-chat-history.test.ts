@@ -1,9 +1,10 @@
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AkashicStore as Engine } from '../../src/index.js';
-import { AkashicMemory } from '../../src/memattention/index.js';
 import { AkashicChatMessageHistory } from '../../src/adapters/langchain/index.js';
 import { diskEngine, memoryEngine } from './engines.js';
+import type { StoreSurface } from '../../src/client/index.js';
+import { BACKENDS, type Attached } from './backends.js';
 
 const conversation = () => [
   new SystemMessage('You are terse.'),
@@ -13,17 +14,22 @@ const conversation = () => [
   new AIMessage('Cold: 3°C with snow.'),
 ];
 
-describe('AkashicChatMessageHistory on memory-level', () => {
+describe.each(BACKENDS)('AkashicChatMessageHistory on memory-level ($name)', (backend) => {
   let engine: Engine;
+  let store: StoreSurface;
+  let attached: Attached;
   beforeEach(async () => {
     engine = await memoryEngine();
+    attached = await backend.attach(engine, { chunkGateTokens: 10_000 });
+    store = attached.store;
   });
   afterEach(async () => {
+    await attached.close();
     await engine.close();
   });
 
   it('returns the messages it was given, in order, types and tool calls included', async () => {
-    const history = new AkashicChatMessageHistory({ store: engine, userId: 'alice', sessionId: 's1' });
+    const history = new AkashicChatMessageHistory({ store, userId: 'alice', sessionId: 's1' });
     const sent = conversation();
     await history.addMessages(sent.slice(0, 3));
     await history.addMessage(sent[3]!);
@@ -37,8 +43,8 @@ describe('AkashicChatMessageHistory on memory-level', () => {
   });
 
   it('keeps sessions apart and clears one', async () => {
-    const a = new AkashicChatMessageHistory({ store: engine, userId: 'alice', sessionId: 's1' });
-    const b = new AkashicChatMessageHistory({ store: engine, userId: 'alice', sessionId: 's2' });
+    const a = new AkashicChatMessageHistory({ store, userId: 'alice', sessionId: 's1' });
+    const b = new AkashicChatMessageHistory({ store, userId: 'alice', sessionId: 's2' });
     await a.addUserMessage('one');
     await b.addAIMessage('two');
     await a.clear();
@@ -49,8 +55,8 @@ describe('AkashicChatMessageHistory on memory-level', () => {
   });
 
   it('feeds human and AI messages to MemAttention, with the transcript chunks as provenance', async () => {
-    const memory = new AkashicMemory(engine, { chunkGateTokens: 10_000 });
-    const history = new AkashicChatMessageHistory({ store: engine, userId: 'alice', sessionId: 's1', memory });
+    const memory = attached.memory;
+    const history = new AkashicChatMessageHistory({ store, userId: 'alice', sessionId: 's1', memory });
     await history.addMessages(conversation());
     const active = await memory.activeTurns({ user: 'alice', session: 's1' });
     expect(active.map((t) => [t.role, t.text])).toEqual([
@@ -63,12 +69,11 @@ describe('AkashicChatMessageHistory on memory-level', () => {
     expect(compacted[0]!.turnIds).toEqual([transcript[1], transcript[4]]);
     const recalled = await memory.recall({ user: 'alice', session: 's1', query: 'weather in Oslo' });
     expect(recalled.text).toContain('Oslo');
-    await memory.close();
   });
 
   it('rejects bad options', () => {
-    expect(() => new AkashicChatMessageHistory({ store: engine, userId: '', sessionId: 's' })).toThrow(/userId/);
-    expect(() => new AkashicChatMessageHistory({ store: engine, userId: 'u', sessionId: 'x'.repeat(250) })).toThrow(/too long/);
+    expect(() => new AkashicChatMessageHistory({ store, userId: '', sessionId: 's' })).toThrow(/userId/);
+    expect(() => new AkashicChatMessageHistory({ store, userId: 'u', sessionId: 'x'.repeat(250) })).toThrow(/too long/);
   });
 });
 

@@ -1,34 +1,39 @@
 /**
  * The official checkpointer conformance suite (`@langchain/langgraph-checkpoint-validation`), all of it: the five
- * suites `validate` runs plus the opt-in getDeltaChannelHistory suite. The suite is written against Jest-style
- * globals, so vitest's are installed on globalThis before it is loaded.
+ * suites `validate` runs plus the opt-in getDeltaChannelHistory suite, once over the embedded engine and once
+ * through `akashic/client` against an in-process service. The suite is written against Jest-style globals, so
+ * vitest's are installed on globalThis before it is loaded.
  */
 import { MemoryLevel } from 'memory-level';
 import * as vitest from 'vitest';
 import { AkashicStore as Engine } from '../../src/index.js';
 import { AkashicSaver } from '../../src/adapters/langgraph/index.js';
+import { BACKENDS, type Attached } from './backends.js';
 
 const { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } = vitest;
 Object.assign(globalThis, { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it });
 const { validate, deltaChannelHistoryTests } = await import('@langchain/langgraph-checkpoint-validation');
 
-const engines = new WeakMap<AkashicSaver, Engine>();
-
-const initializer = {
-  checkpointerName: 'AkashicSaver',
-  async createCheckpointer(): Promise<AkashicSaver> {
-    const engine = await Engine.open({ db: new MemoryLevel({ keyEncoding: 'utf8', valueEncoding: 'buffer' }), gc: { intervalMs: 0 }, durability: 'relaxed' });
-    const saver = new AkashicSaver({ store: engine });
-    engines.set(saver, engine);
-    return saver;
-  },
-  async destroyCheckpointer(saver: AkashicSaver): Promise<void> {
-    await engines.get(saver)?.close();
-  },
-};
-
-validate(initializer);
-deltaChannelHistoryTests(initializer);
+for (const backend of BACKENDS) {
+  const opened = new WeakMap<AkashicSaver, { engine: Engine; attached: Attached }>();
+  const initializer = {
+    checkpointerName: `AkashicSaver (${backend.name})`,
+    async createCheckpointer(): Promise<AkashicSaver> {
+      const engine = await Engine.open({ db: new MemoryLevel({ keyEncoding: 'utf8', valueEncoding: 'buffer' }), gc: { intervalMs: 0 }, durability: 'relaxed' });
+      const attached = await backend.attach(engine);
+      const saver = new AkashicSaver({ store: attached.store });
+      opened.set(saver, { engine, attached });
+      return saver;
+    },
+    async destroyCheckpointer(saver: AkashicSaver): Promise<void> {
+      const o = opened.get(saver);
+      await o?.attached.close();
+      await o?.engine.close();
+    },
+  };
+  validate(initializer);
+  deltaChannelHistoryTests(initializer);
+}
 
 describe('AkashicSaver on classic-level', () => {
   it('keeps checkpoints, blobs and writes across a reopen, and deletes a thread', async () => {

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AkashicError, AkashicStore as Engine } from '../../src/index.js';
 import { AkashicLangGraphStore } from '../../src/adapters/langgraph/index.js';
 import { diskEngine, memoryEngine } from './engines.js';
+import { BACKENDS, type Attached } from './backends.js';
 
 /** A deterministic bag-of-words embedding over a tiny vocabulary, enough to rank by cosine. */
 class WordEmbeddings {
@@ -22,16 +23,19 @@ class WordEmbeddings {
   }
 }
 
-describe('AkashicLangGraphStore on memory-level', () => {
+describe.each(BACKENDS)('AkashicLangGraphStore on memory-level ($name)', (backend) => {
   let engine: Engine;
+  let attached: Attached;
   let store: AkashicLangGraphStore;
   let clock = 1_000;
   beforeEach(async () => {
     clock = 1_000;
     engine = await Engine.open({ db: new MemoryLevel({ keyEncoding: 'utf8', valueEncoding: 'buffer' }), gc: { intervalMs: 0 }, now: () => clock });
-    store = new AkashicLangGraphStore({ store: engine });
+    attached = await backend.attach(engine);
+    store = new AkashicLangGraphStore({ store: attached.store });
   });
   afterEach(async () => {
+    await attached.close();
     await engine.close();
   });
 
@@ -92,7 +96,7 @@ describe('AkashicLangGraphStore on memory-level', () => {
 
   it('ranks a query by cosine with an embeddings index; unindexed items come last, unscored', async () => {
     const embeddings = new WordEmbeddings();
-    const vstore = new AkashicLangGraphStore({ store: engine, index: { dims: 5, embeddings: embeddings as never, fields: ['text'] } });
+    const vstore = new AkashicLangGraphStore({ store: attached.store, index: { dims: 5, embeddings: embeddings as never, fields: ['text'] } });
     await vstore.batch([
       { namespace: ['v'], key: 'tea', value: { text: 'tea tea coffee' } },
       { namespace: ['v'], key: 'paris', value: { text: 'paris cats' } },

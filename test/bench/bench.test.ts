@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { benchMarkdown, benchSvg, PEER_NAMES, POLICY_NAMES, runBench, type BenchResult } from '../../src/bench/index.js';
-import { quantile } from '../../src/bench/summary-stats.js';
+import { benchMarkdown, benchSvg, PEER_NAMES, POLICY_NAMES, runBench, type BenchResult } from '../../src/lab/bench/index.js';
+import { quantile } from '../../src/lab/bench/summary-stats.js';
 
 const CORE_FIELDS = ['blocksPerRequest', 'blocksPerRequestP95', 'lowerBound', 'p95ColdMs', 'bytesReadPerRequest', 'spaceAmp', 'writeAmp'] as const;
 
@@ -118,7 +118,7 @@ describe('akashic bench --fast --trace admission (a recall at every user turn)',
 
 describe('offline layout bound', () => {
   it('clusters chunks recalled together into one block and counts write order otherwise', async () => {
-    const { offlineLayoutBound } = await import('../../src/bench/offline-layout-bound.js');
+    const { offlineLayoutBound } = await import('../../src/lab/bench/offline-layout-bound.js');
     const put = (i: number) => ({ op: 'put' as const, sessionId: 's', chunkId: `c${i}`, createdAt: i, text: 't', tokenCount: 1, keywords: [], provenance: [] });
     const write = (i: number) => ({ kind: 'write' as const, user: 'u', ops: [put(i)], neighbours: [] });
     const req = (ids: number[]) => ({ kind: 'request' as const, user: 'u', index: 0, category: 0, oracle: [], recall: ids.map((i) => ({ sessionId: 's', chunkId: `c${i}` })), evidenceFound: false, query: 'q', sessionId: 's' });

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { historySweepMarkdown, runHistorySweep } from '../../src/bench/history-sweep.js';
+import { historySweepMarkdown, runHistorySweep } from '../../src/lab/bench/history-sweep.js';
 
 describe('bench --history-sweep', () => {
   it('reports the sweep and ingest figures in the documented JSON shape', async () => {

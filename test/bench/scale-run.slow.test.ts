@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runScale, scaleMarkdown } from '../../src/bench/scale-run.js';
+import { runScale, scaleMarkdown } from '../../src/lab/bench/scale-run.js';
 import { AkashicStore } from '../../src/engine/akashic-store.js';
 
 describe('bench --scale', () => {

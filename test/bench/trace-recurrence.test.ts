@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Trace, TraceEvent } from '../../src/bench/trace.js';
-import { traceRecurrence } from '../../src/bench/trace-recurrence.js';
+import type { Trace, TraceEvent } from '../../src/lab/bench/trace.js';
+import { traceRecurrence } from '../../src/lab/bench/trace-recurrence.js';
 
 const put = (user: string, ids: string[]): TraceEvent => ({
   kind: 'write',

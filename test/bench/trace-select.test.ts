@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { recordTrace } from '../../src/bench/trace.js';
+import { recordTrace } from '../../src/lab/bench/trace.js';
 import { isAkashicError } from '../../src/errors.js';
 import { checkSelectVariant, selectSetup } from '../../src/model/select-variants.js';
 import { WordMeanEmbedder } from '../../src/model/word-mean-embedder.js';
 import { cosine } from '../../src/util/cosine.js';
-import { generateSynthetic } from '../../src/workload/index.js';
+import { generateSynthetic } from '../../src/lab/workload/index.js';
 
 describe('traces recorded with another SELECT', () => {
   it('dense: every request recalls the live chunks nearest its query by the embedder', async () => {

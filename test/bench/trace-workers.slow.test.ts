@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { recordTrace, type Trace, type TraceEvent } from '../../src/bench/trace.js';
-import { generateSynthetic } from '../../src/workload/index.js';
+import { recordTrace, type Trace, type TraceEvent } from '../../src/lab/bench/trace.js';
+import { generateSynthetic } from '../../src/lab/workload/index.js';
 
 /** A trace without what depends on the clock (generated chunk ids, times): texts, queries and set sizes. */
 function shape(t: Trace): unknown[] {

@@ -3,6 +3,7 @@ import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands/index.js';
 import { buildProgram } from '../../src/cli/main.js';
+import { LIVE_DATABASE_HINT } from '../../src/cli/cli-context.js';
 import { buildSample, openStore, runCli, runMain, tempDir } from './fixtures.js';
 
 describe('exit statuses', () => {
@@ -15,7 +16,7 @@ describe('exit statuses', () => {
   });
   afterAll(async () => tmp.dispose());
 
-  it('a db held by another process: exit 3 and one line naming the LOCK file', async () => {
+  it('a db held by another process: exit 3 and one line naming the holder, the LOCK file, the code and what to do', async () => {
     const holder = await openStore(db);
     try {
       const emptyDump = '{"type":"header","format":1,"engineVersion":"0.1.0","user":null,"session":null,"chunks":0}\n';
@@ -23,7 +24,8 @@ describe('exit statuses', () => {
         const r = await runCli(cmd, emptyDump);
         expect(r.code).toBe(3);
         expect(r.stdout).toBe('');
-        expect(r.stderr).toBe(`akashic: database is locked by another process or already open in this one (lock file ${join(db, 'LOCK')})\n`);
+        // The holder is this test process; the CLI runs in a child.
+        expect(r.stderr).toBe(`akashic: database is locked by process ${process.pid} (lock file ${join(db, 'LOCK')}) [AKASHIC_LOCKED]. ${LIVE_DATABASE_HINT}\n`);
       }
     } finally {
       await holder.close();

@@ -2,7 +2,9 @@ import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LIVE_DATABASE_HINT } from '../../src/cli/cli-context.js';
 import { openStore, runCli, runMain, tempDir } from './fixtures.js';
+
 
 async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -87,7 +89,7 @@ describe('demo --force respects the lock', () => {
       const before = readdirSync(db).sort();
       const r = await runCli(['demo', '--db', db, '--force', '--users', '1', '--sessions', '2']);
       expect(r.code).toBe(3);
-      expect(r.stderr).toBe(`akashic: database is locked by another process or already open in this one (lock file ${join(db, 'LOCK')}); nothing was deleted\n`);
+      expect(r.stderr).toBe(`akashic: database is locked by another process or already open in this one (lock file ${join(db, 'LOCK')}); nothing was deleted [AKASHIC_LOCKED]. ${LIVE_DATABASE_HINT}\n`);
       expect(readdirSync(db).sort()).toEqual(before);
       const listed = await collect(holder.list("alice"));
       expect(listed.map((c) => c.sessionId)).toEqual(['s1']);
@@ -151,6 +153,8 @@ describe('smaller messages', () => {
     const db = join(tmp.dir, 'twice');
     const first = await openStore(db);
     try {
+      // LevelDB's failed second open closes its own descriptor of LOCK, which drops this process's POSIX lock, so
+      // the holder cannot be named from /proc/locks: the message says both possibilities.
       await expect(openStore(db)).rejects.toThrow(`database is locked by another process or already open in this one (lock file ${join(db, 'LOCK')})`);
     } finally {
       await first.close();

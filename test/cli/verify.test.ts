@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { encodeDirEntry } from '../../src/record/dir-entry.js';
-import { dirKey, frameKey } from '../../src/store/keys.js';
+import { dirKey, frameKey } from '../../src/store/kv/keys.js';
 import { verifyToSink } from '../../src/admin/verify-listing.js';
 import { openStoreForTool } from '../../src/admin/open-store.js';
 import { openWithRawFamilies, rawFrames } from '../helpers/raw-families.js';

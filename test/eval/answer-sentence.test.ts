@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { holdsAnswerSentence } from '../../src/eval/answer-sentence.js';
+import { holdsAnswerSentence } from '../../src/lab/eval/answer-sentence.js';
 
 const TURN = "Hey! How's it going? I adopted a greyhound called Biscuit last week. The weather is awful.";
 

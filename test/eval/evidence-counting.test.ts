@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateRecall } from '../../src/eval/recall-eval.js';
-import { categoryRatiosOf, ratiosOf, type QuestionOutcome } from '../../src/eval/recall-metrics.js';
+import { evaluateRecall } from '../../src/lab/eval/recall-eval.js';
+import { categoryRatiosOf, ratiosOf, type QuestionOutcome } from '../../src/lab/eval/recall-metrics.js';
 import { certainConversation, handBuiltConversation } from './fixtures.js';
 
 function outcome(o: Partial<QuestionOutcome> & Pick<QuestionOutcome, 'evidence' | 'memoryFound' | 'bm25Found'>): QuestionOutcome {
-  return { conversationId: 'c', category: 4, memoryFoundAnswer: o.memoryFound, memoryTokens: 0, bm25Tokens: 0, chunksRecalled: 0, chunksDropped: 0, blocksTouched: 0, ...o };
+  return { conversationId: 'c', category: 4, memoryFoundAnswer: o.memoryFound, memoryTokens: 0, memoryEvidenceTokens: 0, memoryPassageTokens: 0, bm25EvidenceTokens: 0, bm25Tokens: 0, chunksRecalled: 0, chunksDropped: 0, blocksTouched: 0, ...o };
 }
 
 describe('recall counting', () => {
@@ -26,7 +26,20 @@ describe('recall counting', () => {
       answerSentenceRecall: 1 / 4,
       bm25EvidenceRecall: 2 / 4,
       bm25TurnRecall: 4 / 7,
+      evidenceTokenShare: null,
+      bm25EvidenceTokenShare: null,
     });
+  });
+
+  it('the evidence token share pools the tokens of questions with evidence, for recall and baseline alike', () => {
+    const r = ratiosOf([
+      outcome({ evidence: 1, memoryFound: 1, bm25Found: 1, memoryEvidenceTokens: 30, memoryPassageTokens: 100, bm25EvidenceTokens: 10, bm25Tokens: 200 }),
+      outcome({ evidence: 2, memoryFound: 0, bm25Found: 0, memoryEvidenceTokens: 0, memoryPassageTokens: 300, bm25EvidenceTokens: 0, bm25Tokens: 200 }),
+      // No evidence: its tokens count in neither share.
+      outcome({ evidence: 0, memoryFound: 0, bm25Found: 0, memoryEvidenceTokens: 0, memoryPassageTokens: 999, bm25Tokens: 999 }),
+    ]);
+    expect(r.evidenceTokenShare).toBe(30 / 400);
+    expect(r.bm25EvidenceTokenShare).toBe(10 / 400);
   });
 
   it('ratios are null, not 0 or 1, when no question has evidence', () => {

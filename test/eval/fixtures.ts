@@ -3,7 +3,7 @@ import { PassThrough } from 'node:stream';
 import { Command } from 'commander';
 import { bindRun, describeFailure, exitCodeOf, type CliIo } from '../../src/cli/cli-context.js';
 import { register } from '../../src/cli/commands/eval.js';
-import type { Conversation, Session } from '../../src/workload/conversation.js';
+import type { Conversation, Session } from '../../src/lab/workload/conversation.js';
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2023, 4, 8, 13, 56);

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { multiAnswerF1, scoreAnswer, tokenF1 } from '../../src/eval/answer-f1.js';
+import { multiAnswerF1, scoreAnswer, tokenF1 } from '../../src/lab/eval/answer-f1.js';
 import { startScriptedChatServer, type ScriptedChatServer } from '../model/scripted-chat-server.js';
 import { asLocomoJson, handBuiltConversation, runEvalCommand } from './fixtures.js';
 

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runRecallEval } from '../../src/eval/run-recall-eval.js';
+import { runRecallEval } from '../../src/lab/eval/run-recall-eval.js';
 import { asLocomoJson, handBuiltConversation, runEvalCommand } from './fixtures.js';
 
 const SMALL = ['--users', '1', '--seed', '5'];

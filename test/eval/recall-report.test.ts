@@ -1,12 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { evaluateRecall, type RecallEvalReport } from '../../src/eval/recall-eval.js';
+import { evaluateRecall, type RecallEvalReport } from '../../src/lab/eval/recall-eval.js';
 import { DEFAULT_RECALL_TOP_P } from '../../src/memattention/options.js';
-import { recallReportLines } from '../../src/eval/recall-report-format.js';
-import { generateSynthetic } from '../../src/workload/synthetic.js';
+import { recallReportLines } from '../../src/lab/eval/recall-report-format.js';
+import { generateSynthetic } from '../../src/lab/workload/synthetic.js';
 
 const SMALL = { users: 2, sessionsPerUser: 5, turnsPerSession: 10, questionsPerUser: 8, seed: 11 } as const;
 
-const RATIO_KEYS = ['evidenceRecallAt5', 'turnRecall', 'answerSentenceRecall', 'bm25EvidenceRecall', 'bm25TurnRecall'] as const;
+const RATIO_KEYS = ['evidenceRecallAt5', 'turnRecall', 'answerSentenceRecall', 'bm25EvidenceRecall', 'bm25TurnRecall', 'evidenceTokenShare', 'bm25EvidenceTokenShare'] as const;
 
 describe('the recall report on a small synthetic set', () => {
   let report: RecallEvalReport;
@@ -30,6 +30,8 @@ describe('the recall report on a small synthetic set', () => {
       'answerSentenceRecall',
       'bm25EvidenceRecall',
       'bm25TurnRecall',
+      'evidenceTokenShare',
+      'bm25EvidenceTokenShare',
       'byCategory',
       'meanTokensRecalled',
       'meanBlocksTouched',

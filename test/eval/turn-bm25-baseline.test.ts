@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { TurnBm25Baseline } from '../../src/eval/turn-bm25-baseline.js';
+import { TurnBm25Baseline } from '../../src/lab/eval/turn-bm25-baseline.js';
 import { createTokenizer } from '../../src/model/tokenizer.js';
-import type { Turn } from '../../src/workload/conversation.js';
+import type { Turn } from '../../src/lab/workload/conversation.js';
 
 const tokenizer = createTokenizer();
 const turn = (turnId: string, text: string, speaker = 'Ana'): Turn => ({ turnId, speaker, text, at: 0 });

@@ -5,6 +5,8 @@ import { ClassicLevel } from 'classic-level';
 import { MemoryLevel } from 'memory-level';
 import { AkashicStore, type AkashicStoreOptions, type ChunkRef } from '../../src/index.js';
 import { rawFamilies, rawFrames, type ColumnFamilies, type RawFrames } from './raw-families.js';
+import { RedisLevel } from '../../src/backend/redis/redis-level.js';
+import { REDIS_URL, dropPrefix, testPrefix, urlWithPrefix } from './redis-test-url.js';
 
 /**
  * The backends every shared suite runs against. `reopen` gives a store over the same data after `close()`.
@@ -53,6 +55,27 @@ export const BACKENDS: readonly { name: string; make: () => Promise<Backend> }[]
       return { name: 'memory-level', onDisk: false, path: null, open, reopen: open, cleanup: async () => undefined, raw: () => rawFamilies(db), frames: () => rawFrames(rawFamilies(db), null) };
     },
   },
+  // Redis (a cluster or one node), when AKASHIC_TEST_REDIS_URL names one: each backend a prefix of its own.
+  ...(REDIS_URL === null
+    ? []
+    : [
+        {
+          name: 'redis',
+          async make(): Promise<Backend> {
+            const prefix = testPrefix();
+            let db: RedisLevel | null = null;
+            const open = (o: Partial<AkashicStoreOptions> = {}): Promise<AkashicStore> => {
+              db = new RedisLevel({ url: urlWithPrefix(prefix), keyEncoding: 'utf8', valueEncoding: 'buffer' });
+              return AkashicStore.open({ ...quiet, ...o, db });
+            };
+            const raw = (): ColumnFamilies => {
+              if (db === null) throw new Error('no store opened yet');
+              return rawFamilies(db);
+            };
+            return { name: 'redis', onDisk: false, path: null, open, reopen: open, cleanup: () => dropPrefix(prefix), raw, frames: () => rawFrames(raw(), null) };
+          },
+        },
+      ]),
 ];
 
 /** Text of roughly `words` words, deterministic in `seed`. */

@@ -20,7 +20,7 @@ function* sources(dir: string): Generator<string> {
 }
 
 /** The modules the worker threads run from dist/ even when the tests run the sources. */
-export const WORKER_ENTRIES = ['src/gc/gc-worker.ts', 'src/bench/trace-worker.ts'] as const;
+export const WORKER_ENTRIES = ['src/gc/gc-worker.ts', 'src/lab/bench/trace-worker.ts'] as const;
 
 function isStale(root: string, src: string): boolean {
   let built: number;

@@ -7,11 +7,10 @@ import { ClassicLevel } from 'classic-level';
 import { closeSync, existsSync, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXTENT_BYTES, FRAME_HEADER_BYTES, FRAMES_DIR, extentOffset, frameHeader, segmentPath } from '../../src/store/file-frame-store.js';
-import { frameKey } from '../../src/store/keys.js';
+import { frameKey } from '../../src/store/kv/keys.js';
 import { AkashicStore, type AkashicStoreOptions } from '../../src/index.js';
-import type { ColumnFamilies } from '../../src/store/column-families.js';
-import { openFamilies } from '../../src/store/column-families.js';
-import type { AnyLevel } from '../../src/store/options.js';
+import { type ColumnFamilies, openFamilies } from '../../src/store/kv/column-families.js';
+import type { AnyLevel } from '../../src/api/store-options.js';
 
 export type { ColumnFamilies };
 

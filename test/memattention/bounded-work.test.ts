@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { WriteOp } from '../../src/engine/akashic-store.js';
+import type { WriteOp } from '../../src/api/requests.js';
 import { AkashicMemory } from '../../src/memattention/memory.js';
 import { EmbeddedModel } from '../../src/model/embedded-model.js';
-import { POSTINGS_READ_BUDGET } from '../../src/store/candidate-reader.js';
+import { POSTINGS_READ_BUDGET } from '../../src/store/index/candidate-reader.js';
 import { CountingModel, memoryStore, sentence } from './fixtures.js';
 
 const U = 'alice';

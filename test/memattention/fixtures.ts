@@ -3,7 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryLevel } from 'memory-level';
-import { AkashicStore, type AkashicStoreOptions } from '../../src/engine/akashic-store.js';
+import { AkashicStore } from '../../src/engine/akashic-store.js';
+import type { AkashicStoreOptions } from '../../src/api/store-options.js';
 import { EmbeddedModel } from '../../src/model/embedded-model.js';
 import { extractKeywords } from '../../src/model/keywords.js';
 import type {

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AkashicStore } from '../../src/engine/akashic-store.js';
 import { isAkashicError } from '../../src/errors.js';
 import { AkashicMemory } from '../../src/memattention/memory.js';
-import { refString } from '../../src/store/keys.js';
+import { refString } from '../../src/store/kv/keys.js';
 import { memoryStore, ScriptedModel, tokenizer } from './fixtures.js';
 
 const U = 'alice';
@@ -32,7 +32,7 @@ describe('recall', () => {
     return rs.map((r) => r.chunkId);
   }
 
-  it('returns the selected chunks in chronological order, cut to the budget from the lowest rank', async () => {
+  it('returns the selected chunks in chronological order, cut to the budget from the lowest rank (equal scores: the oldest)', async () => {
     const texts = ['first: green tea in the morning', 'second: no tea after six pm', 'third: oolong is the favourite tea'];
     const [c1, c2, c3] = await seed(S, texts);
     model.selectHook = async () => [refString(S, c3!), refString(S, c1!), refString(S, c2!)];
@@ -44,10 +44,12 @@ describe('recall', () => {
     expect(all.dropped).toBe(0);
     expect(all.blocksTouched).toBe(1);
 
-    const budget = tokenizer.count(`${texts[0]}\n\n${texts[2]}`);
+    // The three score alike for 'tea'; among equally good statements the newer ranks first, so the oldest goes.
+    const budget = tokenizer.count(`${texts[1]}\n\n${texts[2]}`);
     const cut = await memory.recall({ user: U, session: S, query: 'tea', memoryBudgetTokens: budget });
-    expect(cut.chunks.map((c) => c.chunkId)).toEqual([c1, c3]);
-    expect(cut.text).toBe(`${texts[0]}\n\n${texts[2]}`);
+    expect(new Set(cut.passages.map((p) => p.score)).size).toBe(1);
+    expect(cut.chunks.map((c) => c.chunkId)).toEqual([c2, c3]);
+    expect(cut.text).toBe(`${texts[1]}\n\n${texts[2]}`);
     expect(cut.tokenCount).toBeLessThanOrEqual(budget);
     expect(cut.dropped).toBe(1);
 
@@ -85,14 +87,15 @@ describe('recall', () => {
     expect(r.relocation).toEqual({ status: 'skipped', reason: 'retrieval-disabled' });
   });
 
-  it("searches the session by default and all the user's sessions with scope 'user'", async () => {
+  it("searches all the user's sessions by default and only the calling session with scope 'session'", async () => {
     const [other] = await seed('s-old', ['my favourite tea is oolong']);
-    expect((await memory.recall({ user: U, session: S, query: 'favourite tea' })).chunks).toEqual([]);
-    const wide = await memory.recall({ user: U, session: S, query: 'favourite tea', scope: 'user' });
+    const wide = await memory.recall({ user: U, session: S, query: 'favourite tea' });
     expect(wide.chunks.map((c) => [c.sessionId, c.chunkId])).toEqual([['s-old', other]]);
-    const byDefault = new AkashicMemory(store, { model, recallScope: 'user' });
-    expect((await byDefault.recall({ user: U, session: S, query: 'favourite tea' })).chunks).toHaveLength(1);
-    await byDefault.close();
+    expect((await memory.recall({ user: U, session: S, query: 'favourite tea', scope: 'session' })).chunks).toEqual([]);
+    const sessionOnly = new AkashicMemory(store, { model, recallScope: 'session' });
+    expect((await sessionOnly.recall({ user: U, session: S, query: 'favourite tea' })).chunks).toEqual([]);
+    expect((await sessionOnly.recall({ user: U, session: S, query: 'favourite tea', scope: 'user' })).chunks).toHaveLength(1);
+    await sessionOnly.close();
   });
 
   it('records co-access of the materialized set', async () => {
@@ -136,7 +139,7 @@ describe('end to end with the embedded model', () => {
 
   it('recalls compacted memory only, not application notes sharing the namespace, unless asked', async () => {
     const { store } = await memoryStore();
-    await store.put(U, { sessionId: 'app.notes', kind: 'note', text: '{"city":"Trondheim"}', keywords: ['trondheim', 'ingrid'] });
+    await store.put(U, { sessionId: 'app.notes', kind: 'note', text: '{"city":"Trondheim","sister":"Ingrid"}', keywords: ['trondheim', 'ingrid'] });
     const memory = new AkashicMemory(store, { chunkGateTokens: 24 });
     await memory.appendTurn({ user: U, session: S, role: 'user', text: 'My sister Ingrid lives in Trondheim and teaches violin.' });
     await memory.endSession({ user: U, session: S });

@@ -91,14 +91,16 @@ describe('joint compaction', () => {
     expect(model.calls.jointCompact.at(-1)!.related).toHaveLength(2);
   });
 
-  it("reconciles within the session by default and across the user's sessions with reconcileScope 'user'", async () => {
+  it("reconciles across the user's sessions by default and only within the session with reconcileScope 'session'", async () => {
+    await memory.close();
+    memory = open({ reconcileScope: 'session' });
     const other = await chunkOf(memory, 's-old', [['o1', 'my favourite tea is oolong']]);
     await chunkOf(memory, 's-new', [['n1', 'tea tea tea']]);
     // Session scope: s-new has no prior chunk, so SELECT is not even asked.
     expect(model.calls.select).toHaveLength(0);
 
     await memory.close();
-    memory = open({ reconcileScope: 'user' });
+    memory = open();
     model.selectHook = async (_q, candidates) => candidates.filter((c) => c.sessionId === 's-old').map((c) => c.id);
     model.jointHook = async (fresh, related) => ({ text: fresh.text, updates: [], deletions: related.map((r) => r.id) });
     const c = await chunkOf(memory, 's-new', [['n2', 'my favourite tea is now sencha']]);

@@ -23,11 +23,11 @@ async function tree(): Promise<void> {
   await file('src/gc/gc-worker.ts', "import { a } from '../block/codec.js';\nexport default a;\n", 100);
   await file('src/block/codec.ts', "export const a = 1;\nexport const b = () => import('../util/help.js');\n", 100);
   await file('src/util/help.ts', 'export const h = 1;\n', 100);
-  await file('src/bench/trace-worker.ts', 'export default 1;\n', 100);
+  await file('src/lab/bench/trace-worker.ts', 'export default 1;\n', 100);
   await file('src/other.ts', 'export const o = 1;\n', 100);
   await mkdir(join(root, 'tools'));
   await mkdir(join(root, 'test'));
-  for (const rel of ['gc/gc-worker', 'block/codec', 'util/help', 'bench/trace-worker', 'other']) await file(`dist/src/${rel}.js`, '', 200);
+  for (const rel of ['gc/gc-worker', 'block/codec', 'util/help', 'lab/bench/trace-worker', 'other']) await file(`dist/src/${rel}.js`, '', 200);
 }
 
 describe('dist freshness', () => {

@@ -24,12 +24,14 @@ const ENTRIES: Record<string, string[]> = {
   'akashic/langgraph': ['AkashicSaver', 'AkashicLangGraphStore'],
   'akashic/ai-sdk': ['akashicMemory'],
   'akashic/langchain': ['AkashicChatMessageHistory'],
+  'akashic/lab': ['generateSynthetic', 'loadLocomo', 'runBench', 'evaluateRecall', 'replayConversation'],
 };
 
 const CONSUMER = `import { AkashicStore, AkashicMemory, type RecallResult } from 'akashic';
 import { AkashicSaver, AkashicLangGraphStore } from 'akashic/langgraph';
 import { akashicMemory } from 'akashic/ai-sdk';
 import { AkashicChatMessageHistory } from 'akashic/langchain';
+import { generateSynthetic } from 'akashic/lab';
 
 export async function use(): Promise<RecallResult> {
   const store = await AkashicStore.open({ path: './memory' });
@@ -38,7 +40,7 @@ export async function use(): Promise<RecallResult> {
   const saver = new AkashicSaver({ store });
   const lg = new AkashicLangGraphStore({ store });
   const history = new AkashicChatMessageHistory({ store, userId: 'u', sessionId: 's' });
-  void [middleware, saver, lg, history];
+  void [middleware, saver, lg, history, generateSynthetic];
   return memory.recall({ user: 'u', session: 's', query: 'q' });
 }
 `;

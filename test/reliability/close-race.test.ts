@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AkashicMemory, AkashicStore, EmbeddedModel } from '../../src/index.js';
-import { storageError } from '../../src/store/level-errors.js';
+import { storageError } from '../../src/store/kv/level-errors.js';
 
 describe('calls racing close()', () => {
   it('an iteration cut short by close() fails with AKASHIC_NOT_OPEN', async () => {

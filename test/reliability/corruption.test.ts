@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AkashicStore } from '../../src/index.js';
 import { decodeDirEntry, encodeDirEntry } from '../../src/record/dir-entry.js';
-import { dirKey, blockKey } from '../../src/store/keys.js';
+import { dirKey, blockKey } from '../../src/store/kv/keys.js';
 import { BACKENDS, type Backend } from '../helpers/backends.js';
 import type { ColumnFamilies } from '../helpers/raw-families.js';
 import { flipped, seedStore, type Seeded } from './helpers.js';

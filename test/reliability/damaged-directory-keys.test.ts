@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AkashicStore } from '../../src/index.js';
 import { decodeDirEntry, encodeDirEntry } from '../../src/record/dir-entry.js';
-import { CF, SEP } from '../../src/store/keys.js';
-import type { Family } from '../../src/store/column-families.js';
-import type { AnyLevel } from '../../src/store/options.js';
+import { CF, SEP } from '../../src/store/kv/keys.js';
+import type { Family } from '../../src/store/kv/column-families.js';
+import type { AnyLevel } from '../../src/api/store-options.js';
 
 const DBS: readonly { name: string; make(): Promise<{ db: AnyLevel; cleanup(): Promise<void> }> }[] = [
   {

@@ -12,7 +12,7 @@ import { AkashicStore, type ChunkRef } from '../../src/index.js';
 import { AkashicMemory } from '../../src/memattention/index.js';
 import { decodeBlockInfo } from '../../src/record/block-info.js';
 import { decodeChunkRecord } from '../../src/record/chunk-record.js';
-import { blockKey } from '../../src/store/keys.js';
+import { blockKey } from '../../src/store/kv/keys.js';
 import { dumpStore } from '../../src/admin/dump.js';
 import { rawFamilies } from '../helpers/raw-families.js';
 

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AkashicStore, type ChunkRecord } from '../../src/index.js';
 import { AkashicMemory } from '../../src/memattention/index.js';
 import { decodeDirEntry, encodeDirEntry } from '../../src/record/dir-entry.js';
-import { blockKey, dirKey } from '../../src/store/keys.js';
+import { blockKey, dirKey } from '../../src/store/kv/keys.js';
 import { salvage } from '../../src/engine/salvage.js';
 import { openWithRawFamilies, rawFrames } from '../helpers/raw-families.js';
 import { flipped, seedStore, type Seeded } from './helpers.js';

@@ -5,14 +5,14 @@
  * through the abstract-level seam on both backends (disk-full.test.ts does the same on a real full tmpfs).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { CO_ACCESS_FLUSH_EVERY } from '../../src/store/co-access-buffer.js';
+import { CO_ACCESS_FLUSH_EVERY } from '../../src/store/write/co-access-buffer.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { MemoryLevel } from 'memory-level';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AkashicMemory, AkashicStore, EmbeddedModel } from '../../src/index.js';
-import type { AnyLevel } from '../../src/store/options.js';
+import type { AnyLevel } from '../../src/api/store-options.js';
 import { injectWriteFaults, type WriteFaults } from '../helpers/failing-writes.js';
 
 interface Rig {

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AkashicStore, ChunkRef } from '../../src/index.js';
-import type { ListedEntry } from '../../src/store/read-path.js';
+import type { ListedEntry } from '../../src/api/results.js';
 import { gatherCandidates } from '../../src/memattention/candidates.js';
-import { META_INDEX_KEY, META_INDEX_V3_KEY } from '../../src/store/keys.js';
+import { META_INDEX_KEY, META_INDEX_V3_KEY } from '../../src/store/kv/keys.js';
 import type { ChunkKind } from '../../src/record/chunk-record.js';
 import { BACKENDS, text, type Backend } from '../helpers/backends.js';
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { AkashicStore, MutationResult } from '../../src/index.js';
 import { decodeAccounting, encodeAccounting } from '../../src/record/accounting.js';
 import { decodeDirEntry, encodeDirEntry } from '../../src/record/dir-entry.js';
-import { dirKey } from '../../src/store/keys.js';
+import { dirKey } from '../../src/store/kv/keys.js';
 import { BACKENDS, text, type Backend } from '../helpers/backends.js';
 
 describe.each(BACKENDS)('verify on $name', ({ make }) => {

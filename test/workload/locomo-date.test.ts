@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseLocomoDateTime } from '../../src/workload/locomo-date.js';
+import { parseLocomoDateTime } from '../../src/lab/workload/locomo-date.js';
 
 describe('parseLocomoDateTime', () => {
   it.each([

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAkashicError } from '../../src/errors.js';
-import { loadLocomo, parseLocomo } from '../../src/workload/locomo-loader.js';
+import { loadLocomo, parseLocomo } from '../../src/lab/workload/locomo-loader.js';
 
 /** A tiny LoCoMo-shaped conversation, invented for these tests. */
 function valid(): Record<string, unknown> {

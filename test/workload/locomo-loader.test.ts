@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Conversation } from '../../src/workload/conversation.js';
-import { loadLocomo } from '../../src/workload/locomo-loader.js';
+import type { Conversation } from '../../src/lab/workload/conversation.js';
+import { loadLocomo } from '../../src/lab/workload/locomo-loader.js';
 
 /** The shared LoCoMo copy sits next to the repository; it is never part of it. */
 const LOCOMO_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/data/locomo');

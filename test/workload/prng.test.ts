@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createPrng, deriveSeed } from '../../src/workload/prng.js';
+import { createPrng, deriveSeed } from '../../src/lab/workload/prng.js';
 
 describe('createPrng', () => {
   const draw = (seed: number, n: number) => {

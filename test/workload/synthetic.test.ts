@@ -1,16 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { isAkashicError } from '../../src/errors.js';
-import { QUESTION_CATEGORY } from '../../src/workload/conversation.js';
-import type { Conversation, Session } from '../../src/workload/conversation.js';
-import {
-  SYNTHETIC_DEFAULTS,
-  generateSynthetic,
-  iterateSynthetic,
-  resolveSyntheticOptions,
-  syntheticConversation,
-} from '../../src/workload/synthetic.js';
-import type { SyntheticOptions } from '../../src/workload/synthetic.js';
+import { QUESTION_CATEGORY, type Conversation, type Session } from '../../src/lab/workload/conversation.js';
+import { SYNTHETIC_DEFAULTS, generateSynthetic, iterateSynthetic, resolveSyntheticOptions, syntheticConversation, type SyntheticOptions } from '../../src/lab/workload/synthetic.js';
 
 const words = (text: string) => text.split(/\s+/).filter((w) => w.length > 0).length;
 const turnsOf = (c: Conversation) => c.sessions.flatMap((s) => s.turns);

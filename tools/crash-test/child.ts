@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AkashicStore } from '../../src/engine/akashic-store.js';
 import type { AkashicMemory } from '../../src/memattention/memory.js';
-import { createPrng } from '../../src/workload/prng.js';
+import { createPrng } from '../../src/lab/workload/prng.js';
 import { PlanExecutor } from './executor.js';
 import { OpLog } from './op-log.js';
 import { CRASH_MEMORY_OPTIONS, CRASH_STORE_OPTIONS, isMemoryOp, type Plan } from './plan.js';

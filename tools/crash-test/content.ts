@@ -4,7 +4,7 @@
  * chunk and turn must contain without storing texts in the plan or the log.
  */
 import { encodeTime } from 'ulid';
-import { createPrng } from '../../src/workload/prng.js';
+import { createPrng } from '../../src/lab/workload/prng.js';
 
 const WORDS = [
   'harbor', 'violet', 'granite', 'lantern', 'meadow', 'quartz', 'saffron', 'tundra', 'willow', 'ember',

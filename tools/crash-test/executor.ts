@@ -3,7 +3,8 @@
  * child and by the in-process concurrency test. Remembers the ids the engine generated for puts without one,
  * so later ops can refer to those chunks by name.
  */
-import type { AkashicStore, WriteOp } from '../../src/engine/akashic-store.js';
+import type { AkashicStore } from '../../src/engine/akashic-store.js';
+import type { WriteOp } from '../../src/api/requests.js';
 import type { AkashicMemory } from '../../src/memattention/memory.js';
 import type { ChunkRecord } from '../../src/record/chunk-record.js';
 import { payloadOf, scopeOf, textOf, turnScopeOf, turnText, type ContentSpec } from './content.js';

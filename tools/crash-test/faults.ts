@@ -12,7 +12,7 @@
  */
 import { readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Prng } from '../../src/workload/prng.js';
+import type { Prng } from '../../src/lab/workload/prng.js';
 
 export type FaultKind = 'none' | 'write-error' | 'disk-full' | 'torn-log' | 'flipped-log';
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AkashicStore } from '../../src/engine/akashic-store.js';
-import { createPrng, deriveSeed } from '../../src/workload/prng.js';
+import { createPrng, deriveSeed } from '../../src/lab/workload/prng.js';
 import { parseLog } from './op-log.js';
 import { MemoryModel, StoreModel, compareMemory, compareStore, readMemoryState, readStoreState } from './oracle.js';
 import { CRASH_STORE_OPTIONS, generatePlan, type PlanOp } from './plan.js';

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { AkashicStore } from '../../src/engine/akashic-store.js';
 import { dumpStore } from '../../src/admin/dump.js';
-import { createPrng } from '../../src/workload/prng.js';
+import { createPrng } from '../../src/lab/workload/prng.js';
 
 const { values } = parseArgs({
   options: {

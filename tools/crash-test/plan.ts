@@ -5,7 +5,7 @@
  * multi-op writes, restores and relocations; MemAttention users (`m*`) get turns, session ends and recalls;
  * GC passes run both in the op stream and in a background loop of the child.
  */
-import { createPrng, type Prng } from '../../src/workload/prng.js';
+import { createPrng, type Prng } from '../../src/lab/workload/prng.js';
 import { KEYWORDS, planUlid, type ContentSpec, type TextSpec, type TurnSpec } from './content.js';
 import type { StoreModel } from './oracle.js';
 

@@ -11,10 +11,11 @@
  */
 import type { LanguageModelMiddleware } from 'ai';
 import { invalidArgument } from '../../errors.js';
-import type { AkashicMemory, MemoryScope, TurnInput } from '../../memattention/index.js';
-import { compileFilter, type ChunkFilter } from '../../store/chunk-filter.js';
-import { checkId } from '../../store/ids.js';
-import { compileScope } from '../../store/scope-filter.js';
+import { DEFAULT_MEMORY_BUDGET_TOKENS, type MemoryScope, type TurnInput } from '../../memattention/index.js';
+import type { MemorySurface } from '../../protocol/surfaces.js';
+import { compileFilter, type ChunkFilter } from '../../api/chunk-filter.js';
+import { checkId } from '../../api/ids.js';
+import { compileScope } from '../../api/scope-filter.js';
 
 type CallOptions = Parameters<NonNullable<LanguageModelMiddleware['transformParams']>>[0]['params'];
 type Prompt = CallOptions['prompt'];
@@ -46,7 +47,7 @@ export interface AkashicProviderOptions {
 
 export interface AkashicMemoryOptions {
   /** The MemAttention layer to recall from and write to. The middleware never closes it. */
-  readonly memory: AkashicMemory;
+  readonly memory: MemorySurface;
   /** First line of the injected system message. Default: `Memory of earlier conversations with this user:`. */
   readonly header?: string;
   /**
@@ -253,7 +254,7 @@ export function akashicMemory(options: AkashicMemoryOptions): LanguageModelMiddl
         ...(o.recall?.runId === undefined ? {} : { runId: o.recall.runId }),
         ...(o.recall?.filter === undefined ? {} : { filter: o.recall.filter }),
       });
-      const budget = o.memoryBudgetTokens ?? memory.options.memoryBudgetTokens;
+      const budget = o.memoryBudgetTokens ?? DEFAULT_MEMORY_BUDGET_TOKENS;
       const pending = compactOnSessionChange ? await pendingOfPrevious(o, Math.max(0, budget - recalled.tokenCount)) : '';
       const text = [recalled.text, pending].filter((t) => t !== '').join('\n\n');
       if (text === '') return params;

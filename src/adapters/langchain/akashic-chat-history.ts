@@ -18,11 +18,13 @@
  */
 import { BaseListChatMessageHistory } from '@langchain/core/chat_history';
 import { mapChatMessagesToStoredMessages, mapStoredMessagesToChatMessages, type BaseMessage, type StoredMessage } from '@langchain/core/messages';
-import type { AkashicStore as Engine, WriteOp } from '../../engine/akashic-store.js';
+import type { StoreSurface as Engine } from '../../protocol/surfaces.js';
+import type { WriteOp } from '../../api/requests.js';
 import { corruption, invalidArgument } from '../../errors.js';
-import type { AkashicMemory, TurnInput } from '../../memattention/index.js';
-import type { ChunkRef } from '../../store/chunk-input.js';
-import { checkId } from '../../store/ids.js';
+import type { TurnInput } from '../../memattention/index.js';
+import type { MemorySurface } from '../../protocol/surfaces.js';
+import type { ChunkRef } from '../../api/chunk-input.js';
+import { checkId } from '../../api/ids.js';
 import { fitsEngineId } from '../shared/id-escaping.js';
 
 export const HISTORY_SESSION_PREFIX = 'lc.history.';
@@ -36,7 +38,7 @@ export interface AkashicChatMessageHistoryOptions {
   readonly userId: string;
   readonly sessionId: string;
   /** When given, human and AI messages also become MemAttention turns of (userId, sessionId). */
-  readonly memory?: AkashicMemory;
+  readonly memory?: MemorySurface;
 }
 
 const ROLES: Readonly<Record<string, string>> = { human: 'user', ai: 'assistant' };
@@ -66,7 +68,7 @@ export class AkashicChatMessageHistory extends BaseListChatMessageHistory {
   readonly #user: string;
   readonly #session: string;
   readonly #conversation: string;
-  readonly #memory: AkashicMemory | undefined;
+  readonly #memory: MemorySurface | undefined;
 
   /** @throws AkashicError AKASHIC_INVALID_ARGUMENT naming a bad option. */
   constructor(options: AkashicChatMessageHistoryOptions) {

@@ -28,11 +28,12 @@ import {
   type WritesSortKey,
 } from '@langchain/langgraph-checkpoint';
 import { isDeepStrictEqual } from 'node:util';
-import type { AkashicStore as Engine, WriteOp } from '../../engine/akashic-store.js';
+import type { StoreSurface as Engine } from '../../protocol/surfaces.js';
+import type { WriteOp } from '../../api/requests.js';
 import { corruption, invalidArgument } from '../../errors.js';
 import type { ChunkRecord } from '../../record/chunk-record.js';
-import { checkId } from '../../store/ids.js';
-import type { ListedEntry } from '../../store/read-path.js';
+import { checkId } from '../../api/ids.js';
+import type { ListedEntry } from '../../api/results.js';
 import { retryOnConflict } from '../shared/conflict-retry.js';
 import { KeyedQueue } from '../../util/keyed-queue.js';
 import { isMarkerOf, markerKeyword, markerValue } from '../shared/marker-keywords.js';

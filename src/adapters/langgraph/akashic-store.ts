@@ -21,13 +21,14 @@ import {
   type SearchItem,
   type SearchOperation,
 } from '@langchain/langgraph-checkpoint';
-import type { AkashicStore as Engine, WriteOp } from '../../engine/akashic-store.js';
+import type { StoreSurface as Engine } from '../../protocol/surfaces.js';
+import type { WriteOp } from '../../api/requests.js';
 import { AkashicError, invalidArgument } from '../../errors.js';
 import { bm25Scores } from '../../model/bm25-ranking.js';
 import { termsOf } from '../../model/keywords.js';
 import type { ChunkRecord } from '../../record/chunk-record.js';
-import type { ChunkContent, ChunkRef } from '../../store/chunk-input.js';
-import type { ListedEntry } from '../../store/read-path.js';
+import type { ChunkContent, ChunkRef } from '../../api/chunk-input.js';
+import type { ListedEntry } from '../../api/results.js';
 import { retryOnConflict } from '../shared/conflict-retry.js';
 import { escapeIdPart, fitsEngineId } from '../shared/id-escaping.js';
 import { KeyedQueue } from '../../util/keyed-queue.js';

@@ -19,8 +19,8 @@
  * @internal
  */
 import { AkashicError } from '../../errors.js';
-import { compileFilter, type AttributeCondition, type CompiledFilter } from '../../store/chunk-filter.js';
-import { LIMITS } from '../../store/chunk-input.js';
+import { compileFilter, type AttributeCondition, type CompiledFilter } from '../../api/chunk-filter.js';
+import { LIMITS } from '../../api/chunk-input.js';
 import type { StoreFilter } from './store-filter.js';
 
 export const FORMAT_ATTRIBUTE = 'lg.format';

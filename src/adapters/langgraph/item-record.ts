@@ -18,7 +18,7 @@ import type { Item } from '@langchain/langgraph-checkpoint';
 import { corruption, invalidArgument } from '../../errors.js';
 import { extractKeywords } from '../../model/keywords.js';
 import type { ChunkRecord } from '../../record/chunk-record.js';
-import { LIMITS, type ChunkContent } from '../../store/chunk-input.js';
+import { LIMITS, type ChunkContent } from '../../api/chunk-input.js';
 import { markerKeyword } from '../shared/marker-keywords.js';
 import { FORMAT_ATTRIBUTE, fieldAttributes } from './field-attributes.js';
 

@@ -7,7 +7,7 @@
  * which the adapters use as a separator only where the framework forbids it inside labels.
  * @internal
  */
-import { MAX_ID_BYTES } from '../../store/ids.js';
+import { MAX_ID_BYTES } from '../../api/ids.js';
 
 // eslint-disable-next-line no-control-regex
 const NEEDS_ESCAPE = /[%\u0000-\u001f\u007f]/g;

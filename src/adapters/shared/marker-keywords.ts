@@ -13,7 +13,7 @@
  * @internal
  */
 import { createHash } from 'node:crypto';
-import { LIMITS } from '../../store/chunk-input.js';
+import { LIMITS } from '../../api/chunk-input.js';
 
 const MARK = '\u0001';
 

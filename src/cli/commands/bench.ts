@@ -1,11 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { benchMarkdown, benchSvg, runBench, type BenchOptions } from '../../bench/index.js';
-import { runScale, scaleMarkdown } from '../../bench/scale-run.js';
-import { historySweepMarkdown, runHistorySweep } from '../../bench/history-sweep.js';
-import type { PolicyName } from '../../bench/layout-policies.js';
-import type { TraceKind } from '../../bench/trace.js';
+import { benchMarkdown, benchSvg, runBench, type BenchOptions, runScale, scaleMarkdown, historySweepMarkdown, runHistorySweep, type PolicyName, type TraceKind } from '../../lab/index.js';
 import { SELECT_VARIANTS, type SelectVariant } from '../../model/select-variants.js';
 import { LOCOMO_HELP, example, ioOf, parseFraction, parsePositiveInt } from '../cli-context.js';
 import { progressBar } from '../progress.js';

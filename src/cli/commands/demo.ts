@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
-import { runDemo } from '../../harness/demo.js';
+import { runDemo } from '../../lab/index.js';
 import { destroyDatabase, refuseNonDirectory } from '../../admin/open-store.js';
 import { example, ioOf, parsePositiveInt } from '../cli-context.js';
 import { progressBar } from '../progress.js';

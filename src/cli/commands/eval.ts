@@ -1,7 +1,6 @@
-import { Option, type Command } from 'commander';
-import { runRecallEval, type RecallEvalSource } from '../../eval/run-recall-eval.js';
-import { runQaEval } from '../../eval/run-qa-eval.js';
-import { DEFAULT_CHUNK_GATE_TOKENS, DEFAULT_MEMORY_BUDGET_TOKENS, DEFAULT_RECALL_TOP_P } from '../../memattention/options.js';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { runRecallEval, type RecallEvalSource, runQaEval } from '../../lab/index.js';
+import { DEFAULT_CHUNK_GATE_TOKENS, DEFAULT_MEMORY_BUDGET_TOKENS, DEFAULT_RECALL_TOP_P, DEFAULT_RELEVANCE_FLOOR } from '../../memattention/options.js';
 import { DEFAULT_KEYWORD_LIMIT } from '../../model/keywords.js';
 import { SELECT_VARIANTS, type SelectVariant } from '../../model/select-variants.js';
 import { LOCOMO_HELP, example, ioOf, parsePositiveInt } from '../cli-context.js';
@@ -17,6 +16,7 @@ interface RecallFlags {
   gate?: number;
   keywords?: number;
   unit?: 'sentence' | 'passage' | 'chunk';
+  floor?: number;
   select?: SelectVariant;
   json?: true;
 }
@@ -27,6 +27,13 @@ interface QaFlags extends RecallFlags {
   apiKey?: string;
   limit?: number;
   timeoutMs?: number;
+}
+
+/** Parses a share in [0, 1] (commander's argParser). */
+function parseShare(v: string): number {
+  const n = Number(v);
+  if (v.trim() === '' || !(n >= 0 && n <= 1)) throw new InvalidArgumentError('expected a number in [0, 1]');
+  return n;
 }
 
 function sourceOf(opts: RecallFlags): RecallEvalSource {
@@ -44,6 +51,7 @@ function recallSettings(opts: RecallFlags): {
   chunkGateTokens?: number;
   keywordLimit?: number;
   recallUnit?: 'sentence' | 'passage' | 'chunk';
+  relevanceFloor?: number;
   select?: SelectVariant;
 } {
   return {
@@ -52,6 +60,7 @@ function recallSettings(opts: RecallFlags): {
     ...(opts.gate === undefined ? {} : { chunkGateTokens: opts.gate }),
     ...(opts.keywords === undefined ? {} : { keywordLimit: opts.keywords }),
     ...(opts.unit === undefined ? {} : { recallUnit: opts.unit }),
+    ...(opts.floor === undefined ? {} : { relevanceFloor: opts.floor }),
     ...(opts.select === undefined ? {} : { select: opts.select }),
   };
 }
@@ -73,6 +82,7 @@ export function register(program: Command): void {
     .option('--gate <tokens>', `chunk gate τ_c (default: ${DEFAULT_CHUNK_GATE_TOKENS})`, parsePositiveInt)
     .option('--keywords <n>', `keywords per chunk of the embedded model (default: ${DEFAULT_KEYWORD_LIMIT})`, parsePositiveInt)
     .addOption(new Option('--unit <unit>', 'what recall fills its budget with: sentences, whole turns or whole chunks (default: sentence)').choices(['sentence', 'passage', 'chunk']))
+    .option('--floor <share>', `relevance floor of recall, in [0, 1]: passages scoring below this share of the best are left out (default: ${DEFAULT_RELEVANCE_FLOOR})`, parseShare)
     .addOption(
       new Option(
         '--select <variant>',

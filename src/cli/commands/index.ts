@@ -8,8 +8,11 @@ import * as gc from './gc.js';
 import * as inspect from './inspect.js';
 import * as load from './load.js';
 import * as purge from './purge.js';
+import * as recall from './recall.js';
 import * as report from './report.js';
 import * as salvage from './salvage.js';
+import * as mcp from './mcp.js';
+import * as serve from './serve.js';
 import * as stats from './stats.js';
 import * as verify from './verify.js';
 
@@ -26,4 +29,4 @@ export interface CommandModule {
  * Every command of `akashic`, in help order. The registration point: a new command (`demo`, `eval`, `bench`
  * come from other modules) is a file exporting `register` plus one line here.
  */
-export const COMMANDS: readonly CommandModule[] = [demo, inspect, stats, dump, load, blocks, verify, gc, purge, report, salvage, evalCommand, bench];
+export const COMMANDS: readonly CommandModule[] = [demo, recall, inspect, stats, dump, load, blocks, verify, gc, purge, report, salvage, serve, mcp, evalCommand, bench];

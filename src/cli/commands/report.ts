@@ -2,6 +2,7 @@ import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { writeHtmlReport } from '../../admin/html-report.js';
 import { lineWriter } from '../../util/line-sink.js';
+import { isRedisUrl, redactRedisUrl } from '../../backend/redis/redis-url.js';
 import { dbOption, example, ioOf, withStore } from '../cli-context.js';
 
 export function register(program: Command): void {
@@ -10,7 +11,7 @@ export function register(program: Command): void {
     .addHelpText('after', example('akashic report --db ./memory --out report.html'))
     .action(async (opts: { db: string; out: string }, cmd: Command) => {
       const data = await withStore(opts.db, { readOnly: true }, (store) =>
-        writeHtmlReport(store, opts.out, { title: `Akashic database ${basename(resolve(opts.db))}` }),
+        writeHtmlReport(store, opts.out, { title: `Akashic database ${isRedisUrl(opts.db) ? redactRedisUrl(opts.db) : basename(resolve(opts.db))}` }),
       );
       await lineWriter(ioOf(cmd).stdout).line(`wrote ${opts.out} (${data.blocks.length} of ${data.blocksTotal} blocks drawn)`);
     });

@@ -78,31 +78,56 @@ async function copyFiles(source: string, copy: string): Promise<void> {
 
 /** Fails with AKASHIC_LOCKED when a process (this one included) holds the LevelDB directory's lock. */
 export async function refuseIfLocked(source: string): Promise<void> {
-  if (await isLocked(source)) {
-    // Same wording as an in-place open that LevelDB refuses (store/level-errors.ts): the holder may be this process.
-    throw new AkashicError('AKASHIC_LOCKED', `database is locked by another process or already open in this one (lock file ${join(source, 'LOCK')})`);
-  }
+  const holders = await lockHolders(source);
+  if (holders.length > 0) throw lockedError(source, holders);
 }
 
 /** Whether a process (this one included) holds the LevelDB directory's lock; false where /proc/locks is missing. */
 export async function isLocked(source: string): Promise<boolean> {
+  return (await lockHolders(source)).length > 0;
+}
+
+/**
+ * The ids of the processes holding the LevelDB directory's lock (this one's included); empty when nobody holds
+ * it, or when that cannot be told (no /proc/locks: not Linux).
+ */
+export async function lockHolders(source: string): Promise<number[]> {
   let ino: number;
   try {
     ino = (await stat(join(source, 'LOCK'))).ino;
   } catch {
-    return false; // no LOCK file: nobody has it open
+    return []; // no LOCK file: nobody has it open
   }
   let locks: string;
   try {
     locks = await readFile('/proc/locks', 'utf8');
   } catch {
-    return false;
+    return [];
   }
   // Lines look like `1: POSIX  ADVISORY  WRITE 4242 08:01:1234567 0 EOF`; the sixth field ends with the inode.
+  const pids: number[] = [];
   for (const line of locks.split('\n')) {
     const fields = line.trim().split(/\s+/);
     const id = fields[5]?.split(':');
-    if (fields[1] === 'POSIX' && id !== undefined && Number(id[2]) === ino) return true;
+    const pid = Number(fields[4]);
+    if (fields[1] === 'POSIX' && id !== undefined && Number(id[2]) === ino && Number.isSafeInteger(pid) && !pids.includes(pid)) pids.push(pid);
   }
-  return false;
+  return pids;
+}
+
+/**
+ * AKASHIC_LOCKED for the database at `source`, naming the holder where it is known (`holders` from lockHolders;
+ * empty when unknown) and the lock file. The one wording of the lock error: LevelDB's own refusal at open is
+ * rewritten into it (AkashicStore.open), with LevelDB's error as `cause`.
+ */
+export function lockedError(source: string, holders: readonly number[], cause?: unknown): AkashicError {
+  const lock = join(source, 'LOCK');
+  const others = holders.filter((pid) => pid !== process.pid);
+  const who =
+    others.length > 0
+      ? `locked by process ${others.join(', ')}`
+      : holders.length > 0
+        ? 'already open in this process'
+        : 'locked by another process or already open in this one';
+  return new AkashicError('AKASHIC_LOCKED', `database is ${who} (lock file ${lock})`, cause === undefined ? undefined : { cause });
 }

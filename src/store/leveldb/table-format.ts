@@ -1,4 +1,13 @@
-import SnappyJS from 'snappyjs';
+import { createRequire } from 'node:module';
+import type SnappyJS from 'snappyjs';
+
+/** Snappy is needed only to read a table compressed by LevelDB (salvage, checks): loaded on first use. */
+const requireHere = createRequire(import.meta.url);
+let snappy: typeof SnappyJS | undefined;
+function snappyModule(): typeof SnappyJS {
+  snappy ??= requireHere('snappyjs') as typeof SnappyJS;
+  return snappy;
+}
 import { crc32c, maskCrc, unmaskCrc } from './crc32c.js';
 
 /**
@@ -108,7 +117,7 @@ export function readBlock(file: Uint8Array, h: BlockHandle): Uint8Array {
   const stored = file.subarray(h.offset, h.offset + h.size);
   if (file[h.offset + h.size] === NO_COMPRESSION) return stored;
   try {
-    return SnappyJS.uncompress(stored, MAX_BLOCK_BYTES);
+    return snappyModule().uncompress(stored, MAX_BLOCK_BYTES);
   } catch (err) {
     throw new TableFormatError(h.offset, `block does not decompress: ${(err as Error).message}`);
   }

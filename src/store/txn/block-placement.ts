@@ -2,10 +2,10 @@ import { encodeFrame, type EncodedFrame } from '../../block/frame-codec.js';
 import { layoutGroups } from '../../block/group-layout.js';
 import { totalSlots, type BlockInfo, type BlockOrigin } from '../../record/block-info.js';
 import { decodeOpenBlockRef, encodeOpenBlockRef } from '../../record/engine-records.js';
-import { openBlockKey, type AppendLane } from '../keys.js';
+import { openBlockKey, type AppendLane } from '../kv/keys.js';
 import { setBlockInfo, stagedBlockInfo, type PendingRecord, type TxnState } from './txn-state.js';
 
-export type { AppendLane } from '../keys.js';
+export type { AppendLane } from '../kv/keys.js';
 
 /** The origin recorded in the block info of a block a lane opens (a lane is not an origin: GC blocks have none). */
 const LANE_ORIGIN: { readonly [L in AppendLane]: BlockOrigin } = { append: 'append', relocation: 'relocation' };
@@ -118,7 +118,7 @@ export class BlockPlacement {
       let i = 0;
       while (i < g.records.length) {
         let blockId: number;
-        if (info === null) blockId = s.nextBlockId++;
+        if (info === null) blockId = s.ctx.ids.take();
         else blockId = info.blockId;
         let slots = info === null ? 0 : totalSlots(info);
         let bytes = info === null ? 0 : info.rawBytes;
@@ -161,7 +161,7 @@ export class BlockPlacement {
         at += n;
       }
       for (const block of layoutGroups(sizes, o.blockCapacity, o.blockMaxBytes)) {
-        writeFrame(s, null, s.nextBlockId++, userId, origin, block.map((i) => records[i]!), true);
+        writeFrame(s, null, s.ctx.ids.take(), userId, origin, block.map((i) => records[i]!), true);
       }
     }
   }

@@ -1,21 +1,49 @@
 import { encodeAccounting } from '../../record/accounting.js';
 import { encodeBlockInfo } from '../../record/block-info.js';
 import { decodeDirEntry, encodeDirEntry } from '../../record/dir-entry.js';
-import { encodeAllocator } from '../../record/engine-records.js';
-import { IndexDelta, indexOps, indexedChunk, pendingKey, sameIndexed, type IndexedChunk } from '../candidate-index.js';
-import { ALLOC_NEXT_KEY, META_ACCOUNTING_KEY, blockKey, parseDirKey } from '../keys.js';
-import type { BatchOp } from '../batch-writer.js';
+import { IndexDelta, indexOps, indexedChunk, pendingKey, sameIndexed, type IndexedChunk } from '../index/candidate-index.js';
+import { accountingKey, blockInfoKey, parseDirKey } from '../kv/keys.js';
+import type { Fence } from '../kv/partition-fencing.js';
+import type { ReadCounters } from '../write/user-states.js';
+import type { BatchOp } from '../kv/batch-writer.js';
 import { settleFrames, type BlockPlacement } from './block-placement.js';
 import { setBlockInfo, type TxnState } from './txn-state.js';
 
+/** A transaction's batch, built and ready to write (`prepareCommit`), and what to publish once it has landed. */
+export interface PreparedCommit {
+  readonly ops: readonly BatchOp[];
+  /** The batch's precondition on a fenced backend (the user's partition at the version the staging read). */
+  readonly fence: Fence | undefined;
+  readonly pending: ReadonlyMap<string, number>;
+  /** The reads of the user the batch persists. */
+  readonly reads: ReadCounters;
+}
+
 /**
- * The commit half of a transaction: places the staged records (`placement`), releases emptied sealed blocks and
- * retired ones, and writes everything — frames, block infos, directory entries, the candidate-index delta,
- * allocator state and accounting — in a single LevelDB batch; then publishes what the batch changed to the
- * context. Resolves once the batch is durable per the durability option. REQUIRES: the write lock.
- * `onBatch` is called just before the batch is handed to LevelDB.
+ * The commit half of a transaction: `prepareCommit`, then the batch is written (alone, `commitTxn`, or with other
+ * users' batches, `group-commit.ts`), then `publishCommit` — or `abortCommit` when the write failed.
+ * REQUIRES: the write lock throughout.
  */
 export async function commitTxn(s: TxnState, placement: BlockPlacement, onBatch: () => void): Promise<void> {
+  const prepared = await prepareCommit(s, placement);
+  onBatch();
+  try {
+    await s.ctx.writer.write(prepared.ops, prepared.fence);
+  } catch (err) {
+    abortCommit(s, prepared);
+    throw err;
+  }
+  await publishCommit(s, placement, prepared);
+}
+
+/**
+ * Places the staged records (`placement`), releases emptied sealed blocks and retired ones, and builds the single
+ * batch — frames, block infos, directory entries, the candidate-index delta and the user's accounting — every key
+ * in the transaction's user's partition. Secures the block ids it took (`BlockIdAllocator.secure`, a batch of the
+ * global partition of its own when a new range is needed) and writes the frames kept outside the batch. After it,
+ * the batch must be written and then published or aborted.
+ */
+export async function prepareCommit(s: TxnState, placement: BlockPlacement): Promise<PreparedCommit> {
   const cf = s.ctx.cf;
   await placement.place(s);
   // While the placed frames compress on the thread pool: the directory entries and the candidate-index delta, which
@@ -41,40 +69,46 @@ export async function commitTxn(s: TxnState, placement: BlockPlacement, onBatch:
   for (const op of index.ops) s.ops.push(op);
   const pending = index.pending;
   for (const info of s.infos.values()) {
-    if (s.retired.get(info.blockId)?.forget === true) s.ops.push({ type: 'del', sublevel: cf.blockInfo, key: blockKey(info.blockId) });
-    else s.ops.push({ type: 'put', sublevel: cf.blockInfo, key: blockKey(info.blockId), value: encodeBlockInfo(info) });
+    const key = blockInfoKey(info.userId, info.blockId);
+    if (s.retired.get(info.blockId)?.forget === true) s.ops.push({ type: 'del', sublevel: cf.blockInfo, key });
+    else s.ops.push({ type: 'put', sublevel: cf.blockInfo, key, value: encodeBlockInfo(info) });
   }
-  if (s.nextBlockId !== s.ctx.nextBlockId || s.reservedUpTo > 0) {
-    s.ops.push({ type: 'put', sublevel: cf.alloc, key: ALLOC_NEXT_KEY, value: encodeAllocator(Math.max(s.nextBlockId, s.reservedUpTo)) });
-  }
-  // Reads bump the retrieval counters on the live object without the write lock: take the newest values.
-  s.acct.retrievals = s.ctx.accounting.retrievals;
-  s.acct.retrievalBlocks = s.ctx.accounting.retrievalBlocks;
-  s.ops.push({ type: 'put', sublevel: cf.meta, key: META_ACCOUNTING_KEY, value: encodeAccounting(s.acct) });
+  // Reads bump the user's read counters without the write lock: the batch persists what they say now.
+  const reads = s.ctx.users.pendingReads(s.userId);
+  const acct = { ...s.acct, retrievals: s.acct.retrievals + reads.retrievals, retrievalBlocks: s.acct.retrievalBlocks + reads.retrievalBlocks };
+  if (s.dropAccounting) s.ops.push({ type: 'del', sublevel: cf.alloc, key: accountingKey(s.userId) });
+  else s.ops.push({ type: 'put', sublevel: cf.alloc, key: accountingKey(s.userId), value: encodeAccounting(acct) });
   s.ctx.writer.check();
+  await s.ctx.ids.secure(s.idEpoch);
   try {
     await s.frames.prepare(s.ops);
   } catch (err) {
     throw s.ctx.writer.fail(err);
   }
-  onBatch();
   // Pending counts grow before the batch can land and shrink only after it has (publishPending), so a reader's
   // snapshot never holds more pending keys of a user than the count says (readCandidates relies on it).
   addPending(s, pending, 1);
-  try {
-    await s.ctx.writer.write(s.ops);
-  } catch (err) {
-    addPending(s, pending, -1);
-    throw err;
-  }
+  const fence = s.ctx.users.fenced ? { partition: s.userId, version: s.version } : undefined;
+  return { ops: s.ops, fence, pending, reads };
+}
+
+/** The prepared batch was not written (or failed): takes back what `prepareCommit` counted ahead. */
+export function abortCommit(s: TxnState, prepared: PreparedCommit): void {
+  addPending(s, prepared.pending, -1);
+}
+
+/** After the prepared batch landed: the context learns what it changed (caches, accounting, pending postings). */
+export async function publishCommit(s: TxnState, placement: BlockPlacement, prepared: PreparedCommit): Promise<void> {
   await s.frames.committed();
-  s.acct.retrievals = s.ctx.accounting.retrievals;
-  s.acct.retrievalBlocks = s.ctx.accounting.retrievalBlocks;
-  s.ctx.accounting = s.acct;
-  s.ctx.nextBlockId = s.nextBlockId;
+  const users = s.ctx.users;
+  users.readsPersisted(s.userId, prepared.reads);
+  s.acct.retrievals += prepared.reads.retrievals;
+  s.acct.retrievalBlocks += prepared.reads.retrievalBlocks;
+  if (s.dropAccounting) users.forget(s.userId);
+  else users.committed(s.userId, s.acct, prepared.fence !== undefined);
   publishOpenBlocks(s, placement);
   for (const info of s.infos.values()) s.ctx.reclaimable.note(info, s.retired.get(info.blockId)?.forget === true);
-  publishPending(s, pending);
+  publishPending(s, prepared.pending);
   if (s.released.length > 0) s.ctx.onReleased(s.released);
 }
 

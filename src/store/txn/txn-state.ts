@@ -2,12 +2,14 @@ import { corruption } from '../../errors.js';
 import type { Accounting } from '../../record/accounting.js';
 import { decodeBlockInfo, type BlockInfo } from '../../record/block-info.js';
 import type { DirEntry } from '../../record/dir-entry.js';
-import type { BatchOp, BatchWriter } from '../batch-writer.js';
-import type { ColumnFamilies } from '../column-families.js';
+import type { BatchOp, BatchWriter } from '../kv/batch-writer.js';
+import type { ColumnFamilies } from '../kv/column-families.js';
 import type { FrameBatch, FrameStore } from '../frame-store.js';
-import { blockKey } from '../keys.js';
+import { blockInfoKey, blockKey } from '../kv/keys.js';
+import type { BlockIdAllocator } from '../write/block-id-allocator.js';
+import type { UserStates } from '../write/user-states.js';
 import type { ReclaimableBlocks } from '../reclaimable-blocks.js';
-import type { ResolvedStoreOptions } from '../options.js';
+import type { ResolvedStoreOptions } from '../../api/store-options.js';
 
 /** State a transaction reads and advances; owned by the store and only touched under the write lock. */
 export interface TxnContext {
@@ -17,9 +19,15 @@ export interface TxnContext {
   readonly options: ResolvedStoreOptions;
   /** Where the commit's batch goes (and the write-error latch). */
   readonly writer: BatchWriter;
-  /** Live accounting; the transaction works on a copy and publishes it only on commit. */
-  accounting: Accounting;
-  nextBlockId: number;
+  /** Per-user committed accounting and partition versions, and unpersisted read counters (user-states.ts). */
+  readonly users: UserStates;
+  /** Block ids (block-id-allocator.ts): taken while placing, secured before the batch. */
+  readonly ids: BlockIdAllocator;
+  /**
+   * Drops every state this process caches of the user (its accounting and version, open-block refs and infos,
+   * pending-postings count): another process changed the user (fenced-write.ts).
+   */
+  forgetUser(userId: string): void;
   /**
    * Open blocks as last committed, so a write does not read its open-block ref and block info back from LevelDB:
    * open-block key → block id (null: no open block), and those blocks' infos. Updated after every committed batch
@@ -54,6 +62,12 @@ export interface PendingRecord {
  */
 export interface TxnState {
   readonly ctx: TxnContext;
+  /** The user (partition) every key of this transaction's batch belongs to. */
+  readonly userId: string;
+  /** The user's partition version the staged state was read at (the batch's fence on a fenced backend). */
+  readonly version: number;
+  /** The block id allocator's epoch when this transaction began (`BlockIdAllocator.secure`). */
+  readonly idEpoch: number;
   readonly now: number;
   /** The batch being built. */
   readonly ops: BatchOp[];
@@ -67,10 +81,10 @@ export interface TxnState {
   readonly original: Map<string, DirEntry | null>;
   /** Blocks released at commit whatever their counters (purge); `forget` deletes their info too. */
   readonly retired: Map<number, { forget: boolean }>;
+  /** The user's accounting as this transaction will leave it. */
   readonly acct: Accounting;
-  nextBlockId: number;
-  /** Ids below this were reserved for prebuilt blocks; the allocator state persists past them. */
-  reservedUpTo: number;
+  /** The batch deletes the user's accounting record instead of writing it (whole-user purge). */
+  dropAccounting: boolean;
   /** True when raw operations touched the allocator family: the open-block cache can no longer be trusted. */
   rawAlloc: boolean;
   /** Ids of blocks this commit releases (set by commit). */
@@ -79,26 +93,29 @@ export interface TxnState {
   readonly pendingFrames: { readonly blockId: number; readonly frameNo: number; readonly value: Promise<Buffer> }[];
 }
 
-export function newTxnState(ctx: TxnContext): TxnState {
+/** A fresh transaction of `userId` over the user's committed state `base` (`UserStates.load`). */
+export function newTxnState(ctx: TxnContext, userId: string, base: { readonly acct: Accounting; readonly version: number }): TxnState {
   return {
     ctx,
+    userId,
+    version: base.version,
+    idEpoch: ctx.ids.epoch,
     now: ctx.options.now(),
     ops: [],
-    frames: ctx.frames.batch(),
+    frames: ctx.frames.batch(userId),
     infos: new Map(),
     dirs: new Map(),
     original: new Map(),
     retired: new Map(),
-    acct: { ...ctx.accounting },
-    nextBlockId: ctx.nextBlockId,
-    reservedUpTo: 0,
+    acct: { ...base.acct },
     rawAlloc: false,
+    dropAccounting: false,
     released: [],
     pendingFrames: [],
   };
 }
 
-/** A block's info as this transaction sees it: staged, else the open-block cache, else read from LevelDB. */
+/** A block of the transaction's user, as this transaction sees it: staged, else the open-block cache, else read from the store. */
 export async function stagedBlockInfo(s: TxnState, blockId: number): Promise<BlockInfo> {
   const staged = s.infos.get(blockId);
   if (staged !== undefined) return staged;
@@ -107,7 +124,7 @@ export async function stagedBlockInfo(s: TxnState, blockId: number): Promise<Blo
     s.infos.set(blockId, known);
     return known;
   }
-  const v = await s.ctx.cf.blockInfo.get(blockKey(blockId));
+  const v = await s.ctx.cf.blockInfo.get(blockInfoKey(s.userId, blockId));
   if (v === undefined) throw corruption(`block ${blockKey(blockId)} has no block info`);
   const info = decodeBlockInfo(v, `block info ${blockKey(blockId)}`);
   s.infos.set(blockId, info);

@@ -3,14 +3,15 @@ import { corruption } from '../../errors.js';
 import type { Accounting } from '../../record/accounting.js';
 import type { BlockInfo, BlockOrigin } from '../../record/block-info.js';
 import { decodeDirEntry, type DirEntry, type SlotRef } from '../../record/dir-entry.js';
-import type { BatchOp } from '../batch-writer.js';
-import type { ColumnFamilies } from '../column-families.js';
-import { blockKey } from '../keys.js';
+import type { BatchOp } from '../kv/batch-writer.js';
+import type { ColumnFamilies } from '../kv/column-families.js';
+import { blockKey } from '../kv/keys.js';
 import { BlockPlacement, writeFrame, type AppendLane, type PlacementMark } from './block-placement.js';
-import { commitTxn } from './txn-commit.js';
+import { abortCommit, commitTxn, prepareCommit, publishCommit, type PreparedCommit } from './txn-commit.js';
 import { newTxnState, setBlockInfo, stagedBlockInfo, type PendingRecord, type TxnContext, type TxnState } from './txn-state.js';
 
 export type { PendingRecord, TxnContext } from './txn-state.js';
+export type { PreparedCommit } from './txn-commit.js';
 
 /** A staging state to return to (Txn.savepoint). Opaque to callers. */
 export interface Savepoint {
@@ -19,8 +20,6 @@ export interface Savepoint {
   readonly dirs: ReadonlyMap<string, DirEntry | null>;
   readonly placement: PlacementMark;
   readonly acct: Accounting;
-  readonly nextBlockId: number;
-  readonly reservedUpTo: number;
 }
 
 /**
@@ -37,8 +36,9 @@ export class Txn {
   readonly acct: Accounting;
   readonly now: number;
 
-  constructor(ctx: TxnContext) {
-    this.#s = newTxnState(ctx);
+  /** A transaction of `userId` over the user's committed state `base` (`UserStates.load`, under the write lock). */
+  constructor(ctx: TxnContext, userId: string, base: { readonly acct: Accounting; readonly version: number }) {
+    this.#s = newTxnState(ctx, userId, base);
     this.acct = this.#s.acct;
     this.now = this.#s.now;
   }
@@ -101,8 +101,6 @@ export class Txn {
       dirs: new Map(s.dirs),
       placement: this.#placement.mark(),
       acct: { ...s.acct },
-      nextBlockId: s.nextBlockId,
-      reservedUpTo: s.reservedUpTo,
     };
   }
 
@@ -116,8 +114,6 @@ export class Txn {
     for (const [k, v] of sp.dirs) s.dirs.set(k, v);
     this.#placement.rollback(sp.placement);
     Object.assign(s.acct, sp.acct);
-    s.nextBlockId = sp.nextBlockId;
-    s.reservedUpTo = sp.reservedUpTo;
   }
 
   /** True once `commit()` handed the batch to LevelDB (a failure after that may have reached the disk). */
@@ -181,14 +177,9 @@ export class Txn {
     this.#placement.stageFreshBlocks(userId, origin, groups);
   }
 
-  /** Records that ids below `upTo` are taken (prebuilt blocks), so the allocator state persists past them. */
-  noteReserved(upTo: number): void {
-    this.#s.reservedUpTo = Math.max(this.#s.reservedUpTo, upTo);
-  }
-
   /**
    * Stages a sealed block whose single frame was already encoded elsewhere (a GC worker). `blockId` must come
-   * from `StoreCore.reserveBlockIds`. Records with a null entry are born invalid (their chunk changed while the
+   * from `StoreCore.reserveBlockIds` (the commit secures it with every id taken). Records with a null entry are born invalid (their chunk changed while the
    * frame was being built: compare-and-swap lost).
    */
   async addPrebuiltBlock(blockId: number, userId: string, origin: BlockOrigin, frame: EncodedFrame, recs: readonly PendingRecord[]): Promise<void> {
@@ -200,11 +191,42 @@ export class Txn {
     return this.#s.released;
   }
 
+  /** The batch deletes the user's accounting record instead of writing it (a purge of the whole user). */
+  dropAccounting(): void {
+    this.#s.dropAccounting = true;
+  }
+
+  /** The user (partition) of this transaction. */
+  get userId(): string {
+    return this.#s.userId;
+  }
+
   /** Writes everything in one batch (`txn-commit.ts`). Resolves once the batch is durable per the durability option. */
   commit(): Promise<void> {
     return commitTxn(this.#s, this.#placement, () => {
       this.#batchAttempted = true;
     });
+  }
+
+  /**
+   * The first half of `commit` for a caller that writes several users' batches together (group commit on a
+   * backend without partitions): builds the batch. The caller then writes `ops` and calls `publish`, or `abort`
+   * when the write failed or never happened.
+   */
+  async prepare(): Promise<PreparedCommit> {
+    const p = await prepareCommit(this.#s, this.#placement);
+    this.#batchAttempted = true;
+    return p;
+  }
+
+  /** The prepared batch landed (see `prepare`). */
+  publish(prepared: PreparedCommit): Promise<void> {
+    return publishCommit(this.#s, this.#placement, prepared);
+  }
+
+  /** The prepared batch was not written (see `prepare`). */
+  abort(prepared: PreparedCommit): void {
+    abortCommit(this.#s, prepared);
   }
 
   /** Extra raw operations of the engine's own modules (purge's range deletions) to land in the same batch. */

@@ -92,8 +92,15 @@ recordArray():Uint8Array|null {
   return offset ? new Uint8Array(this.bb!.bytes().buffer, this.bb!.bytes().byteOffset + this.bb!.__vector(this.bb_pos + offset), this.bb!.__vector_len(this.bb_pos + offset)) : null;
 }
 
+reason():string|null
+reason(optionalEncoding:flatbuffers.Encoding):string|Uint8Array|null
+reason(optionalEncoding?:any):string|Uint8Array|null {
+  const offset = this.bb!.__offset(this.bb_pos, 24);
+  return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
+}
+
 static startHistoryVersion(builder:flatbuffers.Builder) {
-  builder.startObject(10);
+  builder.startObject(11);
 }
 
 static addFormatVersion(builder:flatbuffers.Builder, formatVersion:number) {
@@ -148,12 +155,16 @@ static startRecordVector(builder:flatbuffers.Builder, numElems:number) {
   builder.startVector(1, numElems, 1);
 }
 
+static addReason(builder:flatbuffers.Builder, reasonOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(10, reasonOffset, 0);
+}
+
 static endHistoryVersion(builder:flatbuffers.Builder):flatbuffers.Offset {
   const offset = builder.endObject();
   return offset;
 }
 
-static createHistoryVersion(builder:flatbuffers.Builder, formatVersion:number, version:number, validFromMs:number, supersededAtMs:number, cause:HistoryCause, supersededBySessionOffset:flatbuffers.Offset, supersededByChunkOffset:flatbuffers.Offset, recordBytes:number, codec:Codec, recordOffset:flatbuffers.Offset):flatbuffers.Offset {
+static createHistoryVersion(builder:flatbuffers.Builder, formatVersion:number, version:number, validFromMs:number, supersededAtMs:number, cause:HistoryCause, supersededBySessionOffset:flatbuffers.Offset, supersededByChunkOffset:flatbuffers.Offset, recordBytes:number, codec:Codec, recordOffset:flatbuffers.Offset, reasonOffset:flatbuffers.Offset):flatbuffers.Offset {
   HistoryVersion.startHistoryVersion(builder);
   HistoryVersion.addFormatVersion(builder, formatVersion);
   HistoryVersion.addVersion(builder, version);
@@ -165,6 +176,7 @@ static createHistoryVersion(builder:flatbuffers.Builder, formatVersion:number, v
   HistoryVersion.addRecordBytes(builder, recordBytes);
   HistoryVersion.addCodec(builder, codec);
   HistoryVersion.addRecord(builder, recordOffset);
+  HistoryVersion.addReason(builder, reasonOffset);
   return HistoryVersion.endHistoryVersion(builder);
 }
 }

@@ -1,0 +1,106 @@
+import { createHash } from 'node:crypto';
+import { RECENT_BATCHES } from './partition-keys.js';
+
+/** A Lua script and its SHA-1 (EVALSHA first, EVAL when the node does not have it cached). */
+export interface LuaScript {
+  readonly source: string;
+  readonly sha: string;
+}
+
+function script(source: string): LuaScript {
+  return { source, sha: createHash('sha1').update(source).digest('hex') };
+}
+
+/**
+ * Applies one batch to n partitions atomically (one partition in a cluster: the keys of a script must share a
+ * slot; a single node takes several).
+ *
+ * KEYS: per partition, its order, values, version and recent keys (4n keys).
+ * ARGV: batch id ('' = none), n, then per partition its expected version ('' = any) and its operation count,
+ * then the operations in partition order, three arguments each: 'p' key value | 'd' key ''.
+ *
+ * Returns {1, version1, emptyBefore1, emptyAfter1, …} when applied; {2} when the batch id is among the first
+ * partition's recent batches (a retry of a batch already applied: nothing is done); {0, index, version} when a
+ * partition's version is not the expected one (nothing is done).
+ *
+ * A partition's version starts at the server's clock in microseconds when the partition is created and grows by
+ * one per batch, so it never repeats after the partition is emptied and recreated (it would take a batch per
+ * microsecond to catch up with the clock). Versions are decimal strings (Lua numbers are doubles: exact up to
+ * 2^53, ~285 years of microseconds).
+ */
+export const APPLY_BATCH = script(`
+local bid = ARGV[1]
+local n = tonumber(ARGV[2])
+if bid ~= '' and redis.call('LPOS', KEYS[4], bid) then return {2} end
+local counts = {}
+for p = 1, n do
+  local expect = ARGV[1 + 2 * p]
+  counts[p] = tonumber(ARGV[2 + 2 * p])
+  if expect ~= '' then
+    local cur = redis.call('HGET', KEYS[4 * p - 1], 'n') or '0'
+    if cur ~= expect then return {0, p, cur} end
+  end
+end
+local out = {1}
+local i = 3 + 2 * n
+for p = 1, n do
+  local z, h, v, r = KEYS[4 * p - 3], KEYS[4 * p - 2], KEYS[4 * p - 1], KEYS[4 * p]
+  local emptyBefore = redis.call('EXISTS', z) == 0
+  for _ = 1, counts[p] do
+    local k = ARGV[i + 1]
+    if ARGV[i] == 'p' then
+      redis.call('ZADD', z, 0, k)
+      redis.call('HSET', h, k, ARGV[i + 2])
+    else
+      redis.call('ZREM', z, k)
+      redis.call('HDEL', h, k)
+    end
+    i = i + 3
+  end
+  local cur = redis.call('HGET', v, 'n')
+  local nextv
+  if cur then
+    nextv = string.format('%.0f', tonumber(cur) + 1)
+  else
+    local t = redis.call('TIME')
+    nextv = string.format('%.0f', tonumber(t[1]) * 1000000 + tonumber(t[2]))
+  end
+  local emptyAfter = redis.call('EXISTS', z) == 0
+  if emptyAfter then
+    redis.call('DEL', v, r)
+  else
+    redis.call('HSET', v, 'n', nextv)
+    if bid ~= '' then
+      redis.call('LPUSH', r, bid)
+      redis.call('LTRIM', r, 0, ${RECENT_BATCHES - 1})
+    end
+  end
+  out[#out + 1] = nextv
+  out[#out + 1] = emptyBefore and 1 or 0
+  out[#out + 1] = emptyAfter and 1 or 0
+end
+return out
+`);
+
+/**
+ * One page of a partition's range, keys and values read at one instant.
+ * KEYS: order, values. ARGV: min, max (ZRANGEBYLEX syntax), count, '1' for reverse, '1' to include values.
+ * Returns the keys, or keys and values interleaved (a key whose value is missing cannot occur: both change in the
+ * same script).
+ */
+export const READ_RANGE = script(`
+local ks
+if ARGV[4] == '1' then
+  ks = redis.call('ZREVRANGEBYLEX', KEYS[1], ARGV[2], ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
+else
+  ks = redis.call('ZRANGEBYLEX', KEYS[1], ARGV[1], ARGV[2], 'LIMIT', 0, tonumber(ARGV[3]))
+end
+if ARGV[5] ~= '1' or #ks == 0 then return ks end
+local vs = redis.call('HMGET', KEYS[2], unpack(ks))
+local out = {}
+for j = 1, #ks do
+  out[2 * j - 1] = ks[j]
+  out[2 * j] = vs[j]
+end
+return out
+`);

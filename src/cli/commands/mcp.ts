@@ -1,0 +1,23 @@
+import type { Command } from 'commander';
+import { AkashicStore } from '../../engine/akashic-store.js';
+import { AkashicMemory } from '../../memattention/index.js';
+import { serveMcpStdio } from '../../mcp/index.js';
+import { example } from '../cli-context.js';
+
+export function register(program: Command): void {
+  program
+    .command('mcp')
+    .description('serve the memory as MCP tools (remember, recall, forget, history) over stdin/stdout, for an assistant that spawns it')
+    .requiredOption('--db <dir>', 'database directory (created if missing)')
+    .addHelpText('after', example('akashic mcp --db ~/.akashic/memory'))
+    .action(async (opts: { db: string }) => {
+      const store = await AkashicStore.open({ path: opts.db });
+      const memory = new AkashicMemory(store);
+      try {
+        await serveMcpStdio({ store, memory });
+      } finally {
+        await memory.close();
+        await store.close();
+      }
+    });
+}

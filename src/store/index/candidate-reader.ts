@@ -1,0 +1,132 @@
+import type { ChunkKind } from '../../record/chunk-record.js';
+import { decodeDirEntry, type DirEntry } from '../../record/dir-entry.js';
+import { corruption } from '../../errors.js';
+import { indexKeywords, keywordMatches, keywordStats, newestChunks, pendingChunks, type IndexHit } from './candidate-index.js';
+import type { KeywordStats, ListedEntry } from '../../api/results.js';
+import type { ColumnFamilies } from '../kv/column-families.js';
+import { SEP, dirKey } from '../kv/keys.js';
+import type { AnyLevel } from '../../api/store-options.js';
+
+/** What to gather (see `readCandidates`). */
+export interface CandidateQuery {
+  readonly userId: string;
+  /** Null: every session of the user. */
+  readonly sessionId: string | null;
+  readonly kinds: readonly ChunkKind[];
+  readonly keywords: readonly string[];
+  /** Newest chunks always included. */
+  readonly window: number;
+  /** Older chunks sharing a keyword with the query, most shared keywords first, newer first on a tie. */
+  readonly prefilter: number;
+  /** Also read the statistics BM25 needs (`CandidateRead.stats`); default false (SELECT computes its own). */
+  readonly stats?: boolean;
+}
+
+/**
+ * How many pending chunks the user has at most, read right after the snapshot is taken (in the same synchronous
+ * step, so no commit's count update falls between): the engine's in-memory count, which a batch raises before it
+ * can land and lowers only after (txn-commit.ts). Without it, the pending list is scanned from its start.
+ */
+export type PendingBound = (userId: string) => number;
+
+export interface CandidateRead {
+  /** Directory entries of the candidates (live, of the requested kinds), window first then older matches. */
+  readonly entries: ListedEntry[];
+  /** Index keys read (the I/O, bounded by the query, never by the history). */
+  readonly indexKeysRead: number;
+  /** Statistics BM25 needs over the scope's user (all sessions), for the normalized query keywords; null unless asked. */
+  readonly stats: KeywordStats | null;
+}
+
+/** Total postings read per query, spread over its keywords. */
+export const POSTINGS_READ_BUDGET = 4096;
+
+/**
+ * Gathers a bounded candidate set through the candidate index, from one snapshot: the `window` newest chunks of the
+ * scope (one bounded reverse scan per kind), then, older than the window, the newest postings of each query keyword
+ * (per keyword at least `prefilter` and at most 4 × `prefilter`, within `POSTINGS_READ_BUDGET` overall), scored by
+ * how many query keywords found each chunk; the best `prefilter` of those; finally one `getMany` of the chosen
+ * directory entries. Work and memory: O(window + POSTINGS_READ_BUDGET), whatever the history length.
+ *
+ * Compared with scanning the whole scope this is exact for the window and for every chunk among the newest
+ * postings of a query keyword; an older chunk that matches only keywords with many newer matches may be missed.
+ * @internal
+ */
+export async function readCandidates(db: AnyLevel, cf: ColumnFamilies, q: CandidateQuery, pendingBound?: PendingBound): Promise<CandidateRead> {
+  const snapshot = db.snapshot();
+  const mostPending = pendingBound?.(q.userId);
+  try {
+    const window = await newestChunks(cf.candidates, q.userId, q.sessionId, q.kinds, q.window, snapshot);
+    let read = window.length;
+    const keywords = indexKeywords(q.keywords);
+    // Older matches are looked for only when the window is full (else it is the whole scope).
+    const full = window.length >= q.window && q.prefilter > 0 && keywords.length > 0;
+    // Chunks whose postings the posting merge has not written yet: few, and usually among the window. Needed for
+    // the statistics, and for older matches (a pending chunk older than the window has no postings to be found by).
+    const pending = full || q.stats === true ? await pendingChunks(cf.candidates, q.userId, q.kinds, snapshot, mostPending) : [];
+    read += pending.length;
+    const inWindow = new Set(window.map((h) => h.tail));
+    const pendingOutside = pending.filter((h) => !inWindow.has(h.tail));
+    const outsideValues = pendingOutside.length === 0 ? [] : await cf.dir.getMany(pendingOutside.map((h) => dirKey(q.userId, h.sessionId, h.chunkId)), { snapshot });
+    const outside = pendingOutside.map((h, i) => ({ hit: h, entry: liveEntryOf(q.userId, h, outsideValues[i]) }));
+    let older: IndexHit[] = [];
+    // Fewer chunks than the window: the window is the whole scope, nothing older exists.
+    if (full) {
+      const perKeyword = Math.max(q.prefilter, Math.min(4 * q.prefilter, Math.floor(POSTINGS_READ_BUDGET / (keywords.length * q.kinds.length))));
+      const oldest = window[window.length - 1]!.tail;
+      const { found, scanned } = await keywordMatches(cf.candidates, q.userId, q.sessionId, q.kinds, keywords, perKeyword, oldest, snapshot);
+      read += scanned;
+      // Pending chunks older than the window (written with an old creation time) have no postings yet: match them
+      // on their directory entry's keywords.
+      const wanted = new Set(keywords);
+      for (const { hit, entry } of outside) {
+        if (hit.tail >= oldest || (q.sessionId !== null && hit.sessionId !== q.sessionId)) continue;
+        let score = 0;
+        for (const k of indexKeywords(entry.keywords)) if (wanted.has(k)) score++;
+        if (score > 0) found.set(hit.sessionId + SEP + hit.chunkId, { hit, score });
+      }
+      older = [...found.values()]
+        .sort((a, b) => b.score - a.score || (a.hit.tail < b.hit.tail ? 1 : a.hit.tail > b.hit.tail ? -1 : 0))
+        .slice(0, q.prefilter)
+        .map((f) => f.hit);
+    }
+    const hits = [...window, ...older];
+    const keys = hits.map((h) => dirKey(q.userId, h.sessionId, h.chunkId));
+    const values = keys.length === 0 ? [] : await cf.dir.getMany(keys, { snapshot });
+    const entries: ListedEntry[] = values.map((v, i) => ({ userId: q.userId, sessionId: hits[i]!.sessionId, chunkId: hits[i]!.chunkId, entry: liveEntryOf(q.userId, hits[i]!, v) }));
+    if (q.stats !== true) return { entries, indexKeysRead: read, stats: null };
+    // The counters cover posted chunks; the pending ones are added from their entries (window or read above).
+    const byTail = new Map<string, DirEntry>();
+    entries.forEach((e, i) => byTail.set(hits[i]!.tail, e.entry));
+    for (const o of outside) byTail.set(o.hit.tail, o.entry);
+    const posted = await keywordStats(cf.candidates, q.userId, q.kinds, keywords, snapshot);
+    const stats = withPending(posted, pending.map((h) => byTail.get(h.tail)!));
+    return { entries, indexKeysRead: read, stats };
+  } finally {
+    await snapshot.close();
+  }
+}
+
+/** The directory entry an index hit names; it must be live (index and directory change in one batch). */
+function liveEntryOf(userId: string, h: IndexHit, v: Buffer | undefined): DirEntry {
+  const key = dirKey(userId, h.sessionId, h.chunkId);
+  if (v === undefined) throw corruption(`candidate index names ${JSON.stringify(h.sessionId + SEP + h.chunkId)} of user ${JSON.stringify(userId)}, which has no directory entry`);
+  const entry = decodeDirEntry(v, `directory entry ${JSON.stringify(key)}`);
+  if (entry.state !== 'live') throw corruption(`candidate index names deleted chunk ${JSON.stringify(key)}`);
+  return entry;
+}
+
+/** Posted statistics plus those of the pending chunks' entries. */
+function withPending(s: KeywordStats, pending: readonly DirEntry[]): KeywordStats {
+  if (pending.length === 0) return s;
+  let docs = s.docs;
+  let totalKeywords = s.totalKeywords;
+  const df = new Map(s.df);
+  for (const e of pending) {
+    const kws = indexKeywords(e.keywords);
+    docs++;
+    totalKeywords += kws.length;
+    for (const k of kws) if (df.has(k)) df.set(k, df.get(k)! + 1);
+  }
+  return { docs, totalKeywords, df };
+}

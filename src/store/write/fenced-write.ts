@@ -1,0 +1,46 @@
+import { AkashicError } from '../../errors.js';
+import type { BatchOp } from '../kv/batch-writer.js';
+import { isConflict } from '../kv/partition-fencing.js';
+import type { TxnContext } from '../txn/txn-state.js';
+
+/**
+ * Times a write of one user is staged again after another process changed the user meanwhile (AKASHIC_CONFLICT
+ * from the fenced batch), before the conflict is the caller's. Each retry rereads the user's state, so only a user
+ * written by other processes without pause exhausts it.
+ */
+export const MAX_CONFLICT_RETRIES = 8;
+
+/**
+ * Runs `attempt` and, on a partitioned backend with fencing, again after each conflict (at most
+ * `MAX_CONFLICT_RETRIES` times): before each retry every state this process cached of the user is dropped
+ * (`TxnContext.forgetUser`; the block id allocator rereads its own record when the conflict was its). Without
+ * fencing nothing can conflict and `attempt` runs once. REQUIRES: the write lock, held across every attempt.
+ */
+export async function retryOnConflict<T>(ctx: TxnContext, userId: string, attempt: () => Promise<T>): Promise<T> {
+  for (let tries = 0; ; tries++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (!ctx.users.fenced || !isConflict(err)) throw err;
+      ctx.forgetUser(userId);
+      if (tries === MAX_CONFLICT_RETRIES) {
+        throw new AkashicError('AKASHIC_CONFLICT', `user ${JSON.stringify(userId)} kept changing under this write (${tries + 1} attempts); nothing of it was applied`, { cause: err });
+      }
+    }
+  }
+}
+
+/**
+ * Writes one batch of the user's partition that carries no accounting (co-access counts, active turns, posting
+ * merges): `build` reads what it needs and returns the ops; the batch is fenced at the user's version, and on a
+ * conflict `build` runs again over fresh reads. REQUIRES: the write lock.
+ */
+export function writeUserBatch(ctx: TxnContext, userId: string, build: () => Promise<readonly BatchOp[]>): Promise<void> {
+  return retryOnConflict(ctx, userId, async () => {
+    const fence = await ctx.users.fence(userId);
+    const ops = await build();
+    if (ops.length === 0) return;
+    await ctx.writer.write(ops, fence);
+    ctx.users.bumped(userId);
+  });
+}

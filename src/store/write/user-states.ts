@@ -1,0 +1,135 @@
+import type { AbstractSnapshot } from 'abstract-level';
+import { ACCOUNTING_FIELDS, decodeAccounting, emptyAccounting, type Accounting } from '../../record/accounting.js';
+import type { ColumnFamilies } from '../kv/column-families.js';
+import { META_ACCOUNTING_KEY, accountingKey, prefixRange } from '../kv/keys.js';
+import type { Fence, PartitionFencing } from '../kv/partition-fencing.js';
+
+/** The two counters reads bump (reads write nothing: they are persisted with the user's next commit or by close). */
+export interface ReadCounters {
+  retrievals: number;
+  retrievalBlocks: number;
+}
+
+/** A user's committed state as this process last saw it. */
+interface UserState {
+  /** The user's accounting record as committed (database format 6: `alloc/acct ␀ user`). */
+  readonly acct: Accounting;
+  /** The user's partition version this state was read at (fencing; 0 without). */
+  readonly version: number;
+}
+
+/** Users whose state is cached at once; beyond it the cache is dropped whole and reread on demand. */
+const MAX_CACHED_USERS = 100_000;
+
+/**
+ * Per-user state the commit path keeps between transactions: each user's accounting and, on a partitioned backend
+ * with fencing, the partition version that state is valid at. A commit of a user checks that version in its own
+ * batch (`Fence`); when another process moved the user, the batch fails with AKASHIC_CONFLICT, `forget` drops what
+ * this process cached of the user, and the next `load` rereads it. Also the read counters not yet persisted, per
+ * user. REQUIRES: the store's write lock for `load`, `committed` and `forget`.
+ */
+export class UserStates {
+  readonly #cf: ColumnFamilies;
+  readonly #fencing: PartitionFencing | null;
+  readonly #states = new Map<string, UserState>();
+  readonly #reads = new Map<string, ReadCounters>();
+
+  constructor(cf: ColumnFamilies, fencing: PartitionFencing | null) {
+    this.#cf = cf;
+    this.#fencing = fencing;
+  }
+
+  get fenced(): boolean {
+    return this.#fencing !== null;
+  }
+
+  /** The user's committed accounting and the version it was read at (read once, then cached). */
+  async load(userId: string): Promise<UserState> {
+    const known = this.#states.get(userId);
+    if (known !== undefined) return known;
+    // The version first: a commit landing between the two reads makes this process's next fenced batch fail (safe).
+    const version = this.#fencing === null ? 0 : await this.#fencing.partitionVersion(userId);
+    const v = await this.#cf.alloc.get(accountingKey(userId));
+    const state = { acct: v === undefined ? emptyAccounting() : decodeAccounting(v, `accounting of ${JSON.stringify(userId)}`), version };
+    if (this.#states.size >= MAX_CACHED_USERS) this.#states.clear();
+    this.#states.set(userId, state);
+    return state;
+  }
+
+  /** A commit of the user landed: its accounting is `acct`, and a fenced batch bumped the version. */
+  committed(userId: string, acct: Accounting, fenced: boolean): void {
+    const prev = this.#states.get(userId);
+    this.#states.set(userId, { acct, version: (prev?.version ?? 0) + (fenced ? 1 : 0) });
+  }
+
+  /** The precondition of a batch of the user's partition (undefined without fencing). REQUIRES: the write lock. */
+  async fence(userId: string): Promise<Fence | undefined> {
+    if (this.#fencing === null) return undefined;
+    return { partition: userId, version: (await this.load(userId)).version };
+  }
+
+  /** A fenced batch of the user landed without changing its accounting (co-access, active turns, posting merge). */
+  bumped(userId: string): void {
+    const prev = this.#states.get(userId);
+    if (prev !== undefined && this.#fencing !== null) this.#states.set(userId, { acct: prev.acct, version: prev.version + 1 });
+  }
+
+  /** Drops what this process cached of the user (another process changed it). */
+  forget(userId: string): void {
+    this.#states.delete(userId);
+  }
+
+  /** Drops every user's cached state (a batch that wrote around the cache, or a reload of everything). */
+  forgetAll(): void {
+    this.#states.clear();
+  }
+
+  /** The counters a read of the user bumps. */
+  readCounters(userId: string): ReadCounters {
+    let c = this.#reads.get(userId);
+    if (c === undefined) this.#reads.set(userId, (c = { retrievals: 0, retrievalBlocks: 0 }));
+    return c;
+  }
+
+  /** The user's reads not yet persisted (zeros when none). */
+  pendingReads(userId: string): ReadCounters {
+    const c = this.#reads.get(userId);
+    return { retrievals: c?.retrievals ?? 0, retrievalBlocks: c?.retrievalBlocks ?? 0 };
+  }
+
+  /** A commit persisted `done` of the user's reads: they are no longer pending (reads counted meanwhile stay). */
+  readsPersisted(userId: string, done: ReadCounters): void {
+    const c = this.#reads.get(userId);
+    if (c === undefined) return;
+    c.retrievals -= done.retrievals;
+    c.retrievalBlocks -= done.retrievalBlocks;
+    if (c.retrievals === 0 && c.retrievalBlocks === 0) this.#reads.delete(userId);
+  }
+
+  /** Users with reads not yet persisted. */
+  usersWithPendingReads(): string[] {
+    return [...this.#reads.keys()];
+  }
+
+  /**
+   * The database's totals: the format-5 record carried over by the upgrade (events before it), plus every user's
+   * record, plus this process's reads not yet persisted. One range read of the accounting records.
+   */
+  async totals(snapshot?: AbstractSnapshot): Promise<Accounting> {
+    const total = emptyAccounting();
+    const add = (a: Accounting): void => {
+      for (const f of ACCOUNTING_FIELDS) total[f] += a[f];
+    };
+    const opts = snapshot === undefined ? {} : { snapshot };
+    const carried = await this.#cf.meta.get(META_ACCOUNTING_KEY, opts);
+    if (carried !== undefined) add(decodeAccounting(carried, 'accounting carried over from format 5'));
+    for await (const [k, v] of this.#cf.alloc.iterator({ ...prefixRange('acct'), ...opts })) add(decodeAccounting(v, `accounting ${JSON.stringify(k)}`));
+    if (snapshot === undefined) {
+      for (const c of this.#reads.values()) {
+        total.retrievals += c.retrievals;
+        total.retrievalBlocks += c.retrievalBlocks;
+      }
+    }
+    return total;
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * abstract-level's own conformance suite over the Redis backend (the suite every abstract-level implementation
+ * runs). Skipped without AKASHIC_TEST_REDIS_URL. Tests of explicit snapshots are not run (the backend says
+ * `explicitSnapshots: false`, so the suite leaves them out itself), and iterators run the suite's "no implicit
+ * snapshot" variant (`implicitSnapshots: false`).
+ */
+import { createRequire } from 'node:module';
+import { afterAll, describe } from 'vitest';
+import { RedisLevel } from '../../src/backend/redis/redis-level.js';
+import { tapeOnVitest } from '../helpers/tape-on-vitest.js';
+import { REDIS_URL, dropPrefix, testPrefix, urlWithPrefix } from '../helpers/redis-test-url.js';
+
+const require = createRequire(import.meta.url);
+const suite = require('abstract-level/test') as (o: { test: unknown; factory: (o?: object) => unknown }) => void;
+
+const run = testPrefix();
+let n = 0;
+
+describe.skipIf(REDIS_URL === null)('abstract-level conformance over Redis', () => {
+  suite({
+    test: tapeOnVitest(),
+    // A fresh, empty database per call: a prefix of its own under this run's prefix.
+    factory: (o?: object) => new RedisLevel({ url: urlWithPrefix(`${run}-${n++}`), ...(o ?? {}) }),
+  });
+  afterAll(async () => dropPrefix(run));
+});
