@@ -21,10 +21,14 @@ import type { AkashicMemory } from '../memattention/memory.js';
 import type { MemoryEvents } from '../memattention/memory-events.js';
 import type { ModelCallReceipt, ModelOperationKind } from '../api/model-usage.js';
 
-/** Where the spans and metrics go. Default: the globally registered providers. */
+/**
+ * Where the spans and metrics go. Default: the globally registered providers. (Typed structurally, so that the
+ * package's types do not need `@opentelemetry/api` installed: pass an OpenTelemetry `TracerProvider` and
+ * `MeterProvider`.)
+ */
 export interface OpenTelemetryOptions {
-  readonly tracerProvider?: OtelApi.TracerProvider;
-  readonly meterProvider?: OtelApi.MeterProvider;
+  readonly tracerProvider?: { getTracer(name: string, version?: string): unknown };
+  readonly meterProvider?: { getMeter(name: string, version?: string): unknown };
   /** Also put the user and session ids on spans (`akashic.user.id`, `akashic.session.id`). Default false. */
   readonly recordIds?: boolean;
 }
@@ -117,8 +121,8 @@ class Bridge {
 
   constructor(api: typeof OtelApi, o: OpenTelemetryOptions) {
     this.#api = api;
-    this.#tracer = (o.tracerProvider ?? api.trace.getTracerProvider()).getTracer(SCOPE_NAME);
-    const meter = (o.meterProvider ?? api.metrics.getMeterProvider()).getMeter(SCOPE_NAME);
+    this.#tracer = ((o.tracerProvider as OtelApi.TracerProvider | undefined) ?? api.trace.getTracerProvider()).getTracer(SCOPE_NAME);
+    const meter = ((o.meterProvider as OtelApi.MeterProvider | undefined) ?? api.metrics.getMeterProvider()).getMeter(SCOPE_NAME);
     this.#recordIds = o.recordIds === true;
     this.#tokens = meter.createHistogram('gen_ai.client.token.usage', { unit: '{token}', description: 'Tokens per model call' });
     this.#callDuration = meter.createHistogram('gen_ai.client.operation.duration', { unit: 's', description: 'Duration of a model call' });
