@@ -1,4 +1,5 @@
 import type { AbstractLevel } from 'abstract-level';
+import { keysOf, rejectUnknownKeys } from './option-keys.js';
 import { invalidArgument } from '../errors.js';
 import type { AffinityModel } from './affinity-model.js';
 
@@ -155,9 +156,19 @@ function intIn(name: string, v: unknown, min: number, max: number, dflt: number)
 }
 
 /** Validates options and fills defaults; throws AKASHIC_INVALID_ARGUMENT naming the bad option. */
+const STORE_KEYS = keysOf<AkashicStoreOptions>()(
+  'path', 'db', 'blockCapacity', 'blockMaxBytes', 'crossSessionBlocks', 'cacheBytes', 'durability', 'zstdLevel', 'gc', 'readOnly', 'now',
+  'defaultTtlMs', 'postingMergeAt', 'scopeTtl', 'history', 'affinity', 'url',
+);
+const GC_KEYS = keysOf<GcOptions>()('threshold', 'intervalMs', 'maxBlocksPerPass', 'threads', 'mergeBelowFill');
+const HISTORY_KEYS = keysOf<HistoryRetention>()('versions', 'maxAgeMs');
+const SCOPE_TTL_KEYS = keysOf<ScopeTtlRule>()('user', 'session', 'agent', 'run', 'ttlMs');
+
 export function resolveStoreOptions(o: StoreOptions): ResolvedStoreOptions {
   if (o === null || typeof o !== 'object') throw invalidArgument('options must be an object');
+  rejectUnknownKeys(o, STORE_KEYS, 'store options');
   if (o.gc !== undefined && (o.gc === null || typeof o.gc !== 'object')) throw invalidArgument(`option gc must be an object, got ${show(o.gc)}`);
+  if (o.gc !== undefined) rejectUnknownKeys(o.gc, GC_KEYS, 'store option gc');
   for (const name of ['crossSessionBlocks', 'readOnly'] as const) {
     if (o[name] !== undefined && typeof o[name] !== 'boolean') throw invalidArgument(`option ${name} must be a boolean, got ${show(o[name])}`);
   }
@@ -174,6 +185,7 @@ export function resolveStoreOptions(o: StoreOptions): ResolvedStoreOptions {
   if (o.history !== undefined && o.history !== false && (o.history === null || typeof o.history !== 'object' || Array.isArray(o.history))) {
     throw invalidArgument(`option history must be false or { versions?, maxAgeMs? }, got ${show(o.history)}`);
   }
+  if (o.history !== undefined && o.history !== false) rejectUnknownKeys(o.history, HISTORY_KEYS, 'store option history');
   const history = o.history === false ? { versions: 0, maxAgeMs: 0 } : (o.history ?? {});
   return {
     historyVersions: intIn('history.versions', history.versions, 0, 1_000_000, DEFAULT_HISTORY_VERSIONS),
@@ -205,6 +217,7 @@ function checkScopeTtl(v: unknown): ScopeTtlRule[] {
   return Array.from(v as unknown[], (r, i) => {
     const what = `scopeTtl[${i}]`;
     if (r === null || typeof r !== 'object' || Array.isArray(r)) throw invalidArgument(`option ${what} must be { user?, session?, agent?, run?, ttlMs }`);
+    rejectUnknownKeys(r, SCOPE_TTL_KEYS, `store option ${what}`);
     const o = r as Record<string, unknown>;
     const out: Record<string, unknown> = { ttlMs: intIn(`${what}.ttlMs`, o['ttlMs'], 0, Number.MAX_SAFE_INTEGER, -1) };
     if (out['ttlMs'] === -1) throw invalidArgument(`option ${what}.ttlMs is required`);

@@ -10,14 +10,15 @@ import { findVictims, type GcPassOptions } from '../gc/victim-selection.js';
 import { DefaultAffinityModel } from '../gc/default-affinity.js';
 import { GcPool } from '../gc/gc-pool.js';
 import { invalidRatio } from '../record/block-info.js';
-import type { ChunkKind, ChunkRecord } from '../record/chunk-record.js';
+import type { ChunkRecord } from '../record/chunk-record.js';
 import { activeNamespaces, activeSessions, appendActiveTurns, readActiveTurns, scanActiveTurns } from '../store/write/active-turns.js';
 import type { CandidateRead } from '../store/index/candidate-reader.js';
 import { candidateIndexPurgeHook } from '../store/index/candidate-index.js';
 import { isExpired } from '../record/dir-entry.js';
 import { compileFilter } from '../api/chunk-filter.js';
-import { LIMITS, checkContent, checkLocatedRefs, checkRef, checkRefs, type ChunkRef } from '../api/chunk-input.js';
+import { CONTENT_FIELDS, LIMITS, checkContent, checkLocatedRefs, checkRef, checkRefs, type ChunkRef } from '../api/chunk-input.js';
 import { checkChunkId, checkId } from '../api/ids.js';
+import { keysOf, rejectUnknownKeys } from '../api/option-keys.js';
 import { openError, storageError } from '../store/kv/level-errors.js';
 import { refString } from '../store/kv/keys.js';
 import { resolveStoreOptions, type AnyLevel, type ResolvedStoreOptions, type AkashicStoreOptions } from '../api/store-options.js';
@@ -35,7 +36,7 @@ import { checkTables } from '../store/leveldb/table-check.js';
 import { computeStats } from '../store/ops/stats.js';
 import { StoreCore } from '../store/store-core.js';
 import type { Expiry, Mutation } from '../store/write/mutations.js';
-import type { LocatedRef } from '../store/read/read-path.js';
+import type { LocatedRef } from '../api/chunk-input.js';
 import { verifyStore } from '../store/ops/verify.js';
 import {
   activeTurnLog,
@@ -43,7 +44,11 @@ import {
   coldReopen,
   modelUsageLedger,
   readOnlyScans,
+  trustedCalls,
   type ActiveTurnLog,
+  type CandidateQuery,
+  type ListQuery,
+  type TrustedCalls,
   type BackgroundGcPasses,
   type ReadOnlyScans,
   type SnapshotView,
@@ -211,6 +216,20 @@ export class AkashicStore {
     };
   }
 
+  /** The public reads without their argument checks, for MemAttention (see TrustedCalls). @internal */
+  get [trustedCalls](): TrustedCalls {
+    return {
+      list: (userId, q) => this.#list(userId, q),
+      candidates: (userId, q) => this.#candidates(userId, q),
+      getMany: (userId, refs, asOf) => this.#getMany(userId, refs, asOf),
+      getManyBySlot: (userId, located) => this.#getManyBySlot(userId, located),
+      keptVersions: (userId, refs) => this.#keptVersions(userId, refs),
+      recordCoAccess: (userId, refs) => this.#recordCoAccess(userId, refs),
+      coAccess: (userId, refs) => this.#coAccess(userId, refs),
+      relocate: (userId, refs) => this.#relocate(userId, refs),
+    };
+  }
+
   /** The background GC loop's "pass finished" event (internal-seams.ts). @internal */
   get [backgroundGcPasses](): BackgroundGcPasses {
     return { next: () => this.#gcPassEvents.next() };
@@ -284,7 +303,9 @@ export class AkashicStore {
 
   /** Creates one chunk; returns its id and version. */
   async put(userId: string, input: PutInput): Promise<MutationResult> {
-    const [r] = await this.write(userId, [{ op: 'put', ...input }]);
+    if (input === null || typeof input !== 'object') throw invalidArgument('input must be an object');
+    rejectUnknownKeys(input, PUT_INPUT_KEYS, 'input');
+    const [r] = await this.#write(userId, [{ op: 'put', ...input }], () => 'input');
     return r!;
   }
 
@@ -293,11 +314,16 @@ export class AkashicStore {
    * Updates and deletes may carry `expectVersion` (compare-and-swap; AKASHIC_CONFLICT when it lost).
    */
   async write(userId: string, ops: readonly WriteOp[]): Promise<MutationResult[]> {
+    return this.#write(userId, ops, (i) => `ops[${i}]`);
+  }
+
+  /** `write`, with each op named in errors as the caller wrote it (`ops[2]`, or `input` for a put). */
+  async #write(userId: string, ops: readonly WriteOp[], nameOf: (i: number) => string): Promise<MutationResult[]> {
     this.#checkWritable();
     checkId(userId, 'userId');
     if (!Array.isArray(ops) || ops.length === 0) throw invalidArgument('ops must be a non-empty array');
     // Array.from, not map: map skips the holes of a sparse array from a plain-JS caller and keeps them.
-    const mutations = Array.from(ops, (o, i) => toMutation(o, `ops[${i}]`));
+    const mutations = Array.from(ops, (o, i) => toMutation(o, nameOf(i)));
     return this.#track(this.#core.write(userId, mutations));
   }
 
@@ -352,6 +378,7 @@ export class AkashicStore {
    * time (null when the chunk did not exist then, was deleted then, or that version is no longer kept).
    */
   async get(userId: string, sessionId: string, chunkId: string, opts: { asOf?: number } = {}): Promise<ChunkRecord | null> {
+    checkOptions(opts, READ_KEYS, 'get options');
     const r = await this.getMany(userId, [{ sessionId, chunkId }], opts);
     return r.chunks[0] ?? null;
   }
@@ -364,10 +391,15 @@ export class AkashicStore {
   async getMany(userId: string, refs: readonly ChunkRef[], opts: { asOf?: number } = {}): Promise<ReadResult> {
     this.#checkOpen();
     checkId(userId, 'userId');
-    checkOptions(opts);
+    checkOptions(opts, READ_KEYS, 'getMany options');
     const checked = checkRefs(refs, 'refs');
-    if (opts.asOf !== undefined) return this.#track(readAsOf(this.#core, userId, checked, checkTime(opts.asOf, 'asOf')));
-    return this.#track(this.#core.read(userId, checked));
+    return this.#getMany(userId, checked, opts.asOf === undefined ? null : checkTime(opts.asOf, 'asOf'));
+  }
+
+  #getMany(userId: string, refs: readonly ChunkRef[], asOf: number | null): Promise<ReadResult> {
+    this.#checkOpen();
+    if (asOf !== null) return this.#track(readAsOf(this.#core, userId, refs, asOf));
+    return this.#track(this.#core.read(userId, refs));
   }
 
   /**
@@ -393,8 +425,12 @@ export class AkashicStore {
   async getManyBySlot(userId: string, located: readonly LocatedRef[]): Promise<ReadResult> {
     this.#checkOpen();
     checkId(userId, 'userId');
-    const checked = checkLocatedRefs(located, 'located');
-    return this.#track(this.#core.readLocated(userId, checked));
+    return this.#getManyBySlot(userId, checkLocatedRefs(located, 'located'));
+  }
+
+  #getManyBySlot(userId: string, located: readonly LocatedRef[]): Promise<ReadResult> {
+    this.#checkOpen();
+    return this.#track(this.#core.readLocated(userId, located));
   }
 
   /**
@@ -416,7 +452,12 @@ export class AkashicStore {
     this.#checkOpen();
     checkId(userId, 'userId');
     const checked = checkRefs(refs, 'refs').map((r, i) => ({ ...r, version: checkVersionNumber((refs[i] as { version?: unknown }).version, `refs[${i}].version`) }));
-    return this.#track(readKept(this.#core, userId, checked));
+    return this.#keptVersions(userId, checked);
+  }
+
+  #keptVersions(userId: string, refs: readonly (ChunkRef & { readonly version: number })[]): Promise<(ChunkRecord | null)[]> {
+    this.#checkOpen();
+    return this.#track(readKept(this.#core, userId, refs));
   }
 
   /**
@@ -433,11 +474,22 @@ export class AkashicStore {
   async *list(userId: string, opts: ListOptions = {}): AsyncGenerator<ListedChunk> {
     this.#checkOpen();
     checkId(userId, 'userId');
-    checkOptions(opts);
-    const session = opts.sessionId === undefined ? null : checkId(opts.sessionId, 'sessionId');
-    const filter = opts.filter === undefined ? null : compileFilter(opts.filter, 'filter');
-    const scope = compileScope(opts, 'options');
-    const asOf = opts.asOf === undefined ? null : checkTime(opts.asOf, 'asOf');
+    checkOptions(opts, LIST_KEYS, 'list options');
+    const q: ListQuery = {
+      sessionId: opts.sessionId === undefined ? null : checkId(opts.sessionId, 'sessionId'),
+      filter: opts.filter === undefined ? null : compileFilter(opts.filter, 'filter'),
+      scope: compileScope(opts, 'options'),
+      asOf: opts.asOf === undefined ? null : checkTime(opts.asOf, 'asOf'),
+      includeDeleted: opts.includeDeleted === true,
+      includeExpired: opts.includeExpired === true,
+      includeSuperseded: opts.includeSuperseded === true,
+    };
+    yield* this.#list(userId, q);
+  }
+
+  async *#list(userId: string, q: ListQuery): AsyncGenerator<ListedChunk> {
+    this.#checkOpen();
+    const { filter, scope, asOf } = q;
     const now = this.#core.options.now();
     const matches = async (e: ListedEntry): Promise<boolean> => {
       if (scope !== null && !scope(e.entry)) return false;
@@ -451,13 +503,13 @@ export class AkashicStore {
       }
       return filter.matches(e.entry, attrs);
     };
-    for await (const found of wrapIoGenerator(this.#core.entries(userId, session))) {
+    for await (const found of wrapIoGenerator(this.#core.entries(userId, q.sessionId))) {
       const expired = found.entry.state === 'live' && isExpired(found.entry, now);
       let e: ListedEntry | null = found;
       if (asOf !== null) e = expired ? null : await this.#track(listedAsOf(this.#core, found, asOf));
-      else if (!(found.entry.state === 'live' ? opts.includeExpired === true || !expired : opts.includeDeleted === true)) e = null;
+      else if (!(found.entry.state === 'live' ? q.includeExpired || !expired : q.includeDeleted)) e = null;
       if (e !== null && (await matches(e))) yield e;
-      if (opts.includeSuperseded === true && !expired) {
+      if (q.includeSuperseded && !expired) {
         for (const old of await this.#track(listedSuperseded(this.#core, found))) {
           if (asOf !== null && old.superseded.at > asOf) continue;
           if (await matches(old)) yield old;
@@ -474,12 +526,14 @@ export class AkashicStore {
    * scans `list()`.
    * @internal
    */
-  async candidates(
-    userId: string,
-    q: { sessionId: string | null; kinds: readonly ChunkKind[]; keywords: readonly string[]; window: number; prefilter: number; stats?: boolean },
-  ): Promise<CandidateRead | null> {
+  async candidates(userId: string, q: CandidateQuery): Promise<CandidateRead | null> {
     this.#checkOpen();
     checkId(userId, 'userId');
+    return this.#candidates(userId, q);
+  }
+
+  async #candidates(userId: string, q: CandidateQuery): Promise<CandidateRead | null> {
+    this.#checkOpen();
     if (!this.#core.indexReady) return null;
     const r = await this.#track(this.#core.candidates({ userId, ...q }));
     // Expired chunks stay indexed until the sweep; they are never candidates.
@@ -506,7 +560,7 @@ export class AkashicStore {
    */
   async sweepExpired(opts: { max?: number } = {}): Promise<SweepReport> {
     this.#checkWritable();
-    checkOptions(opts);
+    checkOptions(opts, SWEEP_KEYS, 'sweepExpired options');
     const max = opts.max ?? 10_000;
     if (!Number.isInteger(max) || max < 1) throw invalidArgument('max must be a positive integer');
     return this.#track(this.#sweep(max));
@@ -516,12 +570,16 @@ export class AkashicStore {
   async relocate(userId: string, refs: readonly ChunkRef[]): Promise<RelocationResult> {
     this.#checkWritable();
     checkId(userId, 'userId');
-    const checked = checkRefs(refs, 'refs', 1024);
-    if (!this.#events.listening('relocation')) return this.#track(relocate(this.#core, userId, checked));
+    return this.#relocate(userId, checkRefs(refs, 'refs', 1024));
+  }
+
+  async #relocate(userId: string, refs: readonly ChunkRef[]): Promise<RelocationResult> {
+    this.#checkWritable();
+    if (!this.#events.listening('relocation')) return this.#track(relocate(this.#core, userId, refs));
     const startedAt = Date.now();
     const t0 = performance.now();
-    const r = await this.#track(relocate(this.#core, userId, checked));
-    this.#events.emit('relocation', { id: ulid(), startedAt, durationMs: performance.now() - t0, user: userId, chunks: checked.length, moved: r.moved });
+    const r = await this.#track(relocate(this.#core, userId, refs));
+    this.#events.emit('relocation', { id: ulid(), startedAt, durationMs: performance.now() - t0, user: userId, chunks: refs.length, moved: r.moved });
     return r;
   }
 
@@ -529,7 +587,12 @@ export class AkashicStore {
   async recordCoAccess(userId: string, refs: readonly ChunkRef[]): Promise<void> {
     this.#checkWritable();
     checkId(userId, 'userId');
-    return this.#track(this.#core.recordCoAccess(userId, checkRefs(refs, 'refs', 64)));
+    return this.#recordCoAccess(userId, checkRefs(refs, 'refs', 64));
+  }
+
+  #recordCoAccess(userId: string, refs: readonly ChunkRef[]): Promise<void> {
+    this.#checkWritable();
+    return this.#track(this.#core.recordCoAccess(userId, refs));
   }
 
   /**
@@ -539,8 +602,12 @@ export class AkashicStore {
   async coAccess(userId: string, refs?: readonly ChunkRef[]): Promise<CoAccessStats> {
     this.#checkOpen();
     checkId(userId, 'userId');
-    const ids = refs === undefined ? undefined : checkRefs(refs, 'refs', LIMITS.coAccessRefs).map((r) => refString(r.sessionId, r.chunkId));
-    return this.#track(this.#core.coAccess(userId, ids));
+    return this.#coAccess(userId, refs === undefined ? undefined : checkRefs(refs, 'refs', LIMITS.coAccessRefs));
+  }
+
+  #coAccess(userId: string, refs: readonly ChunkRef[] | undefined): Promise<CoAccessStats> {
+    this.#checkOpen();
+    return this.#track(this.#core.coAccess(userId, refs?.map((r) => refString(r.sessionId, r.chunkId))));
   }
 
   /**
@@ -553,7 +620,7 @@ export class AkashicStore {
 
   async #gc(opts: { threshold?: number; maxBlocks?: number; userId?: string }, background: boolean): Promise<GcReport> {
     this.#checkWritable();
-    checkOptions(opts);
+    checkOptions(opts, GC_KEYS, 'gc options');
     const o = this.#core.options;
     const threshold = opts.threshold ?? o.gcThreshold;
     if (typeof threshold !== 'number' || !(threshold > 0 && threshold <= 1)) throw invalidArgument('threshold must be in (0, 1]');
@@ -681,6 +748,7 @@ export class AkashicStore {
   async purge(scope: { user: string; session?: string }): Promise<PurgeReport> {
     this.#checkWritable();
     if (scope === null || typeof scope !== 'object') throw invalidArgument('scope must be { user, session? }');
+    rejectUnknownKeys(scope, PURGE_KEYS, 'scope');
     const userId = checkId(scope.user, 'scope.user');
     const sessionId = scope.session === undefined ? null : checkId(scope.session, 'scope.session');
     return this.#exclusive(() => purgeScope(this.#core, { userId, sessionId }, [candidateIndexPurgeHook, historyPurgeHook]));
@@ -722,7 +790,7 @@ export class AkashicStore {
   /** Block infos (optionally one user's) with φ, in block id order. */
   async *blocks(opts: { userId?: string; includeReleased?: boolean } = {}): AsyncGenerator<BlockListing> {
     this.#checkOpen();
-    checkOptions(opts);
+    checkOptions(opts, BLOCKS_KEYS, 'blocks options');
     const user = opts.userId === undefined ? null : checkId(opts.userId, 'userId');
     for await (const info of wrapIoGenerator(this.#core.blockInfos())) {
       if (user !== null && info.userId !== user) continue;
@@ -750,6 +818,8 @@ export class AkashicStore {
 
 function toMutation(o: WriteOp, what: string): Mutation {
   if (o === null || typeof o !== 'object') throw invalidArgument(`${what} must be an object`);
+  const keys = Object.hasOwn(OP_KEYS, o.op) ? OP_KEYS[o.op] : undefined;
+  if (keys !== undefined) rejectUnknownKeys(o, keys, what);
   const sessionId = checkId(o.sessionId, `${what}.sessionId`);
   switch (o.op) {
     case 'put': {
@@ -793,7 +863,6 @@ function toMutation(o: WriteOp, what: string): Mutation {
   }
 }
 
-/** A time argument: a finite number of ms since the epoch. */
 /** Validates one exact record of `restore` / `restoreHistory` and returns it as the user's. */
 function checkRestored(userId: string, r: ChunkRecord, what: string): ChunkRecord {
   checkRef(r, what);
@@ -805,15 +874,42 @@ function checkRestored(userId: string, r: ChunkRecord, what: string): ChunkRecor
   return { ...r, ...c, userId, supersedes: c.supersedes.map((x) => ({ userId, sessionId: x.sessionId, chunkId: x.chunkId })) };
 }
 
+/** A time argument: a finite number of ms since the epoch. */
 function checkTime(v: unknown, what: string): number {
   if (typeof v !== 'number' || !Number.isFinite(v)) throw invalidArgument(`${what} must be a finite number of ms since the epoch`);
   return v;
 }
 
 /** An options argument from a plain-JS caller: an object (absent is fine; the default parameter fills it in). */
-function checkOptions(opts: unknown): void {
-  if (opts === null || typeof opts !== 'object') throw invalidArgument('options must be an object');
+function checkOptions(opts: unknown, keys: ReadonlySet<string>, what: string): void {
+  if (opts === null || typeof opts !== 'object') throw invalidArgument(`${what} must be an object`);
+  rejectUnknownKeys(opts, keys, what);
 }
+
+const READ_KEYS = keysOf<{ asOf?: number }>()('asOf');
+const LIST_KEYS = keysOf<ListOptions>()('sessionId', 'includeDeleted', 'includeExpired', 'filter', 'asOf', 'includeSuperseded', 'agentId', 'runId');
+const SWEEP_KEYS = keysOf<{ max?: number }>()('max');
+const GC_KEYS = keysOf<{ threshold?: number; maxBlocks?: number; userId?: string }>()('threshold', 'maxBlocks', 'userId');
+const BLOCKS_KEYS = keysOf<{ userId?: string; includeReleased?: boolean }>()('userId', 'includeReleased');
+const PURGE_KEYS = keysOf<{ user: string; session?: string }>()('user', 'session');
+const PUT_INPUT_KEYS = keysOf<PutInput>()(
+  'sessionId', 'chunkId', 'createdAt', 'ttlMs', 'expiresAt',
+  'kind', 'text', 'tokenCount', 'keywords', 'attributes', 'payload', 'supersedes', 'provenance', 'embedding', 'agentId', 'runId',
+);
+type PutOp = Extract<WriteOp, { op: 'put' }>;
+type UpdateOp = Extract<WriteOp, { op: 'update' }>;
+type DeleteOp = Extract<WriteOp, { op: 'delete' }>;
+const PUT_OP_KEYS = keysOf<PutOp>()(
+  'op', 'sessionId', 'chunkId', 'createdAt', 'ttlMs', 'expiresAt',
+  'kind', 'text', 'tokenCount', 'keywords', 'attributes', 'payload', 'supersedes', 'provenance', 'embedding', 'agentId', 'runId',
+);
+const UPDATE_OP_KEYS = keysOf<UpdateOp>()(
+  'op', 'sessionId', 'chunkId', 'expectVersion', 'supersededBy', 'ttlMs', 'expiresAt',
+  'kind', 'text', 'tokenCount', 'keywords', 'attributes', 'payload', 'supersedes', 'provenance', 'embedding', 'agentId', 'runId',
+);
+const DELETE_OP_KEYS = keysOf<DeleteOp>()('op', 'sessionId', 'chunkId', 'expectVersion', 'supersededBy');
+const OP_KEYS: Readonly<Record<WriteOp['op'], ReadonlySet<string>>> = { put: PUT_OP_KEYS, update: UPDATE_OP_KEYS, delete: DELETE_OP_KEYS };
+
 
 /** The expiry a put or update gives (`ttlMs` or `expiresAt`, never both); undefined when it gives none. */
 function checkExpiry(o: object, what: string): Expiry | undefined {
@@ -828,9 +924,6 @@ function checkExpiry(o: object, what: string): Expiry | undefined {
   if (typeof src.expiresAt !== 'number' || !Number.isSafeInteger(src.expiresAt) || src.expiresAt < 1) throw invalidArgument(`${what}.expiresAt must be a positive integer of ms since the epoch`);
   return { at: src.expiresAt };
 }
-
-/** The content fields a chunk write may give (an update changes only those it gives). */
-const CONTENT_FIELDS = ['kind', 'text', 'tokenCount', 'keywords', 'attributes', 'payload', 'supersedes', 'provenance', 'embedding', 'agentId', 'runId'] as const;
 
 /** A superseding chunk: a `{ sessionId, chunkId }` ref, or a bare id of the chunk's own session. */
 function checkSupersededBy(v: unknown, ownSession: string, what: string): { sessionId: string; chunkId: string } {

@@ -2,7 +2,7 @@
  * The MemAttention layer (the Akashic paper §4.1–4.3): `AkashicMemory` over an `AkashicStore`, its options and result types.
  */
 export { AkashicMemory } from './memory.js';
-export type { AppendResult, MemoryStats, RecallInput, RecallResult, SessionRef, TurnInput } from './memory.js';
+export type { AppendResult, CompleteRequestInput, MemoryStats, RecallInput, RecallResult, SessionRef, TurnInput } from './memory.js';
 export type { CompactionEvent, CompactionTrigger, ErrorEvent, MemoryEvents, OperationEventBase, RecallEvent, RelocationEvent } from './memory-events.js';
 export type { WriteBackQueueStats } from './write-back-queue.js';
 export type { ActiveTurn } from './active-chunk.js';

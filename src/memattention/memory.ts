@@ -6,7 +6,7 @@
 import { monotonicFactory, ulid } from 'ulid';
 import type { AkashicStore } from '../engine/akashic-store.js';
 import type { ChunkVersion } from '../api/results.js';
-import { activeTurnLog, modelUsageLedger, type StoredTurn } from '../engine/internal-seams.js';
+import { activeTurnLog, modelUsageLedger, trustedCalls, type StoredTurn } from '../engine/internal-seams.js';
 import { NextEvent } from '../util/next-event.js';
 import { idleCompactions, type IdleCompactions } from './internal-seams.js';
 import { AkashicError, invalidArgument } from '../errors.js';
@@ -15,6 +15,7 @@ import type { PurgeReport } from '../api/reports.js';
 import { compileFilter, type ChunkFilter } from '../api/chunk-filter.js';
 import { LIMITS } from '../api/chunk-input.js';
 import { checkId } from '../api/ids.js';
+import { keysOf, rejectUnknownKeys } from '../api/option-keys.js';
 import { KeyedQueue } from '../util/keyed-queue.js';
 import { SEP } from '../api/key-strings.js';
 import { activeTokens, gatedPrefix, scopeGroups, type ActiveTurn } from './active-chunk.js';
@@ -39,6 +40,14 @@ import type { WriteBackMode } from './options.js';
 export interface SessionRef {
   readonly user: string;
   readonly session: string;
+}
+
+/** What `completeRequest` takes: a finished request's turns. */
+export interface CompleteRequestInput extends SessionRef {
+  readonly turns: readonly TurnInput[];
+  readonly enableWriteback?: boolean;
+  readonly agentId?: string;
+  readonly runId?: string;
 }
 
 export type { TurnInput } from './turn-input.js';
@@ -272,7 +281,7 @@ export class AkashicMemory {
    * `chunkGateTokens` tokens it is compacted (COMPRESS → BUILDMETA → SELECT → JOINT-COMPACT → one atomic batch).
    */
   async appendTurn(input: SessionRef & TurnInput): Promise<AppendResult & { readonly turnId: string }> {
-    const ns = checkNamespace(input);
+    const ns = checkNamespace(input, APPEND_KEYS, 'appendTurn input');
     const r = await this.#append(ns, [input]);
     return { ...r, turnId: r.turnIds[0]! };
   }
@@ -281,16 +290,15 @@ export class AkashicMemory {
    * The request-completion hook (§4.3): appends a finished request's turns in one batch and runs the gate once.
    * With `enableWriteback: false` nothing is written.
    */
-  async completeRequest(
-    input: SessionRef & { readonly turns: readonly TurnInput[]; readonly enableWriteback?: boolean; readonly agentId?: string; readonly runId?: string },
-  ): Promise<AppendResult & { readonly writtenBack: boolean }> {
-    const ns = checkNamespace(input);
+  async completeRequest(input: CompleteRequestInput): Promise<AppendResult & { readonly writtenBack: boolean }> {
+    const ns = checkNamespace(input, COMPLETE_KEYS, 'completeRequest input');
     if (input.agentId !== undefined) checkId(input.agentId, 'agentId');
     if (input.runId !== undefined) checkId(input.runId, 'runId');
     if (input.enableWriteback !== undefined && typeof input.enableWriteback !== 'boolean') throw invalidArgument('enableWriteback must be a boolean');
     if (!Array.isArray(input.turns) || input.turns.length > 1024) throw invalidArgument('turns must be an array of at most 1024 turns');
     // A sparse array has holes that would reach the store as undefined turns.
     for (let i = 0; i < input.turns.length; i++) if (!(i in input.turns)) throw invalidArgument(`turns[${i}] is missing (sparse array)`);
+    for (const [i, t] of input.turns.entries()) if (t !== null && typeof t === 'object') rejectUnknownKeys(t, TURN_KEYS, `turns[${i}]`);
     if (input.enableWriteback === false || input.turns.length === 0) {
       this.#checkOpen();
       const turns = await this.#queues.run(ns.key, () => storage(this.#store[activeTurnLog].read(ns.user, ns.session)));
@@ -437,7 +445,7 @@ export class AkashicMemory {
 
   /** Compacts what is left of the session's active chunk (a partial chunk below the gate included). */
   async endSession(input: SessionRef): Promise<{ readonly compacted: readonly CompactionResult[] }> {
-    const ns = checkNamespace(input);
+    const ns = checkNamespace(input, SESSION_KEYS, 'endSession input');
     this.#checkWritable();
     this.#armIdle(ns, false);
     return { compacted: await this.#lanes.run(ns.key, () => this.#drain(ns, 'end-session')) };
@@ -460,7 +468,7 @@ export class AkashicMemory {
    * an explicit `endSession`. Returns the sessions it compacted.
    */
   async endOtherSessions(input: SessionRef): Promise<{ readonly sessions: readonly string[]; readonly compacted: readonly CompactionResult[] }> {
-    const ns = checkNamespace(input);
+    const ns = checkNamespace(input, SESSION_KEYS, 'endOtherSessions input');
     this.#checkWritable();
     const others = (await storage(this.#store[activeTurnLog].sessions(ns.user))).filter((s) => s !== ns.session);
     const compacted: CompactionResult[] = [];
@@ -470,8 +478,12 @@ export class AkashicMemory {
 
   /** The session's active (not yet compacted) turns, oldest first. */
   async activeTurns(input: SessionRef): Promise<ActiveTurn[]> {
-    const ns = checkNamespace(input);
+    const ns = checkNamespace(input, SESSION_KEYS, 'activeTurns input');
     this.#checkOpen();
+    return this.#activeTurns(ns);
+  }
+
+  async #activeTurns(ns: Namespace): Promise<ActiveTurn[]> {
     const turns = await storage(this.#store[activeTurnLog].read(ns.user, ns.session));
     return turns.map(({ key: _key, ...t }) => t);
   }
@@ -541,7 +553,7 @@ export class AkashicMemory {
   }
 
   async #recall(input: RecallInput): Promise<RecallResult> {
-    const ns = checkNamespace(input);
+    const ns = checkNamespace(input, RECALL_KEYS, 'recall input');
     if (typeof input.query !== 'string' || !input.query.isWellFormed() || Buffer.byteLength(input.query, 'utf8') > LIMITS.textBytes) {
       throw invalidArgument(`query must be a well-formed string of at most ${LIMITS.textBytes} bytes`);
     }
@@ -551,29 +563,28 @@ export class AkashicMemory {
     const floor = floorOption('relevanceFloor', input.relevanceFloor, this.#options.relevanceFloor);
     if (input.enableRetrieval !== undefined && typeof input.enableRetrieval !== 'boolean') throw invalidArgument('enableRetrieval must be a boolean');
     if (input.turnId !== undefined && typeof input.turnId !== 'string') throw invalidArgument('turnId must be a string');
-    if (input.filter !== undefined) compileFilter(input.filter, 'filter');
+    const filter = input.filter === undefined ? undefined : compileFilter(input.filter, 'filter');
     if (input.asOf !== undefined && (typeof input.asOf !== 'number' || !Number.isFinite(input.asOf))) throw invalidArgument('asOf must be a finite number of ms since the epoch');
     if (input.includeSuperseded !== undefined && typeof input.includeSuperseded !== 'boolean') throw invalidArgument('includeSuperseded must be a boolean');
-    const view = {
-      ...(input.agentId === undefined ? {} : { agentId: input.agentId }),
-      ...(input.runId === undefined ? {} : { runId: input.runId }),
-      ...(input.asOf === undefined ? {} : { asOf: input.asOf }),
-      ...(input.includeSuperseded === undefined ? {} : { includeSuperseded: input.includeSuperseded }),
-    };
     this.#checkOpen();
 
     // A recall scoped to agents or runs sees only those scopes' pending turns too.
     const inScope = compileScope(input, 'recall');
-    const active = (await this.activeTurns(input)).filter((t) => t.turnId !== input.turnId && (inScope === null || inScope(t)));
+    const view = {
+      scope: inScope,
+      ...(input.asOf === undefined ? {} : { asOf: input.asOf }),
+      ...(input.includeSuperseded === undefined ? {} : { includeSuperseded: input.includeSuperseded }),
+    };
+    const active = (await this.#activeTurns(ns)).filter((t) => t.turnId !== input.turnId && (inScope === null || inScope(t)));
     if (input.enableRetrieval === false) {
       return { chunks: [], passages: [], text: '', tokenCount: 0, blocksTouched: 0, activeTurns: active, candidates: 0, dropped: 0, relocation: { status: 'skipped', reason: 'retrieval-disabled' } };
     }
-    const got = await storage(retrieve(this.#store, this.#model, this.#options, { userId: ns.user, sessionId: ns.session, query: input.query, topP, budget, scope, floor, ...(input.filter === undefined ? {} : { filter: input.filter }), view }));
+    const got = await storage(retrieve(this.#store, this.#model, this.#options, { userId: ns.user, sessionId: ns.session, query: input.query, topP, budget, scope, floor, ...(filter === undefined ? {} : { filter }), view }));
     const refs = got.chunks.map((c) => ({ sessionId: c.sessionId, chunkId: c.chunkId }));
     // A read-only store (or one latched read-only by a write error) can still be recalled from; it just learns
     // nothing about co-access.
     if (this.#store.options.readOnly || this.#store.writeError !== null) return { ...got, activeTurns: active, relocation: { status: 'skipped', reason: 'disabled' } };
-    if (refs.length > 0) await storage(this.#store.recordCoAccess(ns.user, refs));
+    if (refs.length > 0) await storage(this.#store[trustedCalls].recordCoAccess(ns.user, refs));
     return { ...got, activeTurns: active, relocation: await this.#relocate(ns.user, got.chunks, got.blocksTouched) };
   }
 
@@ -611,7 +622,7 @@ export class AkashicMemory {
    * it (`AkashicStore.history`): what reconciliation changed, and into what.
    */
   async history(input: SessionRef & { readonly chunkId: string }): Promise<ChunkVersion[]> {
-    const ns = checkNamespace(input);
+    const ns = checkNamespace(input, HISTORY_KEYS, 'history input');
     this.#checkOpen();
     return storage(this.#store.history(ns.user, ns.session, input.chunkId));
   }
@@ -625,6 +636,7 @@ export class AkashicMemory {
    */
   async purge(scope: { readonly user: string; readonly session?: string }): Promise<PurgeReport> {
     if (scope === null || typeof scope !== 'object') throw invalidArgument('scope must be { user, session? }');
+    rejectUnknownKeys(scope, PURGE_KEYS, 'scope');
     const user = checkId(scope.user, 'user');
     const session = scope.session === undefined ? null : checkId(scope.session, 'session');
     this.#checkWritable();
@@ -680,9 +692,20 @@ const RECEIPTS = Symbol('akashic.receipts');
 
 const MEMORY_EVENT_NAMES: ReadonlySet<string> = new Set(['compaction', 'recall', 'relocation', 'error']);
 
-function checkNamespace(input: SessionRef): Namespace {
-  if (input === null || typeof input !== 'object') throw invalidArgument('expected an object with user and session');
+function checkNamespace(input: SessionRef, keys: ReadonlySet<string>, what: string): Namespace {
+  if (input === null || typeof input !== 'object') throw invalidArgument(`${what} must be an object with user and session`);
+  rejectUnknownKeys(input, keys, what);
   const user = checkId(input.user, 'user');
   const session = checkId(input.session, 'session');
   return { user, session, key: user + SEP + session };
 }
+
+const SESSION_KEYS = keysOf<SessionRef>()('user', 'session');
+const APPEND_KEYS = keysOf<SessionRef & TurnInput>()('user', 'session', 'role', 'text', 'at', 'turnId', 'agentId', 'runId');
+const TURN_KEYS = keysOf<TurnInput>()('role', 'text', 'at', 'turnId', 'agentId', 'runId');
+const COMPLETE_KEYS = keysOf<CompleteRequestInput>()('user', 'session', 'turns', 'enableWriteback', 'agentId', 'runId');
+const RECALL_KEYS = keysOf<RecallInput>()(
+  'user', 'session', 'query', 'topP', 'memoryBudgetTokens', 'scope', 'relevanceFloor', 'enableRetrieval', 'turnId', 'filter', 'agentId', 'runId', 'asOf', 'includeSuperseded',
+);
+const HISTORY_KEYS = keysOf<SessionRef & { readonly chunkId: string }>()('user', 'session', 'chunkId');
+const PURGE_KEYS = keysOf<{ readonly user: string; readonly session?: string }>()('user', 'session');

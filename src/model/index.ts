@@ -1,6 +1,6 @@
 /**
  * The model layer: the `MemoryModel` contract MemAttention calls, its two implementations, and the lexical and
- * token-counting helpers they share with the engine.
+ * token-counting functions they share with the engine.
  */
 export type {
   ChunkBodyView,

@@ -19,6 +19,12 @@ export interface CodeBlock {
   readonly code: string;
   /** The heading the block sits under. */
   readonly heading: string;
+  /** 1-based line of the opening fence. */
+  readonly line: number;
+  /** Why the block must not run (`<!-- not-run: why -->` right above it), or null. */
+  readonly notRun: string | null;
+  /** Marked `<!-- setup -->`: the frame the document's later examples run inside (see `withSetup`). */
+  readonly setup: boolean;
 }
 
 /** Every fenced code block of `file` (relative to the repository root). */
@@ -32,11 +38,42 @@ export async function codeBlocks(file: string): Promise<CodeBlock[]> {
     if (/^#+ /.test(line)) heading = line.replace(/^#+ /, '');
     const fence = /^```(\w*)\s*$/.exec(line);
     if (fence === null) continue;
+    const start = i;
+    let above = start - 1;
+    while (above >= 0 && lines[above]!.trim() === '') above--;
+    const marker = above >= 0 ? /^<!--\s*(not-run:\s*(.*?)|setup)\s*-->$/.exec(lines[above]!.trim()) : null;
     const body: string[] = [];
     for (i++; i < lines.length && lines[i] !== '```'; i++) body.push(lines[i]!);
-    out.push({ file, lang: fence[1]!, code: body.join('\n') + '\n', heading });
+    out.push({
+      file,
+      lang: fence[1]!,
+      code: body.join('\n') + '\n',
+      heading,
+      line: start + 1,
+      notRun: marker?.[2] !== undefined ? marker[2] : null,
+      setup: marker?.[1] === 'setup',
+    });
   }
   return out;
+}
+
+/**
+ * An example placed inside its document's setup block: the setup's line `// … the example …` is replaced by the
+ * example's code, so the result is a whole module (imports may sit anywhere at the top level of a module).
+ */
+export function withSetup(setup: CodeBlock, example: CodeBlock): string {
+  const lines = setup.code.split('\n');
+  const at = lines.findIndex((l) => /^\s*\/\/ … the example …\s*$/.test(l));
+  if (at < 0) throw new Error(`${setup.file}:${setup.line}: the setup block has no "// … the example …" line`);
+  return [...lines.slice(0, at), example.code.trimEnd(), ...lines.slice(at + 1)].join('\n');
+}
+
+/**
+ * What a block says it prints: every `// → text` comment, in order (one printed line each). Empty when the block
+ * states no output.
+ */
+export function statedOutput(code: string): string[] {
+  return [...code.matchAll(/\/\/ → (.*)$/gm)].map((m) => m[1]!.trimEnd());
 }
 
 export interface SnippetRun {

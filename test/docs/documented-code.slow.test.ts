@@ -1,17 +1,22 @@
 /**
- * Every code block of README.md and docs/adapters.md, run as written against a fresh directory, with its visible
- * outcome checked. A block nobody checks fails the test, so a new block needs a check here.
+ * Every code block of README.md and docs/*.md, run as written against a fresh directory, with its visible outcome
+ * checked. A block nobody checks fails the test, so a new block needs a check here, or the stated output its
+ * examples print (`// → …`), or a `<!-- not-run: why -->` mark (then its commands' options are still checked
+ * against the CLI's help, and TypeScript blocks must still parse).
  */
-import { readFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedChatServer, type ScriptedChatServer } from '../model/scripted-chat-server.js';
 import { conceptVector, startScriptedEmbeddingsServer } from '../model/scripted-embeddings-server.js';
-import { ROOT, codeBlocks, runSnippet, type CodeBlock, type SnippetRun } from './code-blocks.js';
+import { ROOT, codeBlocks, runSnippet, statedOutput, withSetup, type CodeBlock, type SnippetRun } from './code-blocks.js';
 
 type Check = (run: SnippetRun) => void | Promise<void>;
 
-const blocks = [...(await codeBlocks('README.md')), ...(await codeBlocks('docs/adapters.md'))];
+const DOCS = ['README.md', ...(await readdir(join(ROOT, 'docs'))).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+const blocks = (await Promise.all(DOCS.map((f) => codeBlocks(f)))).flat();
 const ran = new Set<CodeBlock>();
 
 function block(file: string, heading: string, lang = 'ts'): CodeBlock {
@@ -116,8 +121,106 @@ describe('docs/adapters.md', () => {
     });
   });
 
-  it('every block of both documents is checked by one of the tests above', () => {
+});
+
+describe('docs/api.md: every example prints what it says', () => {
+  const file = 'docs/api.md';
+  const setups = blocks.filter((b) => b.file === file && b.setup);
+  const examples = blocks.filter((b) => b.file === file && !b.setup && b.notRun === null && b.lang === 'ts');
+
+  it('has one setup block and an example for every call', () => {
+    expect(setups.length).toBe(1);
+    expect(examples.length).toBeGreaterThanOrEqual(25);
+    ran.add(setups[0]!);
+  });
+
+  it.each(examples.map((b) => [`${b.heading} (line ${b.line})`, b] as const))('%s', async (_name, b) => {
+    ran.add(b);
+    const stated = statedOutput(b.code);
+    expect(stated.length, `${file}:${b.line} states no output`).toBeGreaterThan(0);
+    const r = await runSnippet(withSetup(setups[0]!, b));
+    try {
+      expect(r.stderr, `${file}:${b.line}`).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout.trimEnd().split('\n'), `${file}:${b.line}`).toEqual(stated);
+    } finally {
+      await r.dispose();
+    }
+  });
+});
+
+describe('docs/reliability.md', () => {
+  it('the salvage example copies the chunk it stored', async () => {
+    const b = block('docs/reliability.md', 'Salvage');
+    const r = await runSnippet(b.code);
+    try {
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout.trimEnd().split('\n')).toEqual(statedOutput(b.code));
+    } finally {
+      await r.dispose();
+    }
+  });
+});
+
+const helpCache = new Map<string, Promise<string>>();
+function help(words: readonly string[]): Promise<string> {
+  const key = words.join(' ');
+  let h = helpCache.get(key);
+  if (h === undefined) {
+    h = new Promise((done, fail) => {
+      execFile(process.execPath, [join(ROOT, 'bin/akashic.js'), ...words, '--help'], { cwd: ROOT, timeout: 60_000 }, (err, stdout) =>
+        err === null ? done(stdout) : fail(err),
+      );
+    });
+    helpCache.set(key, h);
+  }
+  return h;
+}
+
+/** `npx akashic …` commands of a shell block, continuation lines joined, comments dropped. */
+function akashicCommands(code: string): string[][] {
+  const joined = code.replace(/\\\n\s*/g, ' ');
+  return joined
+    .split('\n')
+    .map((l) => l.replace(/\s#.*$/, '').trim())
+    .filter((l) => /^npx akashic\b/.test(l))
+    .map((l) => l.replace(/[[\]]/g, ' ').split(/\s+/).slice(2));
+}
+
+describe('blocks marked not-run', () => {
+  const marked = blocks.filter((b) => b.notRun !== null);
+
+  it('each says why', () => {
+    expect(marked.length).toBeGreaterThan(0);
+    for (const b of marked) expect(b.notRun!.length, `${b.file}:${b.line}`).toBeGreaterThan(5);
+  });
+
+  it.each(marked.filter((b) => b.lang === 'sh').map((b) => [`${b.file}:${b.line}`, b] as const))(
+    '%s: every akashic command and option exists',
+    async (_name, b) => {
+      ran.add(b);
+      for (const words of akashicCommands(b.code)) {
+        const end = words.findIndex((w) => w.startsWith('-') || w.startsWith('<') || w.includes('/'));
+        const sub = end < 0 ? words : words.slice(0, end);
+        const text = await help(sub);
+        for (const opt of words.filter((w) => w.startsWith('--'))) {
+          expect(text, `${b.file}:${b.line}: ${opt} of "akashic ${sub.join(' ')}"`).toContain(opt.replace(/=.*$/, ''));
+        }
+      }
+    },
+  );
+
+  it.each(marked.filter((b) => b.lang === 'ts').map((b) => [`${b.file}:${b.line}`, b] as const))('%s: parses as TypeScript', (_name, b) => {
+    ran.add(b);
+    const out = ts.transpileModule(b.code, { reportDiagnostics: true, compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
+    expect(out.diagnostics ?? []).toEqual([]);
+  });
+});
+
+describe('every block', () => {
+  it('of README.md and docs/*.md is checked by one of the tests above', () => {
     const unchecked = blocks.filter((b) => !ran.has(b) && b.lang !== '');
-    expect(unchecked.map((b) => `${b.file} / ${b.heading} (${b.lang})`)).toEqual([]);
+    expect(unchecked.map((b) => `${b.file}:${b.line} / ${b.heading} (${b.lang})`)).toEqual([]);
   });
 });

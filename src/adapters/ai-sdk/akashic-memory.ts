@@ -16,6 +16,7 @@ import type { MemorySurface } from '../../protocol/surfaces.js';
 import { compileFilter, type ChunkFilter } from '../../api/chunk-filter.js';
 import { checkId } from '../../api/ids.js';
 import { compileScope } from '../../api/scope-filter.js';
+import { keysOf, rejectUnknownKeys } from '../../api/option-keys.js';
 
 type CallOptions = Parameters<NonNullable<LanguageModelMiddleware['transformParams']>>[0]['params'];
 type Prompt = CallOptions['prompt'];
@@ -76,18 +77,22 @@ export interface AkashicMemoryOptions {
   readonly endSessionAfterIdleMs?: number;
 }
 
-const OPTION_KEYS: ReadonlySet<string> = new Set(['memory', 'header', 'onWritebackError', 'recallScope', 'compactOnSessionChange', 'endSessionAfterIdleMs']);
 
 export const DEFAULT_MEMORY_HEADER = 'Memory of earlier conversations with this user:';
 
 /** How many users' last sessions the middleware remembers (older users just compact again on their next call). */
 const LAST_SESSION_USERS = 10_000;
 
+const MIDDLEWARE_KEYS = keysOf<AkashicMemoryOptions>()('memory', 'header', 'onWritebackError', 'recallScope', 'compactOnSessionChange', 'endSessionAfterIdleMs');
+const PROVIDER_KEYS = keysOf<AkashicProviderOptions>()('userId', 'sessionId', 'enableRetrieval', 'enableWriteback', 'memoryBudgetTokens', 'agentId', 'runId', 'recall');
+const PROVIDER_RECALL_KEYS = keysOf<NonNullable<AkashicProviderOptions['recall']>>()('agentId', 'runId', 'filter');
+
 /** Reads and checks `providerOptions.akashic`; null when the call carries none. */
 function callOptions(params: CallOptions): AkashicProviderOptions | null {
   const raw = params.providerOptions?.['akashic'] as Record<string, unknown> | undefined;
   if (raw === undefined) return null;
   if (raw === null || typeof raw !== 'object') throw invalidArgument('providerOptions.akashic must be an object');
+  rejectUnknownKeys(raw, PROVIDER_KEYS, 'providerOptions.akashic');
   const { userId, sessionId, enableRetrieval, enableWriteback, memoryBudgetTokens, agentId, runId, recall } = raw;
   if (typeof userId !== 'string' || typeof sessionId !== 'string') throw invalidArgument('providerOptions.akashic needs string userId and sessionId');
   for (const [name, v] of [['enableRetrieval', enableRetrieval], ['enableWriteback', enableWriteback]] as const) {
@@ -102,7 +107,7 @@ function callOptions(params: CallOptions): AkashicProviderOptions | null {
   if (recall !== undefined) {
     if (recall === null || typeof recall !== 'object' || Array.isArray(recall)) throw invalidArgument('providerOptions.akashic.recall must be an object');
     const r = recall as Record<string, unknown>;
-    for (const k of Object.keys(r)) if (!['agentId', 'runId', 'filter'].includes(k)) throw invalidArgument(`providerOptions.akashic.recall: unknown field ${JSON.stringify(k)}`);
+    rejectUnknownKeys(r, PROVIDER_RECALL_KEYS, 'providerOptions.akashic.recall');
     compileScope(r, 'providerOptions.akashic.recall');
     if (r['filter'] !== undefined) compileFilter(r['filter'], 'providerOptions.akashic.recall.filter');
   }
@@ -137,6 +142,7 @@ function lastUserText(prompt: Prompt): string {
  */
 export function akashicMemory(options: AkashicMemoryOptions): LanguageModelMiddleware {
   if (options === null || typeof options !== 'object') throw invalidArgument('options must be an object');
+  rejectUnknownKeys(options, MIDDLEWARE_KEYS, 'akashicMemory options');
   const { memory, header = DEFAULT_MEMORY_HEADER, onWritebackError, recallScope = 'user', compactOnSessionChange = true, endSessionAfterIdleMs = 0 } = options;
   if (memory === null || typeof memory !== 'object' || typeof memory.recall !== 'function' || typeof memory.completeRequest !== 'function') {
     throw invalidArgument('akashicMemory: option memory must be an AkashicMemory');
@@ -147,9 +153,6 @@ export function akashicMemory(options: AkashicMemoryOptions): LanguageModelMiddl
   if (typeof compactOnSessionChange !== 'boolean') throw invalidArgument('option compactOnSessionChange must be a boolean');
   if (typeof endSessionAfterIdleMs !== 'number' || !Number.isSafeInteger(endSessionAfterIdleMs) || endSessionAfterIdleMs < 0) {
     throw invalidArgument('option endSessionAfterIdleMs must be a non-negative integer of ms');
-  }
-  for (const k of Object.keys(options)) {
-    if (!OPTION_KEYS.has(k)) throw invalidArgument(`akashicMemory: unknown option ${JSON.stringify(k)}`);
   }
 
   /** Background work has no caller: its failure goes to onWritebackError (dropped without one, the turns stay pending). */

@@ -26,6 +26,7 @@ import type { MemorySurface } from '../../protocol/surfaces.js';
 import type { ChunkRef } from '../../api/chunk-input.js';
 import { checkId } from '../../api/ids.js';
 import { fitsEngineId } from '../shared/id-escaping.js';
+import { keysOf, rejectUnknownKeys } from '../../api/option-keys.js';
 
 export const HISTORY_SESSION_PREFIX = 'lc.history.';
 const TYPE_ATTRIBUTE = 'lc.type';
@@ -51,6 +52,8 @@ function textOf(m: BaseMessage): string {
     .join('\n');
 }
 
+const CHAT_HISTORY_KEYS = keysOf<AkashicChatMessageHistoryOptions>()('store', 'userId', 'sessionId', 'memory');
+
 /**
  * A `BaseListChatMessageHistory` persisted in Akashic. Export name: `AkashicChatMessageHistory` from
  * `akashic/langchain`.
@@ -61,6 +64,7 @@ function textOf(m: BaseMessage): string {
  *   await history.addMessages([new HumanMessage('hi'), new AIMessage('hello!')]);
  *   const messages = await history.getMessages();
  */
+
 export class AkashicChatMessageHistory extends BaseListChatMessageHistory {
   lc_namespace = ['langchain', 'stores', 'message', 'akashic'];
 
@@ -74,6 +78,7 @@ export class AkashicChatMessageHistory extends BaseListChatMessageHistory {
   constructor(options: AkashicChatMessageHistoryOptions) {
     super();
     if (options === null || typeof options !== 'object') throw invalidArgument('options must be an object');
+    rejectUnknownKeys(options, CHAT_HISTORY_KEYS, 'AkashicChatMessageHistory options');
     const { store, userId, sessionId, memory } = options;
     if (store === null || typeof store !== 'object' || typeof store.write !== 'function') throw invalidArgument("AkashicChatMessageHistory: option store must be an open AkashicStore engine from 'akashic'");
     this.#user = checkId(userId, 'option userId');

@@ -50,6 +50,7 @@ import {
   threadSession,
   type Section,
 } from './saver-records.js';
+import { keysOf, rejectUnknownKeys } from '../../api/option-keys.js';
 
 export interface AkashicSaverOptions {
   /** An open engine. The saver never closes it. */
@@ -79,6 +80,8 @@ const writesKey = (ns: string, checkpointId: string): string => m(TAG.writes, ch
 /** Newer record version first; ids are ULIDs, so later writers win ties. */
 const newer = (a: ListedEntry, b: ListedEntry): boolean => a.entry.updatedAt > b.entry.updatedAt || (a.entry.updatedAt === b.entry.updatedAt && a.chunkId > b.chunkId);
 
+const SAVER_KEYS = keysOf<AkashicSaverOptions>()('store', 'userId', 'serde');
+
 /**
  * A LangGraph checkpointer persisted in Akashic. Passes `@langchain/langgraph-checkpoint-validation` in full,
  * including the channel-delta case the in-memory saver skips.
@@ -96,6 +99,7 @@ export class AkashicSaver extends BaseCheckpointSaver {
   /** @throws AkashicError AKASHIC_INVALID_ARGUMENT naming a bad option. */
   constructor(options: AkashicSaverOptions) {
     if (options === null || typeof options !== 'object') throw invalidArgument('options must be an object');
+    rejectUnknownKeys(options, SAVER_KEYS, 'AkashicSaver options');
     super(options.serde);
     if (options.store === null || typeof options.store !== 'object' || typeof options.store.write !== 'function') throw invalidArgument("AkashicSaver: option store must be an open AkashicStore engine from 'akashic'");
     this.#store = options.store;

@@ -39,6 +39,7 @@ import { checkItemKey, decodeVectors, itemContent, itemOf, KEY_TAG, keyMarker, v
 import { checkNamespace, compareNamespaces, hasPrefix, hasSuffix, namespaceOf, scopeOf, writableScope, type EngineScope } from './namespace-mapping.js';
 import { checkFilter, matchesFilter } from './store-filter.js';
 import { FORMAT_ATTRIBUTE, pushdownFilter } from './field-attributes.js';
+import { keysOf, rejectUnknownKeys } from '../../api/option-keys.js';
 
 /** Keywords kept per item for lexical `query` ranking. */
 export const DEFAULT_ITEM_KEYWORDS = 64;
@@ -57,6 +58,8 @@ export interface AkashicLangGraphStoreOptions {
   /** Keywords extracted per item for lexical ranking (1–255). Default 64. */
   readonly keywordLimit?: number;
 }
+
+const LANGGRAPH_STORE_KEYS = keysOf<AkashicLangGraphStoreOptions>()('store', 'index', 'keywordLimit');
 
 /** One live item as the directory shows it. */
 interface Listed {
@@ -92,6 +95,7 @@ export class AkashicLangGraphStore extends BaseStore {
   constructor(options: AkashicLangGraphStoreOptions) {
     super();
     if (options === null || typeof options !== 'object') throw invalidArgument('options must be an object');
+    rejectUnknownKeys(options, LANGGRAPH_STORE_KEYS, 'AkashicLangGraphStore options');
     const { store, index, keywordLimit = DEFAULT_ITEM_KEYWORDS } = options;
     if (store === null || typeof store !== 'object' || typeof store.write !== 'function') throw invalidArgument("AkashicLangGraphStore: option store must be an open AkashicStore engine from 'akashic'");
     if (!Number.isInteger(keywordLimit) || keywordLimit < 1 || keywordLimit > 255) throw invalidArgument(`option keywordLimit must be an integer in [1, 255], got ${String(keywordLimit)}`);

@@ -1,6 +1,6 @@
 /**
- * Cold-read instruments (docs/benchmarks.md, ../shared MEASURING.md): dropping the OS page cache before a request,
- * and the bytes this process caused to be read from storage (`read_bytes` of /proc/self/io, which counts page-fault
+ * Cold-read instruments (docs/benchmarks.md, "The machine and the disks"): dropping the OS page cache before a
+ * request, and the bytes this process caused to be read from storage (`read_bytes` of /proc/self/io, which counts page-fault
  * read-ahead on memory-mapped files too). Linux only; elsewhere both report that they are unavailable.
  */
 import { execFileSync } from 'node:child_process';

@@ -135,6 +135,8 @@ export async function loadSqlite(): Promise<{ ok: true; Database: SqliteConstruc
   const specifier = 'better-sqlite3';
   try {
     const mod = (await import(specifier)) as { default: SqliteConstructor };
+    // The native addon loads at the first open: one built for another Node version fails only there.
+    new mod.default(':memory:').close();
     return { ok: true, Database: mod.default };
   } catch (err) {
     return { ok: false, reason: `better-sqlite3 could not be loaded: ${(err as Error).message.split('\n')[0]}` };

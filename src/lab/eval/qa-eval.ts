@@ -74,7 +74,7 @@ const mean = (xs: readonly number[]): number | null => (xs.length === 0 ? null :
  *
  * @example
  * ```ts
- * const report = await evaluateQa(await loadLocomo('../../shared/data/locomo'), {
+ * const report = await evaluateQa(await loadLocomo('./locomo'), {
  *   reader: { baseURL: 'http://127.0.0.1:8000/v1', model: 'Qwen/Qwen2.5-7B-Instruct' }, limit: 200,
  * });
  * console.log(report.f1, report.bm25F1);

@@ -146,7 +146,7 @@ export function resolveRecallEvalConfig(o: RecallEvalOptions): RecallEvalConfig 
  *
  * @example
  * ```ts
- * const report = await evaluateRecall(await loadLocomo('../../shared/data/locomo'), { dataset: 'locomo' });
+ * const report = await evaluateRecall(await loadLocomo('./locomo'), { dataset: 'locomo' });
  * console.log(report.evidenceRecallAt5, report.bm25EvidenceRecall);
  * ```
  * @throws AkashicError `AKASHIC_INVALID_ARGUMENT` naming a bad option; any error of the store or the layer.

@@ -34,7 +34,7 @@ export function qaReportLines(r: QaEvalReport): string[] {
  *
  * @example
  * ```ts
- * await runQaEval({ kind: 'locomo', path: '../../shared/data/locomo' }, (l) => console.log(l), {
+ * await runQaEval({ kind: 'locomo', path: './locomo' }, (l) => console.log(l), {
  *   reader: { baseURL: 'http://127.0.0.1:11434/v1', model: 'qwen2.5:7b-instruct' }, limit: 100, json: true,
  * });
  * ```

@@ -58,7 +58,7 @@ const schemas = lazily(() => {
  *
  * @example
  * ```ts
- * const conversations = await loadLocomo('../../shared/data/locomo');
+ * const conversations = await loadLocomo('./locomo');
  * const turns = conversations.flatMap((c) => c.sessions.flatMap((s) => s.turns));
  * ```
  * @throws AkashicError `AKASHIC_INVALID_ARGUMENT` when the path cannot be read, a folder holds no `.json` file, a
