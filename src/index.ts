@@ -12,3 +12,5 @@ export { FORMAT_VERSION } from './record/envelope.js';
 export * from './memattention/index.js';
 export * from './model/index.js';
 export { salvage, type SalvageOptions, type SalvageReport } from './engine/salvage.js';
+export { reportModelUsage } from './util/model-usage.js';
+export { instrumentOpenTelemetry, type OpenTelemetryHandle, type OpenTelemetryOptions } from './telemetry/open-telemetry.js';

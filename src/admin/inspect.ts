@@ -2,6 +2,7 @@ import type { AkashicStore } from '../engine/akashic-store.js';
 import { readOnlyScans } from '../engine/internal-seams.js';
 import type { EngineMeta } from '../record/engine-records.js';
 import type { StoreStats } from '../api/reports.js';
+import type { UsageTotals } from '../api/model-usage.js';
 import { lineWriter, writeLines, type LineSink } from '../util/line-sink.js';
 import { formatBytes, formatRatio, phiBucketLabel, textBars } from '../util/text-format.js';
 
@@ -50,6 +51,12 @@ export async function collectInspection(store: AkashicStore): Promise<Inspection
   return { stats, meta: scans.meta, users };
 }
 
+/** One line of model-usage totals. */
+function modelUsageText(t: UsageTotals): string {
+  const failed = t.failedCalls === 0 ? '' : ` (${t.failedCalls} failed)`;
+  return `${t.calls} calls${failed}, ${t.promptTokens} prompt + ${t.completionTokens} completion tokens, ${t.retries} retries, ${(t.latencyMs / 1000).toFixed(1)} s`;
+}
+
 /** The readable summary, as lines. `maxUsers` caps the per-user table. */
 export function inspectionLines(x: Inspection, maxUsers = 20): string[] {
   const s = x.stats;
@@ -68,6 +75,8 @@ export function inspectionLines(x: Inspection, maxUsers = 20): string[] {
     row('relocations', `${s.relocations} (${s.relocatedChunks} chunks moved)`),
     row('gc', `${s.gcRuns} runs, ${s.gcMovedChunks} chunks moved; ${s.blocksCreated} blocks created, ${s.blocksReleased} released`),
     row('retrievals', `${s.retrievals}, ${s.blocksPerRetrieval === null ? 'n/a' : s.blocksPerRetrieval.toFixed(2)} blocks per retrieval`),
+    row('model usage', modelUsageText(s.modelUsage.total) + ' since the store was opened'),
+    ...Object.entries(s.modelUsage.byOperation).map(([op, t]) => row(`  ${op}`, modelUsageText(t))),
     '',
     'φ histogram (invalid-slot ratio of open and sealed blocks)',
     ...textBars(s.phiHistogram.map((_, i) => phiBucketLabel(i)), s.phiHistogram).map((l) => '  ' + l),

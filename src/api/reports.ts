@@ -1,4 +1,6 @@
 // What the store's maintenance operations (relocation, purge, expiry sweep, stats, verify) report.
+import type { ModelUsageStats } from './model-usage.js';
+
 export interface RelocationResult {
   /** Chunks rewritten into fresh blocks. */
   readonly moved: number;
@@ -106,6 +108,11 @@ export interface StoreStats {
    * write), and the last failure with its code.
    */
   readonly postingMerge: PostingMergeReport;
+  /**
+   * Model calls since the store was opened (in memory, not persisted): GC grouping and what AkashicMemory's
+   * compactions, recalls and relocations cost, in total, per operation, per call and per user.
+   */
+  readonly modelUsage: ModelUsageStats;
 }
 
 /** Stable problem kinds reported by verify(). */

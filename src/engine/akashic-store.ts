@@ -11,7 +11,7 @@ import { DefaultAffinityModel } from '../gc/default-affinity.js';
 import { GcPool } from '../gc/gc-pool.js';
 import { invalidRatio } from '../record/block-info.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
-import { activeSessions, appendActiveTurns, readActiveTurns, scanActiveTurns } from '../store/write/active-turns.js';
+import { activeNamespaces, activeSessions, appendActiveTurns, readActiveTurns, scanActiveTurns } from '../store/write/active-turns.js';
 import type { CandidateRead } from '../store/index/candidate-reader.js';
 import { candidateIndexPurgeHook } from '../store/index/candidate-index.js';
 import { isExpired } from '../record/dir-entry.js';
@@ -42,6 +42,7 @@ import {
   activeTurnLog,
   backgroundGcPasses,
   coldReopen,
+  modelUsageLedger,
   readOnlyScans,
   trustedCalls,
   type ActiveTurnLog,
@@ -53,6 +54,10 @@ import {
   type SnapshotView,
 } from './internal-seams.js';
 import { NextEvent } from '../util/next-event.js';
+import { EventChannel } from '../util/typed-events.js';
+import { collectModelUsage, noteReceipt, sumReceipts, UsageLedger, withReceipts, type ModelCallReceipt } from '../util/model-usage.js';
+import { ulid } from 'ulid';
+import type { StoreEvents } from '../api/store-events.js';
 import type { PutInput, WriteOp, ListOptions } from '../api/requests.js';
 import { isRedisUrl } from '../backend/redis/redis-url.js';
 import { openRedisLevel } from '../backend/open-backend.js';
@@ -78,6 +83,9 @@ export class AkashicStore {
   #inflight = new Set<Promise<unknown>>();
   /** The private copy a read-only store on a path reads (the source directory is never opened by LevelDB). */
   #workingCopy: WorkingCopy | null = null;
+  readonly #events = new EventChannel<StoreEvents>();
+  /** Model usage since open: GC grouping here, and what AkashicMemory notes through `modelUsageLedger`. */
+  readonly #usage = new UsageLedger();
 
   private constructor(core: StoreCore, location: string | null, affinity: AffinityModel) {
     this.#core = core;
@@ -166,6 +174,10 @@ export class AkashicStore {
         this.#checkOpen();
         return this.#track(activeSessions(core, userId));
       },
+      namespaces: () => {
+        this.#checkOpen();
+        return this.#track(activeNamespaces(core));
+      },
       append: (userId, sessionId, turns) => {
         this.#checkWritable();
         return this.#track(appendActiveTurns(core, userId, sessionId, turns));
@@ -221,6 +233,29 @@ export class AkashicStore {
   /** The background GC loop's "pass finished" event (internal-seams.ts). @internal */
   get [backgroundGcPasses](): BackgroundGcPasses {
     return { next: () => this.#gcPassEvents.next() };
+  }
+
+  /** The store's model-usage ledger, which AkashicMemory adds its receipts to (`modelUsageLedger`). @internal */
+  get [modelUsageLedger](): UsageLedger {
+    return this.#usage;
+  }
+
+  /**
+   * Listens to the store's events: `gc` (every GC pass), `expiry` (a sweep that deleted chunks), `relocation`,
+   * `error` (a background GC pass that failed). Returns the function that removes the listener. Listeners run
+   * synchronously after the operation; one that throws does not affect it.
+   *
+   * @example
+   *   const stop = store.on('gc', (e) => console.log(e.report.chunksMoved, e.durationMs));
+   */
+  on<K extends keyof StoreEvents>(name: K, listener: (event: StoreEvents[K]) => void): () => void {
+    if (!STORE_EVENT_NAMES.has(name)) throw invalidArgument(`unknown store event ${JSON.stringify(name)}`);
+    return this.#events.on(name, listener);
+  }
+
+  /** Removes a listener added with `on`. */
+  off<K extends keyof StoreEvents>(name: K, listener: (event: StoreEvents[K]) => void): void {
+    this.#events.off(name, listener);
   }
 
   /** Background GC passes finishing (`backgroundGcPasses`); a failed pass has no other caller to throw to. */
@@ -530,7 +565,7 @@ export class AkashicStore {
     checkOptions(opts, SWEEP_KEYS, 'sweepExpired options');
     const max = opts.max ?? 10_000;
     if (!Number.isInteger(max) || max < 1) throw invalidArgument('max must be a positive integer');
-    return this.#track(sweepExpired(this.#core, max));
+    return this.#track(this.#sweep(max));
   }
 
   /** Out-of-place relocation of co-retrieved chunks into fresh blocks (Algorithm 2, lines 3–10). */
@@ -540,9 +575,14 @@ export class AkashicStore {
     return this.#relocate(userId, checkRefs(refs, 'refs', 1024));
   }
 
-  #relocate(userId: string, refs: readonly ChunkRef[]): Promise<RelocationResult> {
+  async #relocate(userId: string, refs: readonly ChunkRef[]): Promise<RelocationResult> {
     this.#checkWritable();
-    return this.#track(relocate(this.#core, userId, refs));
+    if (!this.#events.listening('relocation')) return this.#track(relocate(this.#core, userId, refs));
+    const startedAt = Date.now();
+    const t0 = performance.now();
+    const r = await this.#track(relocate(this.#core, userId, refs));
+    this.#events.emit('relocation', { id: ulid(), startedAt, durationMs: performance.now() - t0, user: userId, chunks: refs.length, moved: r.moved });
+    return r;
   }
 
   /** Records that these chunks were materialized together by one request. */
@@ -577,6 +617,10 @@ export class AkashicStore {
    * at most `maxBlocks`. Concurrent calls share the pass in progress.
    */
   async gc(opts: { threshold?: number; maxBlocks?: number; userId?: string } = {}): Promise<GcReport> {
+    return this.#gc(opts, false);
+  }
+
+  async #gc(opts: { threshold?: number; maxBlocks?: number; userId?: string }, background: boolean): Promise<GcReport> {
     this.#checkWritable();
     checkOptions(opts, GC_KEYS, 'gc options');
     const o = this.#core.options;
@@ -585,13 +629,9 @@ export class AkashicStore {
     const maxBlocks = opts.maxBlocks ?? Number.MAX_SAFE_INTEGER;
     if (!Number.isInteger(maxBlocks) || maxBlocks < 1) throw invalidArgument('maxBlocks must be a positive integer');
     const passOpts = this.#gcPassOptions(threshold, maxBlocks, opts.userId === undefined ? undefined : checkId(opts.userId, 'userId'));
-    if (this.#gcRunning !== null) return this.#gcRunning.then(() => this.gc(opts));
-    if (this.#exclusiveRun !== null) return this.#exclusiveRun.then(() => this.gc(opts), () => this.gc(opts));
-    const run = this.#track(
-      sweepExpired(this.#core, 10_000)
-        .then(() => sweepHistory(this.#core, 10_000))
-        .then(() => runGcPass(this.#core, this.#pool, this.#affinity, passOpts)),
-    );
+    if (this.#gcRunning !== null) return this.#gcRunning.then(() => this.#gc(opts, background));
+    if (this.#exclusiveRun !== null) return this.#exclusiveRun.then(() => this.#gc(opts, background), () => this.#gc(opts, background));
+    const run = this.#track(this.#gcPass(passOpts, background));
     this.#gcRunning = run;
     const clear = (): void => {
       this.#gcRunning = null;
@@ -599,6 +639,73 @@ export class AkashicStore {
     run.then(clear, clear);
     return run;
   }
+
+  /** An expiry sweep, reported as an `expiry` event when it deleted chunks. */
+  async #sweep(max: number): Promise<SweepReport> {
+    const startedAt = Date.now();
+    const t0 = performance.now();
+    const r = await sweepExpired(this.#core, max);
+    if ((r.expired > 0 || r.stale > 0) && this.#events.listening('expiry')) {
+      this.#events.emit('expiry', { id: ulid(), startedAt, durationMs: performance.now() - t0, ...r });
+    }
+    return r;
+  }
+
+  /**
+   * One GC pass after the expiry and history sweeps. The affinity model's calls are costed (receipts in the `gc`
+   * event and the store's model usage).
+   */
+  async #gcPass(passOpts: GcPassOptions, background: boolean): Promise<GcReport> {
+    const startedAt = Date.now();
+    const t0 = performance.now();
+    await this.#sweep(10_000);
+    await sweepHistory(this.#core, 10_000);
+    const r = await withReceipts(() => runGcPass(this.#core, this.#pool, this.#costedAffinity, passOpts));
+    this.#usage.note('gc', passOpts.userId ?? null, r.receipts);
+    if (r.failed) throw r.error;
+    const report = r.value!;
+    if (this.#events.listening('gc')) {
+      this.#events.emit('gc', {
+        id: ulid(),
+        startedAt,
+        durationMs: performance.now() - t0,
+        user: passOpts.userId ?? null,
+        background,
+        report,
+        blocksTouched: report.victims + report.blocksWritten,
+        modelCalls: r.receipts,
+        usage: sumReceipts(r.receipts),
+      });
+    }
+    return report;
+  }
+
+  /** The affinity model, each `group` call costed like a MemAttention model call. */
+  readonly #costedAffinity: AffinityModel = {
+    group: async (chunks, coAccess) => {
+      const model = this.#affinity;
+      const startedAt = Date.now();
+      const t0 = performance.now();
+      const local = (model as { local?: unknown }).local === true;
+      const r = await collectModelUsage(() => model.group(chunks, coAccess));
+      const u = r.usage;
+      const known = u !== null && u.tokensReported;
+      const receipt: ModelCallReceipt = {
+        call: 'group',
+        model: u?.model ?? modelName(model),
+        promptTokens: known ? u.promptTokens : local ? 0 : estimateTokens(chunks),
+        completionTokens: known ? u.completionTokens : local || r.failed ? 0 : estimateTokens(r.value),
+        usageSource: known ? 'server' : local ? 'local' : 'estimated',
+        startedAt,
+        latencyMs: performance.now() - t0,
+        retries: u?.retries ?? 0,
+        ok: !r.failed,
+      };
+      noteReceipt(receipt);
+      if (r.failed) throw r.error;
+      return r.value!;
+    },
+  };
 
   /** What a GC pass (and the victim count of `readOnlyScans.gcVictims`) decides with: θ and the rate limit (the merge rule is the store's). */
   #gcPassOptions(threshold: number, maxBlocks: number, userId?: string): GcPassOptions {
@@ -608,9 +715,16 @@ export class AkashicStore {
   #startBackgroundGc(o: ResolvedStoreOptions): void {
     this.#timer = setInterval(() => {
       if (this.#status !== 'open' || this.#gcRunning !== null || this.#exclusiveRun !== null) return;
-      this.gc({ maxBlocks: o.gcMaxBlocksPerPass }).then(
+      const startedAt = Date.now();
+      this.#gc({ maxBlocks: o.gcMaxBlocksPerPass }, true).then(
         (report) => this.#gcPassEvents.emit(report),
-        (err: unknown) => this.#gcPassEvents.fail(err),
+        (err: unknown) => {
+          if (this.#events.listening('error')) {
+            const error = err instanceof AkashicError ? err : new AkashicError('AKASHIC_IO', String(err), { cause: err });
+            this.#events.emit('error', { id: ulid(), startedAt, durationMs: Date.now() - startedAt, operation: 'gc', error });
+          }
+          this.#gcPassEvents.fail(err);
+        },
       );
     }, o.gcIntervalMs);
     this.#timer.unref();
@@ -664,7 +778,8 @@ export class AkashicStore {
   /** Engine figures (see StoreStats). */
   async stats(): Promise<StoreStats> {
     this.#checkOpen();
-    return this.#track(computeStats(this.#core, this.#location));
+    const figures = await this.#track(computeStats(this.#core, this.#location));
+    return { ...figures, modelUsage: this.#usage.snapshot() };
   }
 
   /** Checks every invariant; see VerifyReport. Never throws for damage: it reports it. */
@@ -886,5 +1001,21 @@ async function* wrapIoGenerator<T>(scan: AsyncGenerator<T>): AsyncGenerator<T> {
     yield* scan;
   } catch (err) {
     throw storageError(err);
+  }
+}
+
+const STORE_EVENT_NAMES: ReadonlySet<string> = new Set(['gc', 'expiry', 'relocation', 'error']);
+
+function modelName(m: unknown): string {
+  const name = (m as { name?: unknown }).name;
+  return typeof name === 'string' ? name : (m as object).constructor?.name ?? 'affinity';
+}
+
+/** ~4 characters a token: the cost estimate of a grouping call whose model reports no usage. */
+function estimateTokens(v: unknown): number {
+  try {
+    return Math.ceil((JSON.stringify(v) ?? '').length / 4);
+  } catch {
+    return 0;
   }
 }

@@ -44,6 +44,9 @@ export const coldReopen = Symbol('akashic.coldReopen');
 /** `store[backgroundGcPasses]`: the background GC loop's "pass finished" event. @internal */
 export const backgroundGcPasses = Symbol('akashic.backgroundGcPasses');
 
+/** `store[modelUsageLedger]`: the store's model-usage totals, which AkashicMemory adds its receipts to. @internal */
+export const modelUsageLedger = Symbol('akashic.modelUsageLedger');
+
 /** `store[trustedCalls]`: the public reads without their argument checks. @internal */
 export const trustedCalls = Symbol('akashic.trustedCalls');
 
@@ -100,6 +103,8 @@ export interface ActiveTurnLog {
   read(userId: string, sessionId: string): Promise<StoredTurn[]>;
   /** The sessions of the user that have active turns, in key order. */
   sessions(userId: string): Promise<string[]>;
+  /** Every (user, session) with active turns, in key order. */
+  namespaces(): Promise<{ userId: string; sessionId: string }[]>;
   /** Durably appends turns in one batch (all or none); returns them with the keys they are stored under. */
   append(userId: string, sessionId: string, turns: readonly ActiveTurnValue[]): Promise<StoredTurn[]>;
   /**

@@ -8,6 +8,8 @@ import { associationComponents, exactTerms } from './association.js';
  * `threshold`; no model call, no randomness.
  */
 export class DefaultAffinityModel implements AffinityModel {
+  /** No model call: its cost receipts carry 0 tokens. */
+  readonly local = true;
   readonly threshold: number;
 
   constructor(threshold = 0.5) {

@@ -2,7 +2,9 @@
  * The MemAttention layer (the Akashic paper §4.1–4.3): `AkashicMemory` over an `AkashicStore`, its options and result types.
  */
 export { AkashicMemory } from './memory.js';
-export type { AppendResult, CompleteRequestInput, RecallInput, RecallResult, SessionRef, TurnInput } from './memory.js';
+export type { AppendResult, CompleteRequestInput, MemoryStats, RecallInput, RecallResult, SessionRef, TurnInput } from './memory.js';
+export type { CompactionEvent, CompactionTrigger, ErrorEvent, MemoryEvents, OperationEventBase, RecallEvent, RelocationEvent } from './memory-events.js';
+export type { WriteBackQueueStats } from './write-back-queue.js';
 export type { ActiveTurn } from './active-chunk.js';
 export type { CompactionResult } from './compactor.js';
 export type { RelocationOutcome } from './colocation.js';
@@ -17,6 +19,6 @@ export {
   DEFAULT_TAU_ASSOC,
   DEFAULT_TOP_P,
 } from './options.js';
-export type { MemoryOptions, MemoryScope, RecallUnit, ResolvedMemoryOptions } from './options.js';
+export type { MemoryOptions, MemoryScope, RecallUnit, ResolvedMemoryOptions, WriteBackMode } from './options.js';
 export type { RecalledPassage } from './passages.js';
 export { CHUNK_SEPARATOR } from './recall.js';

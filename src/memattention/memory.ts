@@ -3,10 +3,10 @@
  * (user, session), gate-triggered compaction with cross-chunk reconciliation, query-aware recall under a token
  * budget, and online co-access relocation.
  */
-import { monotonicFactory } from 'ulid';
+import { monotonicFactory, ulid } from 'ulid';
 import type { AkashicStore } from '../engine/akashic-store.js';
 import type { ChunkVersion } from '../api/results.js';
-import { activeTurnLog, trustedCalls, type StoredTurn } from '../engine/internal-seams.js';
+import { activeTurnLog, modelUsageLedger, trustedCalls, type StoredTurn } from '../engine/internal-seams.js';
 import { NextEvent } from '../util/next-event.js';
 import { idleCompactions, type IdleCompactions } from './internal-seams.js';
 import { AkashicError, invalidArgument } from '../errors.js';
@@ -30,6 +30,11 @@ import type { RecalledPassage } from './passages.js';
 import { retrieve, type RecalledChunk } from './recall.js';
 import { compileScope } from '../api/scope-filter.js';
 import { countTokensYielding } from '../model/tokenizer.js';
+import { EventChannel } from '../util/typed-events.js';
+import { sumReceipts, withReceipts, type ModelCallReceipt, type ModelUsageStats, type UsageLedger } from '../util/model-usage.js';
+import type { CompactionTrigger, MemoryEvents } from './memory-events.js';
+import { WriteBackQueue, type JobFailure, type WriteBackQueueStats } from './write-back-queue.js';
+import type { WriteBackMode } from './options.js';
 
 /** A namespace: one user's session. */
 export interface SessionRef {
@@ -50,15 +55,37 @@ export type { TurnInput } from './turn-input.js';
 export interface AppendResult {
   /** Ids of the appended turns, in order. */
   readonly turnIds: readonly string[];
-  /** Tokens left in the active chunk after any compaction. */
+  /**
+   * Tokens in the active chunk when the append was acknowledged (`writeBack: 'await'`: after its compaction).
+   */
   readonly activeTokens: number;
-  /** The compaction the gate triggered, if it fired and succeeded. */
+  /**
+   * True when the gate fired and the compaction was handed to the write-back queue (`writeBack: 'background'`):
+   * it runs after this call resolved; `flush()` waits for it, the `compaction` event reports it.
+   */
+  readonly compactionScheduled?: boolean;
+  /** `writeBack: 'await'` only: the compaction the gate triggered, if it fired and succeeded. */
   readonly compacted?: CompactionResult;
   /**
-   * Set when the gate fired but compaction failed (model error, conflict, store closed). The turns are stored
-   * regardless and nothing else changed; the next append or `endSession` retries.
+   * `writeBack: 'await'` only: set when the gate fired but compaction failed (model error, conflict, store closed).
+   * The turns are stored regardless and nothing else changed; the next append or `endSession` retries.
    */
   readonly compactionError?: AkashicError;
+}
+
+/** What `AkashicMemory.stats()` returns. */
+export interface MemoryStats {
+  readonly writeBack: WriteBackQueueStats & {
+    readonly mode: WriteBackMode;
+    /** The last failure of a background compaction or relocation, with its code (null: none since construction). */
+    readonly lastError: { readonly code: string; readonly message: string; readonly at: number } | null;
+  };
+  /**
+   * Model calls since the store was opened, in total, per operation (compaction, recall, relocation, gc), per
+   * call (compress, buildMeta, select, jointCompact, colocate, group, scorePassages) and per user: the store's
+   * figures (`AkashicStore.stats().modelUsage`), which every AkashicMemory over it adds to.
+   */
+  readonly modelUsage: ModelUsageStats;
 }
 
 export interface RecallInput extends SessionRef {
@@ -142,6 +169,20 @@ export class AkashicMemory {
   readonly #queues = new KeyedQueue();
   readonly #idle = new Map<string, NodeJS.Timeout>();
   readonly #background = new Set<Promise<unknown>>();
+  /**
+   * One lane per namespace for compactions (gate, idle, endSession), apart from `#queues`: a compaction's model
+   * calls never hold up the namespace's appends and reads. Appends only add turns after the ones a compaction
+   * consumes, and nothing but a compaction of the same lane (or a purge, which waits for the lane) deletes turns,
+   * so the turns a compaction read are still stored when it commits.
+   */
+  readonly #lanes = new KeyedQueue();
+  /** The write-back queue (`writeBack: 'background'`), else null. */
+  readonly #writeBack: WriteBackQueue | null;
+  readonly #events: EventChannel<MemoryEvents>;
+  readonly #usage: UsageLedger;
+  #lastError: MemoryStats['writeBack']['lastError'] = null;
+  /** Namespaces queued by the resume at construction (their first compaction's trigger is 'resume'). */
+  readonly #resumed = new Set<string>();
   #status: 'open' | 'closing' | 'closed' = 'open';
 
   /** @throws AkashicError AKASHIC_INVALID_ARGUMENT naming a bad option; AKASHIC_NOT_OPEN if the store is not open. */
@@ -149,14 +190,74 @@ export class AkashicMemory {
     if (store === null || typeof store !== 'object' || store.status !== 'open') throw new AkashicError('AKASHIC_NOT_OPEN', 'AkashicMemory needs an open AkashicStore');
     this.#store = store;
     this.#options = resolveMemoryOptions(options);
-    this.#model = new CheckedModel(this.#options.model);
+    this.#model = new CheckedModel(this.#options.model, this.#options.tokenizer);
     this.#relocation = new OnlineRelocation({
       every: this.#options.relocateEveryRecalls,
       tauAssoc: this.#options.tauAssoc,
       minRecurrence: this.#options.relocateMinRecurrence,
     });
-    const ulid = monotonicFactory();
-    this.#ctx = { store, model: this.#model, options: this.#options, ulid: (now) => ulid(now) };
+    const ids = monotonicFactory();
+    this.#ctx = { store, model: this.#model, options: this.#options, ulid: (now) => ids(now) };
+    this.#usage = store[modelUsageLedger];
+    this.#events = new EventChannel<MemoryEvents>();
+    const o = this.#options;
+    this.#writeBack =
+      o.writeBack === 'await'
+        ? null
+        : new WriteBackQueue(
+            { concurrency: o.writeBackConcurrency, limit: o.writeBackQueueLimit, retryBaseMs: o.writeBackRetryMs, maxRetries: o.writeBackMaxRetries },
+            (key, attempt) => this.#gateJob(key, attempt),
+            (f) => this.#jobFailed(f),
+          );
+    // Compactions a crash (or a failing model) left behind resume now: every namespace whose active turns reach the
+    // gate is queued, in the background.
+    if (this.#writeBack !== null && !store.options.readOnly) this.#track(this.#resume());
+  }
+
+  /**
+   * Listens to the memory's events: `compaction` (every committed compaction), `recall`, `relocation` (an online
+   * relocation that ran COLOCATE) and `error` (background work that failed; a compaction is retried and its turns
+   * stay in the active chunk). Returns the function that removes the listener. Listeners run synchronously after
+   * the operation; one that throws does not affect it. The store's own events (GC, expiry) are on the store.
+   *
+   * @example
+   *   memory.on('compaction', (e) => console.log(e.session, e.turnIds.length, e.usage.promptTokens, e.durationMs));
+   */
+  on<K extends keyof MemoryEvents>(name: K, listener: (event: MemoryEvents[K]) => void): () => void {
+    if (!MEMORY_EVENT_NAMES.has(name)) throw invalidArgument(`unknown memory event ${JSON.stringify(name)}`);
+    return this.#events.on(name, listener);
+  }
+
+  /** Removes a listener added with `on`. */
+  off<K extends keyof MemoryEvents>(name: K, listener: (event: MemoryEvents[K]) => void): void {
+    this.#events.off(name, listener);
+  }
+
+  /** The write-back queue's state and the model usage of the store. */
+  stats(): MemoryStats {
+    const q = this.#writeBack?.stats() ?? { queued: 0, running: 0, retrying: 0, completed: 0, failures: 0, abandoned: 0 };
+    return { writeBack: { ...q, mode: this.#options.writeBack, lastError: this.#lastError }, modelUsage: this.#usage.snapshot() };
+  }
+
+  /**
+   * Waits until every compaction the gate asked for so far has run (a failed one waiting for its retry is tried once
+   * more now), and every idle or relocation work in flight. A compaction that fails again stays pending and is
+   * reported by the \`error\` event and \`stats()\`; flush does not throw for it.
+   */
+  async flush(): Promise<void> {
+    this.#checkOpen();
+    await this.#writeBack?.drain(() => true, true);
+    await this.#lanes.drain();
+    await Promise.allSettled([...this.#background]);
+  }
+
+  async #resume(): Promise<void> {
+    const found = await this.#store[activeTurnLog].namespaces();
+    for (const { userId, sessionId } of found) {
+      if (this.#status !== 'open') return;
+      this.#resumed.add(userId + SEP + sessionId);
+      await this.#writeBack!.schedule(userId + SEP + sessionId);
+    }
   }
 
   get options(): ResolvedMemoryOptions {
@@ -230,7 +331,7 @@ export class AkashicMemory {
     this.#checkWritable();
     const ids = new Set(fresh.map((t) => t.turnId));
     if (ids.size !== fresh.length) throw invalidArgument('turnIds repeat within one append');
-    return this.#queues.run(ns.key, async () => {
+    const appended = await this.#queues.run(ns.key, async (): Promise<AppendResult> => {
       const log = this.#store[activeTurnLog];
       const before = await storage(log.read(ns.user, ns.session));
       const dup = before.find((t) => ids.has(t.turnId));
@@ -238,16 +339,22 @@ export class AkashicMemory {
       const stored = await storage(log.append(ns.user, ns.session, fresh));
       const turns = [...before, ...stored];
       let left = activeTokens(turns);
-      const result: { turnIds: string[]; activeTokens: number; compacted?: CompactionResult; compactionError?: AkashicError } = {
+      const result: { turnIds: string[]; activeTokens: number; compactionScheduled?: boolean; compacted?: CompactionResult; compactionError?: AkashicError } = {
         turnIds: stored.map((t) => t.turnId),
         activeTokens: left,
       };
       // One compaction per append at most: the first agent/run scope whose own active turns reach the gate.
       let prefix: StoredTurn[] | null = null;
       for (const group of scopeGroups(turns)) if ((prefix = gatedPrefix(group, this.#options.chunkGateTokens)) !== null) break;
+      if (prefix !== null && this.#writeBack !== null) {
+        // Acknowledged now: the turns are durable; the compaction runs in the write-back queue.
+        this.#armIdle(ns, true);
+        return { ...result, compactionScheduled: true };
+      }
       if (prefix !== null) {
+        const gated = prefix;
         try {
-          result.compacted = await compactTurns(this.#ctx, ns.user, ns.session, prefix);
+          result.compacted = await this.#lanes.run(ns.key, () => this.#compact(ns, gated, 'gate', 1));
           left -= result.compacted.turnTokens;
           result.activeTokens = left;
         } catch (err) {
@@ -257,6 +364,83 @@ export class AkashicMemory {
       this.#armIdle(ns, turns.length > (result.compacted?.turnIds.length ?? 0));
       return result;
     });
+    // Back-pressure (outside the namespace's queue): may wait for room in the write-back queue.
+    if (appended.compactionScheduled === true) await this.#writeBack!.schedule(ns.key);
+    return appended;
+  }
+
+  /**
+   * One compaction of `turns` (a gated prefix, or what endSession drains), with its receipts noted in the store's
+   * ledger and, when listened to, a \`compaction\` event. Requires: the namespace's lane is held.
+   */
+  async #compact(ns: Namespace, turns: readonly StoredTurn[], trigger: CompactionTrigger, attempt: number): Promise<CompactionResult> {
+    const startedAt = Date.now();
+    const t0 = performance.now();
+    const r = await withReceipts(() => compactTurns(this.#ctx, ns.user, ns.session, turns));
+    this.#usage.note('compaction', ns.user, r.receipts);
+    if (r.failed) throw Object.assign(asAkashic(r.error), { [RECEIPTS]: r.receipts });
+    const c = r.value!;
+    if (this.#events.listening('compaction')) {
+      this.#events.emit('compaction', {
+        id: ulid(),
+        user: ns.user,
+        session: ns.session,
+        startedAt,
+        durationMs: performance.now() - t0,
+        modelCalls: r.receipts,
+        usage: sumReceipts(r.receipts),
+        trigger,
+        chunk: c.chunk,
+        turnIds: c.turnIds,
+        turnTokens: c.turnTokens,
+        tokenCount: c.tokenCount,
+        related: c.related.length,
+        updated: c.updated.length,
+        deleted: c.deleted.length,
+        blocksTouched: c.blocksTouched,
+        attempt,
+      });
+    }
+    return c;
+  }
+
+  /** The write-back queue's job for one namespace: compact gated prefixes until the gate no longer fires. */
+  async #gateJob(key: string, attempt: number): Promise<void> {
+    const ns = namespaceOf(key);
+    let trigger: CompactionTrigger = this.#resumed.delete(key) ? 'resume' : 'gate';
+    await this.#lanes.run(key, async () => {
+      for (;;) {
+        if (this.#store.status !== 'open' || this.#store.writeError !== null) return;
+        const turns = await storage(this.#store[activeTurnLog].read(ns.user, ns.session));
+        let prefix: StoredTurn[] | null = null;
+        for (const group of scopeGroups(turns)) if ((prefix = gatedPrefix(group, this.#options.chunkGateTokens)) !== null) break;
+        if (prefix === null) return;
+        await this.#compact(ns, prefix, trigger, attempt);
+        trigger = 'gate';
+      }
+    });
+  }
+
+  #jobFailed(f: JobFailure): void {
+    const error = asAkashic(f.error);
+    this.#lastError = { code: error.code, message: error.message, at: Date.now() };
+    this.#options.onBackgroundError(error);
+    if (!this.#events.listening('error')) return;
+    const ns = namespaceOf(f.key);
+    const receipts = (f.error as { [RECEIPTS]?: ModelCallReceipt[] } | null)?.[RECEIPTS] ?? [];
+    this.#events.emit('error', {
+      id: ulid(),
+      user: ns.user,
+      session: ns.session,
+      startedAt: receipts[0]?.startedAt ?? Date.now(),
+      durationMs: receipts.reduce((n, r) => n + r.latencyMs, 0),
+      modelCalls: receipts,
+      usage: sumReceipts(receipts),
+      operation: 'compaction',
+      error,
+      attempt: f.attempt,
+      retryInMs: f.retryInMs,
+    });
   }
 
   /** Compacts what is left of the session's active chunk (a partial chunk below the gate included). */
@@ -264,16 +448,17 @@ export class AkashicMemory {
     const ns = checkNamespace(input, SESSION_KEYS, 'endSession input');
     this.#checkWritable();
     this.#armIdle(ns, false);
-    return { compacted: await this.#queues.run(ns.key, () => this.#drain(ns)) };
+    return { compacted: await this.#lanes.run(ns.key, () => this.#drain(ns, 'end-session')) };
   }
 
-  async #drain(ns: Namespace): Promise<CompactionResult[]> {
+  /** Compacts every active turn of the namespace. Requires: the namespace's lane is held. */
+  async #drain(ns: Namespace, trigger: CompactionTrigger): Promise<CompactionResult[]> {
     const out: CompactionResult[] = [];
     for (;;) {
       const turns = await storage(this.#store[activeTurnLog].read(ns.user, ns.session));
       if (turns.length === 0) return out;
       const group = scopeGroups(turns)[0]!;
-      out.push(await compactTurns(this.#ctx, ns.user, ns.session, gatedPrefix(group, this.#options.chunkGateTokens) ?? group));
+      out.push(await this.#compact(ns, gatedPrefix(group, this.#options.chunkGateTokens) ?? group, trigger, 1));
     }
   }
 
@@ -311,7 +496,7 @@ export class AkashicMemory {
     const timer = setTimeout(() => {
       this.#idle.delete(ns.key);
       if (this.#status !== 'open' || this.#store.status !== 'open') return;
-      const run = this.#queues.run(ns.key, () => this.#drain(ns));
+      const run = this.#lanes.run(ns.key, () => this.#drain(ns, 'idle'));
       run.then(
         (compacted) => this.#idleEvents.emit(compacted),
         (err: unknown) => this.#idleEvents.fail(err),
@@ -341,6 +526,33 @@ export class AkashicMemory {
    * materialized chunks and, within the rate limit, relocates the groups COLOCATE finds (Algorithm 2 lines 3–10).
    */
   async recall(input: RecallInput): Promise<RecallResult> {
+    const startedAt = Date.now();
+    const t0 = performance.now();
+    const r = await withReceipts(() => this.#recall(input));
+    if (r.receipts.length > 0) this.#usage.note('recall', input.user, r.receipts);
+    if (r.failed) throw r.error;
+    const got = r.value!;
+    if (this.#events.listening('recall')) {
+      this.#events.emit('recall', {
+        id: ulid(),
+        user: input.user,
+        session: input.session,
+        scope: input.scope ?? this.#options.recallScope,
+        startedAt,
+        durationMs: performance.now() - t0,
+        modelCalls: r.receipts,
+        usage: sumReceipts(r.receipts),
+        chunks: got.chunks.length,
+        candidates: got.candidates,
+        activeTurns: got.activeTurns.length,
+        tokenCount: got.tokenCount,
+        blocksTouched: got.blocksTouched,
+      });
+    }
+    return got;
+  }
+
+  async #recall(input: RecallInput): Promise<RecallResult> {
     const ns = checkNamespace(input, RECALL_KEYS, 'recall input');
     if (typeof input.query !== 'string' || !input.query.isWellFormed() || Buffer.byteLength(input.query, 'utf8') > LIMITS.textBytes) {
       throw invalidArgument(`query must be a well-formed string of at most ${LIMITS.textBytes} bytes`);
@@ -379,12 +591,30 @@ export class AkashicMemory {
   async #relocate(userId: string, chunks: readonly ChunkRecord[], blocksTouched: number): Promise<RelocationOutcome> {
     const skip = this.#relocation.admit(userId, chunks.length, blocksTouched, this.#store.options.blockCapacity);
     if (skip !== null) return skip;
-    const run = storage(this.#relocation.run(this.#store, this.#model, userId, chunks));
+    const run = this.#costedRelocation(userId, chunks);
     if (!this.#options.relocateSync) {
       this.#track(run);
       return { status: 'scheduled' };
     }
     return run;
+  }
+
+  /** One online relocation in its own receipt scope (not the recall's), with its event or error event. */
+  async #costedRelocation(userId: string, chunks: readonly ChunkRecord[]): Promise<RelocationOutcome> {
+    const startedAt = Date.now();
+    const t0 = performance.now();
+    const r = await withReceipts(() => storage(this.#relocation.run(this.#store, this.#model, userId, chunks)));
+    this.#usage.note('relocation', userId, r.receipts);
+    const base = { id: ulid(), user: userId, startedAt, durationMs: performance.now() - t0, modelCalls: r.receipts, usage: sumReceipts(r.receipts) };
+    if (r.failed) {
+      const error = asAkashic(r.error);
+      if (!this.#options.relocateSync) this.#lastError = { code: error.code, message: error.message, at: Date.now() };
+      if (this.#events.listening('error')) this.#events.emit('error', { ...base, operation: 'relocation', error, attempt: 1, retryInMs: null });
+      throw error;
+    }
+    const out = r.value!;
+    if (out.status === 'ran' && this.#events.listening('relocation')) this.#events.emit('relocation', { ...base, groups: out.groups, moved: out.moved });
+    return out;
   }
 
   /**
@@ -416,22 +646,27 @@ export class AkashicMemory {
       clearTimeout(t);
       this.#idle.delete(key);
     }
+    this.#writeBack?.cancel(mine);
     await this.#queues.drain(mine);
+    await this.#lanes.drain(mine);
     const target = session === null ? { user } : { user, session };
-    if (session !== null) return this.#queues.run(user + SEP + session, () => this.#store.purge(target));
+    if (session !== null) return this.#queues.run(user + SEP + session, () => this.#lanes.run(user + SEP + session, () => this.#store.purge(target)));
     return this.#store.purge(target);
   }
 
   /**
-   * Stops idle timers and waits for queued compactions and background relocations. Does not compact partial active
-   * chunks (they stay durable for the next process) and does not close the store. Idempotent.
+   * Stops idle timers, runs the compactions the write-back queue holds and waits for them and for background
+   * relocations (a compaction waiting for a retry is not retried: its turns stay durable in the active chunk and
+   * resume when the next AkashicMemory opens over the store). Does not compact partial active chunks below the gate
+   * and does not close the store. Idempotent.
    */
   async close(): Promise<void> {
     if (this.#status !== 'open') return;
     this.#status = 'closing';
     for (const t of this.#idle.values()) clearTimeout(t);
     this.#idle.clear();
-    await Promise.allSettled([this.#queues.drain(), ...this.#background]);
+    await this.#writeBack?.close();
+    await Promise.allSettled([this.#queues.drain(), this.#lanes.drain(), ...this.#background]);
     this.#status = 'closed';
   }
 }
@@ -441,6 +676,21 @@ interface Namespace {
   readonly session: string;
   readonly key: string;
 }
+
+/** The namespace of a queue key (ids never hold SEP). */
+function namespaceOf(key: string): Namespace {
+  const at = key.indexOf(SEP);
+  return { user: key.slice(0, at), session: key.slice(at + SEP.length), key };
+}
+
+function asAkashic(err: unknown): AkashicError {
+  return err instanceof AkashicError ? err : new AkashicError('AKASHIC_IO', String(err), { cause: err });
+}
+
+/** Where a failed compaction's error carries its receipts to the failure report. */
+const RECEIPTS = Symbol('akashic.receipts');
+
+const MEMORY_EVENT_NAMES: ReadonlySet<string> = new Set(['compaction', 'recall', 'relocation', 'error']);
 
 function checkNamespace(input: SessionRef, keys: ReadonlySet<string>, what: string): Namespace {
   if (input === null || typeof input !== 'object') throw invalidArgument(`${what} must be an object with user and session`);

@@ -14,6 +14,8 @@ import type {
   ModelTurn,
 } from '../model/memory-model.js';
 import { LIMITS } from '../api/chunk-input.js';
+import type { Tokenizer } from '../model/tokenizer.js';
+import { collectModelUsage, noteReceipt, type CollectedUsage, type ModelCallKind } from '../util/model-usage.js';
 import { modelContract } from './layer-errors.js';
 
 /** A validated JOINT-COMPACT answer. */
@@ -28,24 +30,65 @@ export interface CheckedJoint {
 /** Longest reason kept per changed chunk (a longer one is cut): an explanation, not a second copy of the text. */
 const MAX_REASON_CHARS = 2000;
 
+async function settle<T>(fn: () => Promise<T>): Promise<{ value?: T; error?: unknown; failed: boolean; usage: CollectedUsage | null }> {
+  try {
+    return { value: await fn(), failed: false, usage: null };
+  } catch (error) {
+    return { error, failed: true, usage: null };
+  }
+}
+
 export class CheckedModel {
   readonly #m: MemoryModel;
+  readonly #tokenizer: Tokenizer | null;
 
-  constructor(model: MemoryModel) {
+  /** `tokenizer` estimates the tokens of calls whose model reports no usage (else ~4 characters a token). */
+  constructor(model: MemoryModel, tokenizer: Tokenizer | null = null) {
     this.#m = model;
+    this.#tokenizer = tokenizer;
   }
 
   get name(): string {
     return typeof this.#m.name === 'string' ? this.#m.name : 'unnamed';
   }
 
-  async #call<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  /**
+   * One model call, with its cost receipt noted for the operation around it (`withReceipts`): the usage the model
+   * reported, else the tokenizer's estimate over the call's input and output.
+   */
+  async #call<T>(what: ModelCallKind, fn: () => Promise<T>, input: () => unknown): Promise<T> {
+    const startedAt = Date.now();
+    const t0 = performance.now();
+    const local = this.#m.local === true;
+    const r = local ? await settle(fn) : await collectModelUsage(fn);
+    const latencyMs = performance.now() - t0;
+    const u = r.usage;
+    const estimated = !local && (u === null || !u.tokensReported);
+    noteReceipt({
+      call: what,
+      model: u?.model ?? this.name,
+      promptTokens: local ? 0 : estimated ? this.#estimate(input()) : u!.promptTokens,
+      completionTokens: local ? 0 : estimated ? (r.failed ? 0 : this.#estimate(r.value)) : u!.completionTokens,
+      usageSource: local ? 'local' : estimated ? 'estimated' : u!.local ? 'local' : 'server',
+      startedAt,
+      latencyMs,
+      retries: u?.retries ?? 0,
+      ok: !r.failed,
+    });
+    if (!r.failed) return r.value as T;
+    const err = r.error;
+    if (isAkashicError(err)) throw err;
+    throw new AkashicError('AKASHIC_MODEL', `model ${this.name} ${what} failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+
+  #estimate(v: unknown): number {
+    let text: string;
     try {
-      return await fn();
-    } catch (err) {
-      if (isAkashicError(err)) throw err;
-      throw new AkashicError('AKASHIC_MODEL', `model ${this.name} ${what} failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      text = typeof v === 'string' ? v : (JSON.stringify(v) ?? '');
+    } catch {
+      return 0;
     }
+    return this.#tokenizer === null ? Math.ceil(text.length / 4) : this.#tokenizer.count(text);
   }
 
   #text(what: string, v: unknown): string {
@@ -60,7 +103,7 @@ export class CheckedModel {
   async scorePassages(query: { text: string; keywords: readonly string[] }, passages: readonly string[]): Promise<number[] | null> {
     const m = this.#m;
     if (typeof m.scorePassages !== 'function') return null;
-    const r: unknown = await this.#call('scorePassages', () => m.scorePassages!(query, passages));
+    const r: unknown = await this.#call('scorePassages', () => m.scorePassages!(query, passages), () => [query, passages]);
     if (!Array.isArray(r) || r.length !== passages.length || !r.every((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0)) {
       throw modelContract(this.name, 'scorePassages', `must return ${passages.length} finite scores ≥ 0`);
     }
@@ -68,13 +111,13 @@ export class CheckedModel {
   }
 
   async compress(turns: readonly ModelTurn[]): Promise<string> {
-    const r = await this.#call('compress', () => this.#m.compress(turns));
+    const r = await this.#call('compress', () => this.#m.compress(turns), () => turns);
     return this.#text('compress', (r as { text?: unknown } | null)?.text);
   }
 
   /** Keywords, de-duplicated and cut to what a chunk record can hold (oversized ones are dropped, not rejected). */
   async buildMeta(text: string): Promise<string[]> {
-    const r = await this.#call('buildMeta', () => this.#m.buildMeta(text));
+    const r = await this.#call('buildMeta', () => this.#m.buildMeta(text), () => text);
     const kws = (r as { keywords?: unknown } | null)?.keywords;
     if (!Array.isArray(kws) || !kws.every((k) => typeof k === 'string')) throw modelContract(this.name, 'buildMeta', 'keywords must be an array of strings');
     const out = new Set<string>();
@@ -88,7 +131,7 @@ export class CheckedModel {
   /** Selected ids, each one of the candidates', no repeats, at most `topP`. */
   async select(query: { text: string; keywords: readonly string[] }, candidates: readonly ChunkMetaView[], topP: number): Promise<string[]> {
     if (candidates.length === 0) return [];
-    const r = await this.#call('select', () => this.#m.select(query, candidates, topP));
+    const r = await this.#call('select', () => this.#m.select(query, candidates, topP), () => [query, candidates]);
     const known = new Set(candidates.map((c) => c.id));
     if (!Array.isArray(r)) throw modelContract(this.name, 'select', 'must return an array of ids');
     const out: string[] = [];
@@ -100,7 +143,7 @@ export class CheckedModel {
   }
 
   async jointCompact(fresh: { text: string; keywords: readonly string[] }, related: readonly ChunkBodyView[]): Promise<CheckedJoint> {
-    const r: JointCompactResult = await this.#call('jointCompact', () => this.#m.jointCompact(fresh, related));
+    const r: JointCompactResult = await this.#call('jointCompact', () => this.#m.jointCompact(fresh, related), () => [fresh, related]);
     if (r === null || typeof r !== 'object') throw modelContract(this.name, 'jointCompact', 'must return an object');
     const text = this.#text('jointCompact', r.text);
     const known = new Set(related.map((c) => c.id));
@@ -127,7 +170,7 @@ export class CheckedModel {
 
   /** Groups of at least two of the given ids; an id is kept only in the first group naming it. */
   async colocate(chunks: readonly ChunkMetaView[], coAccess: CoAccessView, tauAssoc: number): Promise<string[][]> {
-    const r = await this.#call('colocate', () => this.#m.colocate(chunks, coAccess, tauAssoc));
+    const r = await this.#call('colocate', () => this.#m.colocate(chunks, coAccess, tauAssoc), () => chunks);
     if (!Array.isArray(r)) throw modelContract(this.name, 'colocate', 'must return an array of id groups');
     const known = new Set(chunks.map((c) => c.id));
     const placed = new Set<string>();

@@ -127,7 +127,28 @@ export interface MemoryOptions {
   readonly idleCompactMs?: number;
   /** Receives errors of background work (idle compaction, background relocation), which has no caller to throw to. */
   readonly onBackgroundError?: (err: unknown) => void;
+  /**
+   * When the gate's compaction runs. 'background' (default): `appendTurn` and `completeRequest` resolve once the
+   * turns are durable in the active chunk, and the compaction runs in the write-back queue (`flush()` waits for
+   * it). 'await': they resolve after the compaction, and report it (`compacted`, `compactionError`): for scripts
+   * and tests that want each append's compaction in hand.
+   */
+  readonly writeBack?: WriteBackMode;
+  /** Namespaces whose background compaction may run at once. Default 2. */
+  readonly writeBackConcurrency?: number;
+  /**
+   * Namespaces that may wait in the write-back queue. When it is full, an append that needs a compaction resolves
+   * only once a queued namespace has started (its turns are durable before it waits). Default 1024.
+   */
+  readonly writeBackQueueLimit?: number;
+  /** First delay before a failed background compaction is retried, in ms; each retry doubles it (≤ 60 s). Default 1000. */
+  readonly writeBackRetryMs?: number;
+  /** Retries of a failed background compaction before it waits for the namespace's next append. Default 5. */
+  readonly writeBackMaxRetries?: number;
 }
+
+/** When the gate's compaction runs (see `MemoryOptions.writeBack`). */
+export type WriteBackMode = 'background' | 'await';
 
 /** Options with every default filled in. @internal */
 export interface ResolvedMemoryOptions {
@@ -152,6 +173,11 @@ export interface ResolvedMemoryOptions {
   readonly relocateSync: boolean;
   readonly idleCompactMs: number;
   readonly onBackgroundError: (err: unknown) => void;
+  readonly writeBack: WriteBackMode;
+  readonly writeBackConcurrency: number;
+  readonly writeBackQueueLimit: number;
+  readonly writeBackRetryMs: number;
+  readonly writeBackMaxRetries: number;
 }
 
 /** Validates an integer option in [min, max]; throws AKASHIC_INVALID_ARGUMENT naming it. @internal */
@@ -180,7 +206,8 @@ function isModel(m: unknown): m is MemoryModel {
 const MEMORY_KEYS = keysOf<MemoryOptions>()(
   'model', 'embedder', 'tokenizer', 'chunkGateTokens', 'topP', 'recallTopP', 'reconcileScope', 'recallScope', 'memoryBudgetTokens', 'recallKinds',
   'recallUnit', 'candidateWindow', 'candidatePrefilter', 'candidateKeywords', 'tauAssoc', 'relocateEveryRecalls', 'relocateMinRecurrence',
-  'relocateSync', 'idleCompactMs', 'onBackgroundError', 'relevanceFloor',
+  'relocateSync', 'idleCompactMs', 'onBackgroundError', 'relevanceFloor', 'writeBack', 'writeBackConcurrency', 'writeBackQueueLimit',
+  'writeBackRetryMs', 'writeBackMaxRetries',
 );
 
 export function resolveMemoryOptions(o: MemoryOptions = {}): ResolvedMemoryOptions {
@@ -194,6 +221,7 @@ export function resolveMemoryOptions(o: MemoryOptions = {}): ResolvedMemoryOptio
   if (typeof tauAssoc !== 'number' || !(tauAssoc >= 0 && tauAssoc <= 1)) throw invalidArgument(`option tauAssoc must be in [0, 1], got ${String(tauAssoc)}`);
   if (o.relocateSync !== undefined && typeof o.relocateSync !== 'boolean') throw invalidArgument('option relocateSync must be a boolean');
   if (o.onBackgroundError !== undefined && typeof o.onBackgroundError !== 'function') throw invalidArgument('option onBackgroundError must be a function');
+  if (o.writeBack !== undefined && o.writeBack !== 'background' && o.writeBack !== 'await') throw invalidArgument(`option writeBack must be 'background' or 'await', got ${show(o.writeBack)}`);
   return {
     model: o.model ?? new EmbeddedModel(),
     embedder: o.embedder === undefined ? null : new CheckedEmbedder(o.embedder),
@@ -216,6 +244,11 @@ export function resolveMemoryOptions(o: MemoryOptions = {}): ResolvedMemoryOptio
     relocateSync: o.relocateSync ?? false,
     idleCompactMs: intOption('idleCompactMs', o.idleCompactMs, 0, 7 * 24 * 3600 * 1000, 0),
     onBackgroundError: o.onBackgroundError ?? (() => undefined),
+    writeBack: o.writeBack ?? 'background',
+    writeBackConcurrency: intOption('writeBackConcurrency', o.writeBackConcurrency, 1, 1024, 2),
+    writeBackQueueLimit: intOption('writeBackQueueLimit', o.writeBackQueueLimit, 1, 1_000_000, 1024),
+    writeBackRetryMs: intOption('writeBackRetryMs', o.writeBackRetryMs, 0, 3_600_000, 1000),
+    writeBackMaxRetries: intOption('writeBackMaxRetries', o.writeBackMaxRetries, 0, 1000, 5),
   };
 }
 

@@ -63,6 +63,8 @@ export const DEFAULT_GROUP_THRESHOLD = 0.5;
  */
 export class EmbeddedModel implements MemoryModel {
   readonly name = 'embedded';
+  /** No remote call: its cost receipts carry 0 tokens. */
+  readonly local = true;
   readonly #keywordLimit: number;
   readonly #groupThreshold: number;
   readonly #dense: boolean;

@@ -62,6 +62,12 @@ export interface JointCompactResult {
 export interface MemoryModel {
   /** Short name for logs and stats, e.g. `embedded` or `openai:gpt-4o-mini`. */
   readonly name: string;
+  /**
+   * True for a model that makes no remote call (the embedded one): its cost receipts carry 0 tokens and no
+   * estimate is made. Default false: tokens come from the usage the model reports (`reportModelUsage`), else from
+   * the tokenizer's count of each call's input and output.
+   */
+  readonly local?: boolean;
   /** COMPRESS: turn one bounded active chunk into memory text. */
   compress(turns: readonly ModelTurn[]): Promise<CompressResult>;
   /** BUILDMETA / BUILDQUERY: keywords for a chunk body or a query. */

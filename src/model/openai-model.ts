@@ -14,6 +14,7 @@ import type {
   ModelTurn,
 } from './memory-model.js';
 import { invalidArgument } from '../errors.js';
+import { reportModelUsage } from '../util/model-usage.js';
 import { nonEmptyEnv, OpenAIConnection, type OpenAIConnectionOptions } from './openai-connection.js';
 import { checkThreshold, checkTopP, checkUniqueIds } from './model-arguments.js';
 import type { Prompt } from './llm-prompts.js';
@@ -188,13 +189,18 @@ export class OpenAIChatModel implements MemoryModel {
         if (completion.usage) {
           stats.promptTokens += completion.usage.prompt_tokens;
           stats.completionTokens += completion.usage.completion_tokens;
+          // The call's cost receipt (a caller collecting usage sees each request's figures, retries included).
+          reportModelUsage({ promptTokens: completion.usage.prompt_tokens, completionTokens: completion.usage.completion_tokens, model: completion.model || this.model });
         }
         return accept(parseReply(completion.choices[0]?.message.content, schema));
       },
       {
         retryable: (err) => err instanceof MalformedReplyError,
         failed: `${this.name} ${method} failed`,
-        onRetry: () => (stats.retries += 1),
+        onRetry: () => {
+          stats.retries += 1;
+          reportModelUsage({ retries: 1, model: this.model });
+        },
         onRequest: () => (stats.requests += 1),
         onFailure: () => (stats.failures += 1),
       },

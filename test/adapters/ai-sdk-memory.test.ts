@@ -58,7 +58,9 @@ describe('akashicMemory with default options: the two-conversation scenario', ()
       const prompt = base.doGenerateCalls[1]!.prompt;
       expect(prompt[0]!.role).toBe('system');
       expect(prompt[0]!.content).toContain('Lisbon');
-      // The first conversation was compacted when the second began; nothing of it is pending any more.
+      // The first conversation's compaction started (in the background) when the second began; once it committed,
+      // nothing of it is pending any more.
+      await memory.flush();
       expect(await memory.activeTurns({ user: 'alice', session: 'conversation-1' })).toEqual([]);
     } finally {
       await memory.close();
@@ -103,6 +105,8 @@ describe.each(BACKENDS)('akashicMemory middleware on memory-level ($name)', (bac
     const model = wrapLanguageModel({ model: base, middleware: akashicMemory({ memory }) });
     await generateText({ model, prompt: 'I moved to Berlin last May.', providerOptions: akashic('alice', 's1') });
     expect(await remembered(engine, memory, 'alice', 's1')).toContain('Noted, Berlin it is.');
+    // The gate fired on the write-back; recall injects chunks, so wait for the background compaction.
+    await attached.flush();
 
     const { text } = await generateText({ model, prompt: 'Which city do I live in, Berlin?', providerOptions: akashic('alice', 's1') });
     expect(text).toBe('You live in Berlin.');
@@ -126,6 +130,7 @@ describe.each(BACKENDS)('akashicMemory middleware on memory-level ($name)', (bac
   it('streams with recall injected', async () => {
     const warm = wrapLanguageModel({ model: generating('Noted.'), middleware: akashicMemory({ memory }) });
     await generateText({ model: warm, prompt: 'My cat is called Miso.', providerOptions: akashic('carol', 's1') });
+    await attached.flush();
     const base = streaming(['Miso.']);
     const model = wrapLanguageModel({ model: base, middleware: akashicMemory({ memory }) });
     const result = streamText({ model, prompt: 'What is my cat called? Miso?', providerOptions: akashic('carol', 's1') });

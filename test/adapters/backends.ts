@@ -11,6 +11,8 @@ import { startService } from '../../src/service/index.js';
 export interface Attached {
   readonly store: StoreSurface;
   readonly memory: MemorySurface;
+  /** Waits for the memory's background compactions (`AkashicMemory.flush`). */
+  flush(): Promise<void>;
   /** Detaches (closes the memory, or the service); the engine stays open for the caller to close. */
   close(): Promise<void>;
 }
@@ -24,15 +26,17 @@ export const EMBEDDED: Backend = {
   name: 'embedded',
   async attach(engine, memoryOptions) {
     const memory = new AkashicMemory(engine, memoryOptions);
-    return { store: engine, memory, close: () => memory.close() };
+    return { store: engine, memory, flush: () => memory.flush(), close: () => memory.close() };
   },
 };
 
 export const REMOTE: Backend = {
   name: 'remote',
   async attach(engine, memoryOptions) {
-    const service = await startService({ store: engine, port: 0, ...(memoryOptions === undefined ? {} : { memoryOptions }) });
-    return { store: new RemoteStore({ baseUrl: service.url }), memory: new RemoteMemory({ baseUrl: service.url }), close: () => service.close() };
+    // The service's memory awaits each compaction, so a request's compaction has committed when its response
+    // arrives (the wire has no flush); background write-back is tested on the library itself.
+    const service = await startService({ store: engine, port: 0, memoryOptions: { writeBack: 'await', ...memoryOptions } });
+    return { store: new RemoteStore({ baseUrl: service.url }), memory: new RemoteMemory({ baseUrl: service.url }), flush: async () => undefined, close: () => service.close() };
   },
 };
 

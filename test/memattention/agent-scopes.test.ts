@@ -46,7 +46,8 @@ describe.each([
   });
 
   it('fires the gate per scope: another agent\'s turns do not count toward it', async () => {
-    const small = new AkashicMemory(store, { model, chunkGateTokens: 12, relocateEveryRecalls: 0 });
+    // Asserts which append's gate fired, so each append awaits its compaction.
+    const small = new AkashicMemory(store, { model, chunkGateTokens: 12, relocateEveryRecalls: 0, writeBack: 'await' });
     try {
       const a = await small.appendTurn({ user: U, session: S, role: 'a', text: 'alpha beta gamma delta epsilon', agentId: 'one' });
       expect(a.compacted).toBeUndefined();

@@ -9,7 +9,8 @@ const S = 's1';
 
 /** A session with one prior memory chunk and a gate that the next long turn crosses. */
 async function withPriorChunk(store: AkashicStore, model: ScriptedModel): Promise<{ memory: AkashicMemory; prior: string }> {
-  const memory = new AkashicMemory(store, { model, chunkGateTokens: 40 });
+  // The append's own compaction outcome (compactionError) is what these tests check: awaiting write-back.
+  const memory = new AkashicMemory(store, { model, chunkGateTokens: 40, writeBack: 'await' });
   await memory.appendTurn({ user: U, session: S, role: 'user', text: 'I drink green tea every morning', turnId: 'p1' });
   const { compacted } = await memory.endSession({ user: U, session: S });
   model.selectHook = async (_q, candidates) => candidates.map((c) => c.id);
@@ -102,7 +103,7 @@ describe('compaction is all or nothing', () => {
     expect(isAkashicError(r.compactionError, 'AKASHIC_NOT_OPEN')).toBe(true);
     await memory.close();
     const again = await reopen();
-    const memory2 = new AkashicMemory(again, { model: new ScriptedModel(), chunkGateTokens: 40 });
+    const memory2 = new AkashicMemory(again, { model: new ScriptedModel(), chunkGateTokens: 40, writeBack: 'await' });
     cleanups.push(async () => {
       await memory2.close();
       await again.close();
@@ -123,7 +124,7 @@ describe('compaction is all or nothing', () => {
     await expect(memory.appendTurn({ user: U, session: S, role: 'user', text: 'y' })).rejects.toSatisfy((e: unknown) => isAkashicError(e, 'AKASHIC_NOT_OPEN'));
     await memory.close();
     const again = await reopen();
-    const memory2 = new AkashicMemory(again, { model: new ScriptedModel(), chunkGateTokens: 40 });
+    const memory2 = new AkashicMemory(again, { model: new ScriptedModel(), chunkGateTokens: 40, writeBack: 'await' });
     cleanups.push(async () => {
       await memory2.close();
       await again.close();

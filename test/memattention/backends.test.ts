@@ -25,8 +25,10 @@ describe.each(BACKENDS)('MemAttention on $name', ({ make }) => {
       let compactedAt = 0;
       for (let i = 2; compactedAt === 0; i++) {
         const r = await memory2.appendTurn({ user: U, session: S, role: i % 2 === 0 ? 'assistant' : 'user', text: sentence('espresso'), turnId: `t${i}` });
-        if (r.compacted !== undefined) compactedAt = i;
+        if (r.compactionScheduled === true) compactedAt = i;
       }
+      // The gate fired on that append; its compaction runs in the write-back queue.
+      await memory2.flush();
       await memory2.appendTurn({ user: U, session: S, role: 'user', text: 'and a croissant', turnId: 'last' });
       const got = await memory2.recall({ user: U, session: S, query: 'espresso' });
       expect(got.chunks).toHaveLength(1);

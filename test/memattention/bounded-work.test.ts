@@ -26,7 +26,8 @@ async function measure(history: number): Promise<Work> {
   });
   for (let i = 0; i < ops.length; i += 100) await store.write(U, ops.slice(i, i + 100));
   const model = new CountingModel(new EmbeddedModel());
-  const memory = new AkashicMemory(store, { model, chunkGateTokens: 40, ...BOUNDS });
+  // Reads each append's CompactionResult: awaiting write-back.
+  const memory = new AkashicMemory(store, { model, chunkGateTokens: 40, writeBack: 'await', ...BOUNDS });
   const work: Work = { compactions: [], recall: { tokens: 0, candidates: 0, blocksTouched: 0, chunks: 0 } };
   for (const topic of ['tea', 'chess', 'opera']) {
     model.reset();

@@ -16,7 +16,8 @@ describe('the chunk gate', () => {
   beforeEach(async () => {
     ({ store } = await memoryStore());
     model = new ScriptedModel();
-    memory = new AkashicMemory(store, { model, chunkGateTokens: 60 });
+    // These tests check which append's gate fired and what it compacted: awaiting write-back.
+    memory = new AkashicMemory(store, { model, chunkGateTokens: 60, writeBack: 'await' });
   });
 
   afterEach(async () => {

@@ -125,7 +125,9 @@ describe('end to end with the embedded model', () => {
     const memory = new AkashicMemory(store, { chunkGateTokens: 24 });
     await memory.appendTurn({ user: U, session: S, role: 'user', text: 'My sister Ingrid lives in Trondheim and teaches violin.' });
     const r = await memory.appendTurn({ user: U, session: S, role: 'assistant', text: 'Noted: Ingrid, Trondheim, violin teacher. Anything else about her?' });
-    expect(r.compacted).toBeDefined();
+    // The gate fired: the compaction runs in the write-back queue; flush waits for it.
+    expect(r.compactionScheduled).toBe(true);
+    await memory.flush();
     await memory.appendTurn({ user: U, session: S, role: 'user', text: 'Not now.' });
     const got = await memory.recall({ user: U, session: S, query: 'Where does Ingrid live?' });
     expect(got.chunks).toHaveLength(1);

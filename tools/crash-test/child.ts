@@ -15,6 +15,7 @@ import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AkashicStore } from '../../src/engine/akashic-store.js';
 import type { AkashicMemory } from '../../src/memattention/memory.js';
+import type { CompressResult, ModelTurn } from '../../src/model/memory-model.js';
 import { createPrng } from '../../src/lab/workload/prng.js';
 import { PlanExecutor } from './executor.js';
 import { OpLog } from './op-log.js';
@@ -85,7 +86,20 @@ async function main(): Promise<void> {
   if (plan.ops.some(isMemoryOp)) {
     // Imported only when needed: the MemAttention layer pulls in tokenizer tables that take a second to load.
     const { AkashicMemory } = await import('../../src/memattention/memory.js');
-    memory = new AkashicMemory(store, CRASH_MEMORY_OPTIONS);
+    const { EmbeddedModel } = await import('../../src/model/embedded-model.js');
+    // COMPRESS takes a few ms more, as a remote model's would take seconds: compactions stay pending in the
+    // write-back queue long enough for kills to land while one is queued or running.
+    class SlowModel extends EmbeddedModel {
+      override async compress(turns: readonly ModelTurn[]): Promise<CompressResult> {
+        await new Promise((resolve) => setTimeout(resolve, 20 + Math.floor(Math.random() * 60)));
+        return super.compress(turns);
+      }
+    }
+    memory = new AkashicMemory(store, { ...CRASH_MEMORY_OPTIONS, model: new SlowModel() });
+    // The write-back queue's backlog after every committed compaction (and after every ack, below), so the
+    // harness knows whether a kill landed while a compaction was pending.
+    const m = memory;
+    m.on('compaction', () => log.line(`W ${writeBackBacklog(m)}`));
   }
   const exec = new PlanExecutor(store, memory);
   log.line('R');
@@ -103,6 +117,7 @@ async function main(): Promise<void> {
       process.exit(3);
     }
     log.line(`A ${i} ${JSON.stringify(result)}`);
+    if (memory !== null) log.line(`W ${writeBackBacklog(memory)}`);
   }
   stop.now = true;
   await loop;
@@ -110,6 +125,12 @@ async function main(): Promise<void> {
   await store.close();
   log.line('D');
   log.close();
+}
+
+/** Compactions queued, running or waiting for a retry. */
+function writeBackBacklog(memory: AkashicMemory): number {
+  const w = memory.stats().writeBack;
+  return w.queued + w.running + w.retrying;
 }
 
 main().catch((err: unknown) => {

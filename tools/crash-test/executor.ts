@@ -97,7 +97,7 @@ export class PlanExecutor {
             ? await memory.appendTurn({ user: op.user, session: op.session, ...turns[0]! })
             : await memory.completeRequest({ user: op.user, session: op.session, turns });
         if (r.compactionError !== undefined) throw r.compactionError;
-        return { compacted: r.compacted !== undefined };
+        return { compacted: r.compacted !== undefined, scheduled: r.compactionScheduled === true };
       }
       case 'end': {
         const r = await this.#needMemory().endSession({ user: op.user, session: op.session });

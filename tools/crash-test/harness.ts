@@ -45,6 +45,8 @@ export interface CycleOutcome {
   readonly killedAt: KillPoint;
   /** A background GC pass was running when the child was killed. */
   readonly inGcPass: boolean;
+  /** A background compaction was pending (acknowledged turns not compacted yet) when the child was killed. */
+  readonly compactionPending: boolean;
   readonly acked: number;
   /** Whether the in-flight op turned out to have landed (null: nothing was in flight). */
   readonly inflightLanded: boolean | null;
@@ -76,6 +78,8 @@ export interface CrashTestReport {
   readonly ackedOps: number;
   readonly kills: Readonly<Record<KillPoint, number>>;
   readonly killsInGcPass: number;
+  /** Kills that landed while a background compaction was pending: the oracle found every acknowledged turn anyway. */
+  readonly killsWithCompactionPending: number;
   readonly inflightLanded: number;
   readonly inflightDropped: number;
   /** Chunks the oracle tracks (live and deleted) and acknowledged turns at the end. */
@@ -123,6 +127,7 @@ export async function runCrashTest(opts: CrashTestOptions): Promise<CrashTestRep
   const memory = new MemoryModel();
   const kills: Record<KillPoint, number> = { 'before-ready': 0, idle: 0, write: 0, relocation: 0, 'gc-op': 0, compaction: 0, recall: 0, completed: 0 };
   let killsInGcPass = 0;
+  let killsWithCompactionPending = 0;
   let ackedOps = 0;
   let landed = 0;
   let dropped = 0;
@@ -216,6 +221,7 @@ export async function runCrashTest(opts: CrashTestOptions): Promise<CrashTestRep
       const point: KillPoint = log.done ? 'completed' : !log.ready ? 'before-ready' : killPoint(inflightOp);
       kills[point]++;
       if (log.inGcPass) killsInGcPass++;
+      if (log.compactionPending) killsWithCompactionPending++;
     }
 
     // Damaged-log cycles: damage the newest log now, as a crash mid-write or a bad sector would leave it.
@@ -276,7 +282,7 @@ export async function runCrashTest(opts: CrashTestOptions): Promise<CrashTestRep
           logOpenedAsPrefix++;
           survived++;
           rmSync(logPath, { force: true });
-          opts.onCycle?.({ cycle, killedAt: 'write', inGcPass: log.inGcPass, acked: log.acks.length, inflightLanded: null, ms: Date.now() - started, fault });
+          opts.onCycle?.({ cycle, killedAt: 'write', inGcPass: log.inGcPass, compactionPending: log.compactionPending, acked: log.acks.length, inflightLanded: null, ms: Date.now() - started, fault });
           continue;
         }
       } else if (damage !== null) {
@@ -317,7 +323,7 @@ export async function runCrashTest(opts: CrashTestOptions): Promise<CrashTestRep
       if (inflightLanded === false) dropped++;
       survived++;
       rmSync(logPath, { force: true });
-      opts.onCycle?.({ cycle, killedAt: log.done ? 'completed' : writeFault ? 'write' : !log.ready ? 'before-ready' : killPoint(inflightOp), inGcPass: log.inGcPass, acked: log.acks.length, inflightLanded, ms: Date.now() - started, fault });
+      opts.onCycle?.({ cycle, killedAt: log.done ? 'completed' : writeFault ? 'write' : !log.ready ? 'before-ready' : killPoint(inflightOp), inGcPass: log.inGcPass, compactionPending: log.compactionPending, acked: log.acks.length, inflightLanded, ms: Date.now() - started, fault });
     } finally {
       await store.close();
     }
@@ -330,6 +336,7 @@ export async function runCrashTest(opts: CrashTestOptions): Promise<CrashTestRep
     ackedOps,
     kills,
     killsInGcPass,
+    killsWithCompactionPending,
     inflightLanded: landed,
     inflightDropped: dropped,
     chunks: model.size,

@@ -43,6 +43,8 @@ export interface ParsedLog {
   /** The op started but not acknowledged, if any. */
   readonly inflight: number | null;
   readonly errors: { readonly op: number | null; readonly code: string; readonly message: string }[];
+  /** A background compaction was queued or running when the log ends (the kill landed before it committed). */
+  readonly compactionPending: boolean;
   /** A background GC pass was running when the log ends. */
   readonly inGcPass: boolean;
   readonly gcPasses: number;
@@ -68,6 +70,7 @@ export function parseLog(path: string): ParsedLog {
   let gcOpen = false;
   let gcPasses = 0;
   let probe: string | null = null;
+  let backlog = 0;
   for (const l of lines) {
     const sp = l.indexOf(' ');
     const tag = sp < 0 ? l : l.slice(0, sp);
@@ -108,6 +111,9 @@ export function parseLog(path: string): ParsedLog {
         errors.push({ op: null, code: e.code, message: `background GC: ${e.message}` });
         break;
       }
+      case 'W':
+        backlog = n;
+        break;
       case 'F':
         probe = (JSON.parse(rest) as { code: string }).code;
         break;
@@ -115,5 +121,5 @@ export function parseLog(path: string): ParsedLog {
         errors.push({ op: null, code: 'LOG', message: `unknown log line ${JSON.stringify(l)}` });
     }
   }
-  return { ready, done, acks, inflight: started >= acks.length ? started : null, errors, inGcPass: gcOpen, gcPasses, probe };
+  return { ready, done, acks, inflight: started >= acks.length ? started : null, errors, inGcPass: gcOpen, gcPasses, probe, compactionPending: !done && backlog > 0 };
 }

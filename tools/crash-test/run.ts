@@ -44,7 +44,7 @@ const report = await runCrashTest({
   faults: values.faults,
   onCycle: (c) => {
     if ((c.cycle + 1) % 10 === 0 || c.cycle === 0) {
-      process.stdout.write(`  cycle ${c.cycle + 1}: ${c.fault === 'none' ? '' : `fault ${c.fault}, `}killed at ${c.killedAt}${c.inGcPass ? ' (GC pass running)' : ''}, ${c.acked} ops acked, ${c.ms} ms\n`);
+      process.stdout.write(`  cycle ${c.cycle + 1}: ${c.fault === 'none' ? '' : `fault ${c.fault}, `}killed at ${c.killedAt}${c.inGcPass ? ' (GC pass running)' : ''}${c.compactionPending ? ' (compaction pending)' : ''}, ${c.acked} ops acked, ${c.ms} ms\n`);
     }
   },
 });
@@ -53,7 +53,7 @@ process.stdout.write(
   [
     `cycles survived: ${report.cyclesSurvived}/${cycles} in ${secs} s (seed ${report.seed})`,
     `acknowledged ops checked: ${report.ackedOps}; in-flight op landed ${report.inflightLanded}, dropped ${report.inflightDropped}`,
-    `kill points: ${Object.entries(report.kills).map(([k, n]) => `${k} ${n}`).join(', ')}; with a background GC pass running: ${report.killsInGcPass}`,
+    `kill points: ${Object.entries(report.kills).map(([k, n]) => `${k} ${n}`).join(', ')}; with a background GC pass running: ${report.killsInGcPass}; with a background compaction pending: ${report.killsWithCompactionPending}`,
     `oracle at the end: ${report.chunks} chunks, ${report.turns} turns`,
     ...(values.faults
       ? [

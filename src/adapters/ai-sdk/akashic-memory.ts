@@ -2,6 +2,8 @@
  * AI SDK (`ai` 6) memory middleware over MemAttention: before a call, the memory recalled for the request's
  * (user, session) is prepended as a system message; after it, the user's prompt and the model's text answer are
  * written back as one request's turns (`AkashicMemory.completeRequest`), which feeds the chunk gate and compaction.
+ * No call waits for a compaction: write-back resolves once the turns are durable (the memory's default background
+ * write-back), and the compaction of a user's earlier sessions on a session change runs in the background.
  *
  * The (user, session) travels per call in `providerOptions.akashic`; a call without it passes through untouched.
  * Types come from `ai` itself (its `LanguageModelMiddleware` is `LanguageModelV3Middleware`), so the adapter needs no
@@ -9,7 +11,7 @@
  */
 import type { LanguageModelMiddleware } from 'ai';
 import { invalidArgument } from '../../errors.js';
-import type { MemoryScope, TurnInput } from '../../memattention/index.js';
+import { DEFAULT_MEMORY_BUDGET_TOKENS, type MemoryScope, type TurnInput } from '../../memattention/index.js';
 import type { MemorySurface } from '../../protocol/surfaces.js';
 import { compileFilter, type ChunkFilter } from '../../api/chunk-filter.js';
 import { checkId } from '../../api/ids.js';
@@ -60,20 +62,28 @@ export interface AkashicMemoryOptions {
    */
   readonly recallScope?: MemoryScope;
   /**
-   * When a user's call arrives for a session other than that user's previous one, first compact the pending
-   * (not yet compacted) turns of the user's other sessions, so the new conversation can recall them. Default
-   * true. Without it, a conversation shorter than the chunk gate (`chunkGateTokens`, 1,024 tokens by default) is
-   * only recalled after `memory.endSession` or the memory's `idleCompactMs`.
+   * When a user's call arrives for a session other than that user's previous one, compact the pending (not yet
+   * compacted) turns of the user's other sessions, in the background: the call never waits for it. Until that
+   * compaction has committed, the previous session's pending turns are added to the injected memory (the newest
+   * that fit its budget), so the new conversation recalls them at once. Default true. Without it, a conversation
+   * shorter than the chunk gate (`chunkGateTokens`, 1,024 tokens by default) is only recalled after
+   * `memory.endSession`, `endSessionAfterIdleMs` or the memory's `idleCompactMs`.
    */
   readonly compactOnSessionChange?: boolean;
+  /**
+   * End a (user, session) this many ms after its last call: its pending turns are compacted in the background
+   * (`memory.endSession`; a failure goes to `onWritebackError`). 0 (default): never.
+   */
+  readonly endSessionAfterIdleMs?: number;
 }
+
 
 export const DEFAULT_MEMORY_HEADER = 'Memory of earlier conversations with this user:';
 
 /** How many users' last sessions the middleware remembers (older users just compact again on their next call). */
 const LAST_SESSION_USERS = 10_000;
 
-const MIDDLEWARE_KEYS = keysOf<AkashicMemoryOptions>()('memory', 'header', 'onWritebackError', 'recallScope', 'compactOnSessionChange');
+const MIDDLEWARE_KEYS = keysOf<AkashicMemoryOptions>()('memory', 'header', 'onWritebackError', 'recallScope', 'compactOnSessionChange', 'endSessionAfterIdleMs');
 const PROVIDER_KEYS = keysOf<AkashicProviderOptions>()('userId', 'sessionId', 'enableRetrieval', 'enableWriteback', 'memoryBudgetTokens', 'agentId', 'runId', 'recall');
 const PROVIDER_RECALL_KEYS = keysOf<NonNullable<AkashicProviderOptions['recall']>>()('agentId', 'runId', 'filter');
 
@@ -133,7 +143,7 @@ function lastUserText(prompt: Prompt): string {
 export function akashicMemory(options: AkashicMemoryOptions): LanguageModelMiddleware {
   if (options === null || typeof options !== 'object') throw invalidArgument('options must be an object');
   rejectUnknownKeys(options, MIDDLEWARE_KEYS, 'akashicMemory options');
-  const { memory, header = DEFAULT_MEMORY_HEADER, onWritebackError, recallScope = 'user', compactOnSessionChange = true } = options;
+  const { memory, header = DEFAULT_MEMORY_HEADER, onWritebackError, recallScope = 'user', compactOnSessionChange = true, endSessionAfterIdleMs = 0 } = options;
   if (memory === null || typeof memory !== 'object' || typeof memory.recall !== 'function' || typeof memory.completeRequest !== 'function') {
     throw invalidArgument('akashicMemory: option memory must be an AkashicMemory');
   }
@@ -141,6 +151,50 @@ export function akashicMemory(options: AkashicMemoryOptions): LanguageModelMiddl
   if (onWritebackError !== undefined && typeof onWritebackError !== 'function') throw invalidArgument('option onWritebackError must be a function');
   if (recallScope !== 'user' && recallScope !== 'session') throw invalidArgument("option recallScope must be 'user' or 'session'");
   if (typeof compactOnSessionChange !== 'boolean') throw invalidArgument('option compactOnSessionChange must be a boolean');
+  if (typeof endSessionAfterIdleMs !== 'number' || !Number.isSafeInteger(endSessionAfterIdleMs) || endSessionAfterIdleMs < 0) {
+    throw invalidArgument('option endSessionAfterIdleMs must be a non-negative integer of ms');
+  }
+
+  /** Background work has no caller: its failure goes to onWritebackError (dropped without one, the turns stay pending). */
+  const background = (work: Promise<unknown>): void => {
+    work.catch((err: unknown) => onWritebackError?.(err));
+  };
+
+  // Idle timers per (user, session): each call re-arms its own.
+  const idle = new Map<string, NodeJS.Timeout>();
+  function armIdle(o: AkashicProviderOptions): void {
+    if (endSessionAfterIdleMs === 0) return;
+    const key = JSON.stringify([o.userId, o.sessionId]);
+    clearTimeout(idle.get(key));
+    const timer = setTimeout(() => {
+      idle.delete(key);
+      background(memory.endSession({ user: o.userId, session: o.sessionId }));
+    }, endSessionAfterIdleMs);
+    timer.unref();
+    idle.set(key, timer);
+  }
+
+  // Per user, the previous session while its pending turns may not be compacted yet (after a session change).
+  const previousPending = new Map<string, string>();
+  /** The previous session's still-pending turns, newest that fit `budget` tokens, as memory lines. */
+  async function pendingOfPrevious(o: AkashicProviderOptions, budget: number): Promise<string> {
+    const previous = previousPending.get(o.userId);
+    if (previous === undefined) return '';
+    const turns = await memory.activeTurns({ user: o.userId, session: previous });
+    if (turns.length === 0) {
+      previousPending.delete(o.userId);
+      return '';
+    }
+    const kept: string[] = [];
+    let used = 0;
+    for (let i = turns.length - 1; i >= 0; i--) {
+      const t = turns[i]!;
+      if (used + t.tokenCount > budget) break;
+      used += t.tokenCount;
+      kept.unshift(`${t.role}: ${t.text}`);
+    }
+    return kept.join('\n');
+  }
 
   // The session each user last called with (most recent users last; bounded).
   const lastSession = new Map<string, string>();
@@ -151,16 +205,18 @@ export function akashicMemory(options: AkashicMemoryOptions): LanguageModelMiddl
     lastSession.set(o.userId, o.sessionId);
     if (lastSession.size > LAST_SESSION_USERS) lastSession.delete(lastSession.keys().next().value!);
     if (previous === o.sessionId) return;
-    try {
-      await memory.endOtherSessions({ user: o.userId, session: o.sessionId });
-    } catch (err) {
-      // The earlier turns stay pending (durable) and are compacted on a later session change or endSession.
-      if (onWritebackError === undefined) throw err;
-      onWritebackError(err);
-    }
+    if (previous !== undefined) previousPending.set(o.userId, previous);
+    else previousPending.delete(o.userId);
+    // Never waited for: the earlier turns are durable, and stay pending (and injected) until it commits.
+    background(memory.endOtherSessions({ user: o.userId, session: o.sessionId }));
   }
 
+  /**
+   * Hands the request's turns to the memory. With the memory's default background write-back this resolves once
+   * they are durable (no compaction is waited for).
+   */
   async function writeBack(o: AkashicProviderOptions, prompt: Prompt, answer: string): Promise<void> {
+    armIdle(o);
     const turns: TurnInput[] = [];
     const last = prompt.at(-1);
     const asked = last?.role === 'user' ? userText(last) : '';
@@ -201,8 +257,11 @@ export function akashicMemory(options: AkashicMemoryOptions): LanguageModelMiddl
         ...(o.recall?.runId === undefined ? {} : { runId: o.recall.runId }),
         ...(o.recall?.filter === undefined ? {} : { filter: o.recall.filter }),
       });
-      if (recalled.text === '') return params;
-      return { ...params, prompt: [{ role: 'system', content: `${header}\n\n${recalled.text}` }, ...params.prompt] };
+      const budget = o.memoryBudgetTokens ?? DEFAULT_MEMORY_BUDGET_TOKENS;
+      const pending = compactOnSessionChange ? await pendingOfPrevious(o, Math.max(0, budget - recalled.tokenCount)) : '';
+      const text = [recalled.text, pending].filter((t) => t !== '').join('\n\n');
+      if (text === '') return params;
+      return { ...params, prompt: [{ role: 'system', content: `${header}\n\n${text}` }, ...params.prompt] };
     },
 
     async wrapGenerate({ doGenerate, params }): Promise<GenerateResult> {

@@ -369,7 +369,7 @@ async function sweepRecall(
     grown.push(h);
   }
   if (buildOnly) return [];
-  const openMemory = (s: AkashicStore): AkashicMemory => new AkashicMemory(s, { relocateEveryRecalls: 0, recallScope: 'user' });
+  const openMemory = (s: AkashicStore): AkashicMemory => new AkashicMemory(s, { relocateEveryRecalls: 0, recallScope: 'user', writeBack: 'await' });
   const open: OpenHistory[] = [];
   try {
     for (const h of grown) {

@@ -181,7 +181,8 @@ export async function recordConversation(conv: Conversation, kind: TraceKind, to
   // The recording store keeps the default frame cache: its reads are not measured, and decompressing every
   // recalled frame again was a tenth of the recording time.
   const store = await AkashicStore.open({ db: new MemoryLevel({ keyEncoding: 'utf8', valueEncoding: 'buffer' }), gc: { intervalMs: 0 }, durability: 'relaxed' });
-  const memory = new AkashicMemory(store, { relocateEveryRecalls: 0, topP, model: setup.model, ...(setup.embedder === undefined ? {} : { embedder: setup.embedder }) });
+  // Awaiting write-back: each question is asked once every compaction before it committed, so a trace is reproducible.
+  const memory = new AkashicMemory(store, { relocateEveryRecalls: 0, writeBack: 'await', topP, model: setup.model, ...(setup.embedder === undefined ? {} : { embedder: setup.embedder }) });
   const user = conv.id;
   const versions = new Map<string, number>();
   const provenance = new Map<string, { ref: ChunkRef; turns: ReadonlySet<string> }>();

@@ -40,6 +40,8 @@ export async function replayWithBaseline(
   let backgroundErrors = 0;
   try {
     const memory = new AkashicMemory(store, {
+      // Each question is asked once every compaction before it committed: a reproducible replay.
+      writeBack: 'await',
       model: setup.model,
       ...(setup.embedder === undefined ? {} : { embedder: setup.embedder }),
       tokenizer,

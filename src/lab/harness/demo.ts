@@ -76,7 +76,7 @@ export async function runDemo(opts: DemoOptions, sink: LineSink): Promise<DemoRe
     await out.line(`How the storage holds up: ${convs.length} user${convs.length === 1 ? "" : "s"}, ${sessions} sessions, ${turns} turns of synthetic conversation, embedded model (no network)`);
 
     // 1. Ingest through MemAttention with questions interleaved; relocation off, so this is the write-order layout.
-    const ingest = new AkashicMemory(store, { relocateEveryRecalls: 0 });
+    const ingest = new AkashicMemory(store, { relocateEveryRecalls: 0, writeBack: 'await' });
     const progress = opts.onProgress ?? (() => undefined);
     await out.line(`1/4 ingesting every session through MemAttention (turns gather until 1,024 tokens, then compact into a chunk), asking each question as it comes up…`);
     const asked: AskedQuestion[] = [];
@@ -111,7 +111,7 @@ export async function runDemo(opts: DemoOptions, sink: LineSink): Promise<DemoRe
     //    agent's topics do). Costs compare the same sets, read the same way.
     await out.line(`2/4 asking the ${asked.length} questions twice more on the full history, the second time with relocation of chunks recalled together…`);
     const onlineSets: { user: string; refs: ChunkRef[] }[] = [];
-    const plain = new AkashicMemory(store, { relocateEveryRecalls: 0 });
+    const plain = new AkashicMemory(store, { relocateEveryRecalls: 0, writeBack: 'await' });
     let step = 0;
     for (const a of asked) {
       progress(step++, 2 * asked.length);
@@ -120,7 +120,7 @@ export async function runDemo(opts: DemoOptions, sink: LineSink): Promise<DemoRe
     }
     await plain.close();
     const duringFig = await readAll(onlineSets);
-    const online = new AkashicMemory(store, { relocateSync: true });
+    const online = new AkashicMemory(store, { relocateSync: true, writeBack: 'await' });
     const outcomes = new Map<string, number>();
     for (const a of asked) {
       progress(step++, 2 * asked.length);

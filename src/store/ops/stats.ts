@@ -27,7 +27,7 @@ async function dirSize(path: string): Promise<number> {
   return total;
 }
 
-export async function computeStats(core: StoreCore, location: string | null): Promise<StoreStats> {
+export async function computeStats(core: StoreCore, location: string | null): Promise<Omit<StoreStats, 'modelUsage'>> {
   let chunks = 0;
   let deleted = 0;
   let updated = 0;

@@ -62,6 +62,24 @@ export async function activeSessions(core: StoreCore, userId: string): Promise<s
 }
 
 /**
+ * Every (user, session) whose active chunk holds turns, in key order. Reads one key per namespace: after each hit
+ * the scan jumps past that namespace's keys.
+ */
+export async function activeNamespaces(core: StoreCore): Promise<{ userId: string; sessionId: string }[]> {
+  const out: { userId: string; sessionId: string }[] = [];
+  let gte: string | undefined;
+  for (;;) {
+    let found: string | null = null;
+    for await (const key of core.cf.active.keys({ ...(gte === undefined ? {} : { gte }), limit: 1 })) found = key;
+    if (found === null) return out;
+    const at = parseActiveKey(found);
+    if (at === null) throw corruption(`malformed active-turn key ${JSON.stringify(found)}`);
+    out.push({ userId: at.userId, sessionId: at.sessionId });
+    gte = prefixRange(at.userId, at.sessionId).lt;
+  }
+}
+
+/**
  * Next sequence number of the namespace: one past the newest stored turn, or 0 when the active chunk is empty.
  * Sequence numbers only order the turns of one active chunk; they restart after a compaction consumed every turn,
  * so a key is reused by a later turn (docs/format.md) and turn ids, not keys, identify turns.
