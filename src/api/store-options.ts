@@ -158,7 +158,7 @@ function intIn(name: string, v: unknown, min: number, max: number, dflt: number)
 /** Validates options and fills defaults; throws AKASHIC_INVALID_ARGUMENT naming the bad option. */
 const STORE_KEYS = keysOf<AkashicStoreOptions>()(
   'path', 'db', 'blockCapacity', 'blockMaxBytes', 'crossSessionBlocks', 'cacheBytes', 'durability', 'zstdLevel', 'gc', 'readOnly', 'now',
-  'defaultTtlMs', 'postingMergeAt', 'scopeTtl', 'history', 'affinity',
+  'defaultTtlMs', 'postingMergeAt', 'scopeTtl', 'history', 'affinity', 'url',
 );
 const GC_KEYS = keysOf<GcOptions>()('threshold', 'intervalMs', 'maxBlocksPerPass', 'threads', 'mergeBelowFill');
 const HISTORY_KEYS = keysOf<HistoryRetention>()('versions', 'maxAgeMs');

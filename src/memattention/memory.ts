@@ -452,7 +452,7 @@ const APPEND_KEYS = keysOf<SessionRef & TurnInput>()('user', 'session', 'role', 
 const TURN_KEYS = keysOf<TurnInput>()('role', 'text', 'at', 'turnId', 'agentId', 'runId');
 const COMPLETE_KEYS = keysOf<CompleteRequestInput>()('user', 'session', 'turns', 'enableWriteback', 'agentId', 'runId');
 const RECALL_KEYS = keysOf<RecallInput>()(
-  'user', 'session', 'query', 'topP', 'memoryBudgetTokens', 'scope', 'enableRetrieval', 'turnId', 'filter', 'agentId', 'runId', 'asOf', 'includeSuperseded',
+  'user', 'session', 'query', 'topP', 'memoryBudgetTokens', 'scope', 'enableRetrieval', 'turnId', 'filter', 'agentId', 'runId', 'asOf', 'includeSuperseded', 'relevanceFloor',
 );
 const HISTORY_KEYS = keysOf<SessionRef & { readonly chunkId: string }>()('user', 'session', 'chunkId');
 const PURGE_KEYS = keysOf<{ readonly user: string; readonly session?: string }>()('user', 'session');

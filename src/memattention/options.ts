@@ -180,7 +180,7 @@ function isModel(m: unknown): m is MemoryModel {
 const MEMORY_KEYS = keysOf<MemoryOptions>()(
   'model', 'embedder', 'tokenizer', 'chunkGateTokens', 'topP', 'recallTopP', 'reconcileScope', 'recallScope', 'memoryBudgetTokens', 'recallKinds',
   'recallUnit', 'candidateWindow', 'candidatePrefilter', 'candidateKeywords', 'tauAssoc', 'relocateEveryRecalls', 'relocateMinRecurrence',
-  'relocateSync', 'idleCompactMs', 'onBackgroundError',
+  'relocateSync', 'idleCompactMs', 'onBackgroundError', 'relevanceFloor',
 );
 
 export function resolveMemoryOptions(o: MemoryOptions = {}): ResolvedMemoryOptions {
