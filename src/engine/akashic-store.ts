@@ -10,7 +10,7 @@ import { findVictims, type GcPassOptions } from '../gc/victim-selection.js';
 import { DefaultAffinityModel } from '../gc/default-affinity.js';
 import { GcPool } from '../gc/gc-pool.js';
 import { invalidRatio } from '../record/block-info.js';
-import type { ChunkKind, ChunkRecord } from '../record/chunk-record.js';
+import type { ChunkRecord } from '../record/chunk-record.js';
 import { activeSessions, appendActiveTurns, readActiveTurns, scanActiveTurns } from '../store/write/active-turns.js';
 import type { CandidateRead } from '../store/index/candidate-reader.js';
 import { candidateIndexPurgeHook } from '../store/index/candidate-index.js';
@@ -36,14 +36,18 @@ import { checkTables } from '../store/leveldb/table-check.js';
 import { computeStats } from '../store/ops/stats.js';
 import { StoreCore } from '../store/store-core.js';
 import type { Expiry, Mutation } from '../store/write/mutations.js';
-import type { LocatedRef } from '../store/read/read-path.js';
+import type { LocatedRef } from '../api/chunk-input.js';
 import { verifyStore } from '../store/ops/verify.js';
 import {
   activeTurnLog,
   backgroundGcPasses,
   coldReopen,
   readOnlyScans,
+  trustedCalls,
   type ActiveTurnLog,
+  type CandidateQuery,
+  type ListQuery,
+  type TrustedCalls,
   type BackgroundGcPasses,
   type ReadOnlyScans,
   type SnapshotView,
@@ -200,6 +204,20 @@ export class AkashicStore {
     };
   }
 
+  /** The public reads without their argument checks, for MemAttention (see TrustedCalls). @internal */
+  get [trustedCalls](): TrustedCalls {
+    return {
+      list: (userId, q) => this.#list(userId, q),
+      candidates: (userId, q) => this.#candidates(userId, q),
+      getMany: (userId, refs, asOf) => this.#getMany(userId, refs, asOf),
+      getManyBySlot: (userId, located) => this.#getManyBySlot(userId, located),
+      keptVersions: (userId, refs) => this.#keptVersions(userId, refs),
+      recordCoAccess: (userId, refs) => this.#recordCoAccess(userId, refs),
+      coAccess: (userId, refs) => this.#coAccess(userId, refs),
+      relocate: (userId, refs) => this.#relocate(userId, refs),
+    };
+  }
+
   /** The background GC loop's "pass finished" event (internal-seams.ts). @internal */
   get [backgroundGcPasses](): BackgroundGcPasses {
     return { next: () => this.#gcPassEvents.next() };
@@ -340,8 +358,13 @@ export class AkashicStore {
     checkId(userId, 'userId');
     checkOptions(opts, READ_KEYS, 'getMany options');
     const checked = checkRefs(refs, 'refs');
-    if (opts.asOf !== undefined) return this.#track(readAsOf(this.#core, userId, checked, checkTime(opts.asOf, 'asOf')));
-    return this.#track(this.#core.read(userId, checked));
+    return this.#getMany(userId, checked, opts.asOf === undefined ? null : checkTime(opts.asOf, 'asOf'));
+  }
+
+  #getMany(userId: string, refs: readonly ChunkRef[], asOf: number | null): Promise<ReadResult> {
+    this.#checkOpen();
+    if (asOf !== null) return this.#track(readAsOf(this.#core, userId, refs, asOf));
+    return this.#track(this.#core.read(userId, refs));
   }
 
   /**
@@ -367,8 +390,12 @@ export class AkashicStore {
   async getManyBySlot(userId: string, located: readonly LocatedRef[]): Promise<ReadResult> {
     this.#checkOpen();
     checkId(userId, 'userId');
-    const checked = checkLocatedRefs(located, 'located');
-    return this.#track(this.#core.readLocated(userId, checked));
+    return this.#getManyBySlot(userId, checkLocatedRefs(located, 'located'));
+  }
+
+  #getManyBySlot(userId: string, located: readonly LocatedRef[]): Promise<ReadResult> {
+    this.#checkOpen();
+    return this.#track(this.#core.readLocated(userId, located));
   }
 
   /**
@@ -390,7 +417,12 @@ export class AkashicStore {
     this.#checkOpen();
     checkId(userId, 'userId');
     const checked = checkRefs(refs, 'refs').map((r, i) => ({ ...r, version: checkVersionNumber((refs[i] as { version?: unknown }).version, `refs[${i}].version`) }));
-    return this.#track(readKept(this.#core, userId, checked));
+    return this.#keptVersions(userId, checked);
+  }
+
+  #keptVersions(userId: string, refs: readonly (ChunkRef & { readonly version: number })[]): Promise<(ChunkRecord | null)[]> {
+    this.#checkOpen();
+    return this.#track(readKept(this.#core, userId, refs));
   }
 
   /**
@@ -408,10 +440,21 @@ export class AkashicStore {
     this.#checkOpen();
     checkId(userId, 'userId');
     checkOptions(opts, LIST_KEYS, 'list options');
-    const session = opts.sessionId === undefined ? null : checkId(opts.sessionId, 'sessionId');
-    const filter = opts.filter === undefined ? null : compileFilter(opts.filter, 'filter');
-    const scope = compileScope(opts, 'options');
-    const asOf = opts.asOf === undefined ? null : checkTime(opts.asOf, 'asOf');
+    const q: ListQuery = {
+      sessionId: opts.sessionId === undefined ? null : checkId(opts.sessionId, 'sessionId'),
+      filter: opts.filter === undefined ? null : compileFilter(opts.filter, 'filter'),
+      scope: compileScope(opts, 'options'),
+      asOf: opts.asOf === undefined ? null : checkTime(opts.asOf, 'asOf'),
+      includeDeleted: opts.includeDeleted === true,
+      includeExpired: opts.includeExpired === true,
+      includeSuperseded: opts.includeSuperseded === true,
+    };
+    yield* this.#list(userId, q);
+  }
+
+  async *#list(userId: string, q: ListQuery): AsyncGenerator<ListedChunk> {
+    this.#checkOpen();
+    const { filter, scope, asOf } = q;
     const now = this.#core.options.now();
     const matches = async (e: ListedEntry): Promise<boolean> => {
       if (scope !== null && !scope(e.entry)) return false;
@@ -425,13 +468,13 @@ export class AkashicStore {
       }
       return filter.matches(e.entry, attrs);
     };
-    for await (const found of wrapIoGenerator(this.#core.entries(userId, session))) {
+    for await (const found of wrapIoGenerator(this.#core.entries(userId, q.sessionId))) {
       const expired = found.entry.state === 'live' && isExpired(found.entry, now);
       let e: ListedEntry | null = found;
       if (asOf !== null) e = expired ? null : await this.#track(listedAsOf(this.#core, found, asOf));
-      else if (!(found.entry.state === 'live' ? opts.includeExpired === true || !expired : opts.includeDeleted === true)) e = null;
+      else if (!(found.entry.state === 'live' ? q.includeExpired || !expired : q.includeDeleted)) e = null;
       if (e !== null && (await matches(e))) yield e;
-      if (opts.includeSuperseded === true && !expired) {
+      if (q.includeSuperseded && !expired) {
         for (const old of await this.#track(listedSuperseded(this.#core, found))) {
           if (asOf !== null && old.superseded.at > asOf) continue;
           if (await matches(old)) yield old;
@@ -448,12 +491,14 @@ export class AkashicStore {
    * scans `list()`.
    * @internal
    */
-  async candidates(
-    userId: string,
-    q: { sessionId: string | null; kinds: readonly ChunkKind[]; keywords: readonly string[]; window: number; prefilter: number; stats?: boolean },
-  ): Promise<CandidateRead | null> {
+  async candidates(userId: string, q: CandidateQuery): Promise<CandidateRead | null> {
     this.#checkOpen();
     checkId(userId, 'userId');
+    return this.#candidates(userId, q);
+  }
+
+  async #candidates(userId: string, q: CandidateQuery): Promise<CandidateRead | null> {
+    this.#checkOpen();
     if (!this.#core.indexReady) return null;
     const r = await this.#track(this.#core.candidates({ userId, ...q }));
     // Expired chunks stay indexed until the sweep; they are never candidates.
@@ -490,14 +535,24 @@ export class AkashicStore {
   async relocate(userId: string, refs: readonly ChunkRef[]): Promise<RelocationResult> {
     this.#checkWritable();
     checkId(userId, 'userId');
-    return this.#track(relocate(this.#core, userId, checkRefs(refs, 'refs', 1024)));
+    return this.#relocate(userId, checkRefs(refs, 'refs', 1024));
+  }
+
+  #relocate(userId: string, refs: readonly ChunkRef[]): Promise<RelocationResult> {
+    this.#checkWritable();
+    return this.#track(relocate(this.#core, userId, refs));
   }
 
   /** Records that these chunks were materialized together by one request. */
   async recordCoAccess(userId: string, refs: readonly ChunkRef[]): Promise<void> {
     this.#checkWritable();
     checkId(userId, 'userId');
-    return this.#track(this.#core.recordCoAccess(userId, checkRefs(refs, 'refs', 64)));
+    return this.#recordCoAccess(userId, checkRefs(refs, 'refs', 64));
+  }
+
+  #recordCoAccess(userId: string, refs: readonly ChunkRef[]): Promise<void> {
+    this.#checkWritable();
+    return this.#track(this.#core.recordCoAccess(userId, refs));
   }
 
   /**
@@ -507,8 +562,12 @@ export class AkashicStore {
   async coAccess(userId: string, refs?: readonly ChunkRef[]): Promise<CoAccessStats> {
     this.#checkOpen();
     checkId(userId, 'userId');
-    const ids = refs === undefined ? undefined : checkRefs(refs, 'refs', LIMITS.coAccessRefs).map((r) => refString(r.sessionId, r.chunkId));
-    return this.#track(this.#core.coAccess(userId, ids));
+    return this.#coAccess(userId, refs === undefined ? undefined : checkRefs(refs, 'refs', LIMITS.coAccessRefs));
+  }
+
+  #coAccess(userId: string, refs: readonly ChunkRef[] | undefined): Promise<CoAccessStats> {
+    this.#checkOpen();
+    return this.#track(this.#core.coAccess(userId, refs?.map((r) => refString(r.sessionId, r.chunkId))));
   }
 
   /**
@@ -689,7 +748,6 @@ function toMutation(o: WriteOp, what: string): Mutation {
   }
 }
 
-/** A time argument: a finite number of ms since the epoch. */
 /** Validates one exact record of `restore` / `restoreHistory` and returns it as the user's. */
 function checkRestored(userId: string, r: ChunkRecord, what: string): ChunkRecord {
   checkRef(r, what);
@@ -701,6 +759,7 @@ function checkRestored(userId: string, r: ChunkRecord, what: string): ChunkRecor
   return { ...r, ...c, userId, supersedes: c.supersedes.map((x) => ({ userId, sessionId: x.sessionId, chunkId: x.chunkId })) };
 }
 
+/** A time argument: a finite number of ms since the epoch. */
 function checkTime(v: unknown, what: string): number {
   if (typeof v !== 'number' || !Number.isFinite(v)) throw invalidArgument(`${what} must be a finite number of ms since the epoch`);
   return v;

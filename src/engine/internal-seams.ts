@@ -8,17 +8,24 @@
  *   turns, and GC's victim count, for tools (dump, inspect, blocks, report, gc) and test oracles.
  * - `coldReopen`: cycles the LevelDB handle so benchmarks read cold.
  * - `backgroundGcPasses`: the event of a background GC pass finishing, so callers wait for it instead of polling.
+ * - `trustedCalls`: the reads and co-access calls of the public API minus its argument checks, for MemAttention,
+ *   whose ids, refs, filter and scope are checked once at its own edge (or come from the store itself).
  *
  * The symbols are not exported from the package barrel. Every seam checks the store's state as the public
  * methods do (AKASHIC_NOT_OPEN, read-only) and maps storage errors to AkashicError.
  * @internal
  */
-import type { GcReport } from '../api/reports.js';
+import type { CoAccessStats } from '../api/affinity-model.js';
+import type { CompiledFilter } from '../api/chunk-filter.js';
+import type { ChunkRef, LocatedRef } from '../api/chunk-input.js';
+import type { GcReport, RelocationResult } from '../api/reports.js';
+import type { ListedChunk, ReadResult, RestoredVersion, MutationResult, ListedEntry } from '../api/results.js';
+import type { ScopeTest } from '../api/scope-filter.js';
+import type { ChunkKind, ChunkRecord } from '../record/chunk-record.js';
+import type { CandidateRead } from '../store/index/candidate-reader.js';
 import type { BlockInfo } from '../record/block-info.js';
-import type { ChunkRecord } from '../record/chunk-record.js';
 import type { ActiveTurnValue, EngineMeta } from '../record/engine-records.js';
 import type { NamespacedTurn, StoredTurn } from '../store/write/active-turns.js';
-import type { RestoredVersion, MutationResult, ListedEntry } from '../api/results.js';
 import type { Mutation } from '../store/write/mutations.js';
 
 export type { NamespacedTurn, StoredTurn } from '../store/write/active-turns.js';
@@ -36,6 +43,47 @@ export const readOnlyScans = Symbol('akashic.readOnlyScans');
 export const coldReopen = Symbol('akashic.coldReopen');
 /** `store[backgroundGcPasses]`: the background GC loop's "pass finished" event. @internal */
 export const backgroundGcPasses = Symbol('akashic.backgroundGcPasses');
+
+/** `store[trustedCalls]`: the public reads without their argument checks. @internal */
+export const trustedCalls = Symbol('akashic.trustedCalls');
+
+/** What `list` does once its options are checked: the filter and scope compiled, absent options resolved. */
+export interface ListQuery {
+  readonly sessionId: string | null;
+  readonly filter: CompiledFilter | null;
+  readonly scope: ScopeTest;
+  readonly asOf: number | null;
+  readonly includeDeleted: boolean;
+  readonly includeExpired: boolean;
+  readonly includeSuperseded: boolean;
+}
+
+/**
+ * The bodies of AkashicStore's public reads and co-access calls, as abstract-level's `_get` sits under `get`: each
+ * checks the store's state but trusts its arguments. REQUIRES: ids checked by `checkId`/`checkChunkId`, refs
+ * within the public method's limits, versions and times valid (as the public method would have checked them), or
+ * taken from what the store returned.
+ */
+export interface TrustedCalls {
+  list(userId: string, q: ListQuery): AsyncGenerator<ListedChunk>;
+  candidates(userId: string, q: CandidateQuery): Promise<CandidateRead | null>;
+  getMany(userId: string, refs: readonly ChunkRef[], asOf: number | null): Promise<ReadResult>;
+  getManyBySlot(userId: string, located: readonly LocatedRef[]): Promise<ReadResult>;
+  keptVersions(userId: string, refs: readonly (ChunkRef & { readonly version: number })[]): Promise<(ChunkRecord | null)[]>;
+  recordCoAccess(userId: string, refs: readonly ChunkRef[]): Promise<void>;
+  coAccess(userId: string, refs?: readonly ChunkRef[]): Promise<CoAccessStats>;
+  relocate(userId: string, refs: readonly ChunkRef[]): Promise<RelocationResult>;
+}
+
+/** What `candidates` gathers: see AkashicStore.candidates. */
+export interface CandidateQuery {
+  readonly sessionId: string | null;
+  readonly kinds: readonly ChunkKind[];
+  readonly keywords: readonly string[];
+  readonly window: number;
+  readonly prefilter: number;
+  readonly stats?: boolean;
+}
 
 /** The background GC loop (`gc.intervalMs` > 0) as events. */
 export interface BackgroundGcPasses {

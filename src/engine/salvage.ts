@@ -188,7 +188,7 @@ export async function salvage(fromPath: string, toPath: string, opts: SalvageOpt
 
       // Pass 2: orphans, in every readable frame.
       // Frame files keep a released block's bytes until its segment goes: only blocks still holding data count.
-      const holding = frameStore instanceof FileFrameStore ? await blocksHoldingData(cf, onError('block infos')) : null;
+      const holding = frameStore.keepsReleasedFrames ? await blocksHoldingData(cf, onError('block infos')) : null;
       for await (const { blockId, frame, value: v } of frameStore.entries(onError('block frames'), holding === null ? undefined : (b) => holding.has(b))) {
         const fk = frameKey(blockId, frame);
         let f: DecodedFrame;

@@ -14,3 +14,4 @@ export type { DemoOptions, DemoReport, RetrievalFigures } from './harness/demo.j
 export { runScale, scaleMarkdown } from './bench/scale-run.js';
 export { historySweepMarkdown, runHistorySweep } from './bench/history-sweep.js';
 export type { TraceKind } from './bench/trace.js';
+export { runServeBench, serveBenchMarkdown, type ServeBenchOptions, type ServeBenchReport, type ServeBenchRow } from './bench/serve-bench.js';

@@ -1,4 +1,3 @@
-import type { ChunkFilter } from '../api/chunk-filter.js';
 /**
  * The candidate set M of SELECT (the Akashic paper, Algorithm 1 lines 6 and 16), gathered from directory metadata only
  * (keywords, time, tokens; never a chunk body).
@@ -17,12 +16,14 @@ import type { ChunkFilter } from '../api/chunk-filter.js';
  * without the index (format 1, opened read-only) falls back to scanning the scope's directory.
  * @internal
  */
+import type { CompiledFilter } from '../api/chunk-filter.js';
 import type { AkashicStore } from '../engine/akashic-store.js';
+import { trustedCalls } from '../engine/internal-seams.js';
 import type { ChunkMetaView } from '../model/memory-model.js';
 import type { ChunkRef, LocatedRef } from '../api/chunk-input.js';
 import { refString } from '../api/key-strings.js';
 import type { ListedEntry, ListedChunk, SupersededMark, KeywordStats } from '../api/results.js';
-import type { ScopeSelector } from '../api/scope-filter.js';
+import type { ScopeTest } from '../api/scope-filter.js';
 import type { ChunkKind } from '../record/chunk-record.js';
 
 /** A chunk shown to SELECT, with what is needed to fetch it and to compare-and-swap it later. */
@@ -37,7 +38,9 @@ export interface Candidate {
 }
 
 /** Which versions and scopes candidates are drawn from (any of them makes the candidates come from a scan). */
-export interface CandidateView extends ScopeSelector {
+export interface CandidateView {
+  /** The agent/run scope test, compiled once by the caller (`compileScope`); null: every scope. */
+  readonly scope: ScopeTest;
   /** Chunks as they were at this time. */
   readonly asOf?: number;
   /** Kept superseded versions are candidates too. */
@@ -71,7 +74,7 @@ export interface CandidateFilter {
    * filter applied first (`AkashicStore.list`), so the window and the keyword matches are drawn from matching
    * chunks only: exact, at O(scope) directory entries per call instead of the index's bounded read.
    */
-  readonly filter?: ChunkFilter;
+  readonly filter?: CompiledFilter;
   /** Agent/run scopes, as-of time and superseded versions; validated by the caller. */
   readonly view?: CandidateView;
   /** Also return the BM25 statistics (`CandidateSet.stats`, through the index only); default false. */
@@ -128,9 +131,9 @@ export async function gatherCandidates(
 ): Promise<CandidateSet> {
   const accept = (e: ListedEntry): boolean => filter.kinds.has(e.entry.kind) && (filter.accept?.(e) ?? true);
   const v = filter.view;
-  const viewed = v !== undefined && (v.agentId !== undefined || v.runId !== undefined || v.asOf !== undefined || v.includeSuperseded === true);
+  const viewed = v !== undefined && (v.scope !== null || v.asOf !== undefined || v.includeSuperseded === true);
   if (filter.filter !== undefined || viewed) return scanCandidates(store, userId, sessionId, queryKeywords, bounds, accept, filter.filter, v);
-  const indexed = await store.candidates(userId, {
+  const indexed = await store[trustedCalls].candidates(userId, {
     sessionId,
     kinds: [...filter.kinds],
     keywords: queryKeywords,
@@ -179,7 +182,7 @@ async function scanCandidates(
   queryKeywords: readonly string[],
   bounds: CandidateBounds,
   accept: (e: ListedEntry) => boolean,
-  filter?: ChunkFilter,
+  filter?: CompiledFilter,
   view?: CandidateView,
 ): Promise<CandidateSet> {
   const query = new Set(queryKeywords.map((k) => k.toLowerCase()));
@@ -187,8 +190,16 @@ async function scanCandidates(
   // Keep window + prefilter matches: at most `window` of them can turn out to be in `recent`.
   const matching = new TopK<Scored>(bounds.window + bounds.prefilter, (a, b) => b.score - a.score || newerFirst(a.e, b.e));
   let scanned = 0;
-  const opts = { ...(view ?? {}), ...(sessionId === null ? {} : { sessionId }), ...(filter === undefined ? {} : { filter }) };
-  for await (const e of store.list(userId, opts)) {
+  const q = {
+    sessionId,
+    filter: filter ?? null,
+    scope: view?.scope ?? null,
+    asOf: view?.asOf ?? null,
+    includeDeleted: false,
+    includeExpired: false,
+    includeSuperseded: view?.includeSuperseded === true,
+  };
+  for await (const e of store[trustedCalls].list(userId, q)) {
     if (!accept(e)) continue;
     scanned++;
     recent.add(e);

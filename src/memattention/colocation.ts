@@ -11,6 +11,7 @@
  * @internal
  */
 import type { AkashicStore } from '../engine/akashic-store.js';
+import { trustedCalls } from '../engine/internal-seams.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
 import type { ChunkRef } from '../api/chunk-input.js';
 import { parseRefString, refString } from '../api/key-strings.js';
@@ -114,7 +115,7 @@ export class OnlineRelocation {
    */
   async run(store: AkashicStore, model: CheckedModel, userId: string, chunks: readonly ChunkRecord[]): Promise<RelocationRun> {
     const refs: ChunkRef[] = chunks.map((c) => ({ sessionId: c.sessionId, chunkId: c.chunkId }));
-    const stats = await store.coAccess(userId, refs);
+    const stats = await store[trustedCalls].coAccess(userId, refs);
     const min = this.params.minRecurrence;
     const pairs = min <= 1 ? stats.pairs : new Map([...stats.pairs].filter(([, n]) => n >= min));
     if (pairs.size === 0) return { status: 'skipped', reason: 'not-recurring' };
@@ -129,7 +130,7 @@ export class OnlineRelocation {
     }));
     const groups = await model.colocate(metas, { accesses: stats.accesses, pairs }, this.params.tauAssoc);
     let moved = 0;
-    for (const g of groups) moved += (await store.relocate(userId, g.map(parseRefString))).moved;
+    for (const g of groups) moved += (await store[trustedCalls].relocate(userId, g.map(parseRefString))).moved;
     return { status: 'ran', groups: groups.length, moved };
   }
 }

@@ -14,7 +14,7 @@
  * @internal
  */
 import type { AkashicStore } from '../engine/akashic-store.js';
-import { activeTurnLog, type ListedEntry, type Mutation, type StoredTurn } from '../engine/internal-seams.js';
+import { activeTurnLog, trustedCalls, type ListedEntry, type Mutation, type StoredTurn } from '../engine/internal-seams.js';
 import type { ChunkKind, ChunkRecord } from '../record/chunk-record.js';
 import { checkContent, LIMITS, type ChunkRef } from '../api/chunk-input.js';
 import { gatherCandidates } from './candidates.js';
@@ -71,6 +71,10 @@ function unionProvenance(old: readonly string[], added: readonly string[]): stri
   return all.length > LIMITS.provenance ? all.slice(all.length - LIMITS.provenance) : all;
 }
 
+function sameLineCount(a: string, b: string): boolean {
+  return a.split('\n').length === b.split('\n').length;
+}
+
 const MEMORY_ONLY: ReadonlySet<ChunkKind> = new Set(['memory']);
 
 /**
@@ -108,7 +112,7 @@ export async function compactTurns(ctx: CompactorContext, userId: string, sessio
   let related: { id: string; ref: ChunkRef; record: ChunkRecord }[] = [];
   let blocksTouched = 0;
   if (chosen.length > 0) {
-    const read = await store.getMany(userId, chosen.map((c) => c.ref));
+    const read = await store[trustedCalls].getMany(userId, chosen.map((c) => c.ref), null);
     blocksTouched = read.blocksTouched;
     // A chunk deleted since the listing simply drops out of the reconciliation.
     related = chosen.flatMap((c, i) => {
@@ -180,7 +184,10 @@ export async function compactTurns(ctx: CompactorContext, userId: string, sessio
         text: u.text,
         tokenCount: await countTokensYielding(tok, u.text),
         keywords: u.keywords,
-        provenance: unionProvenance(u.r.record.provenance, turnIds),
+        // A rewrite that keeps the chunk one line per turn (a statement retired inside its turn) keeps its turns:
+        // adding the new chunk's would break the line-per-turn alignment recall splits passages by. Any other
+        // rewrite carries the new turns over (the text now holds what they said).
+        provenance: sameLineCount(u.r.record.text, u.text) ? [...u.r.record.provenance] : unionProvenance(u.r.record.provenance, turnIds),
         // A rewritten text without a vector of its own loses the old one (it described the old text).
         embedding: vector ?? null,
       },

@@ -6,7 +6,7 @@
 import { monotonicFactory } from 'ulid';
 import type { AkashicStore } from '../engine/akashic-store.js';
 import type { ChunkVersion } from '../api/results.js';
-import { activeTurnLog, type StoredTurn } from '../engine/internal-seams.js';
+import { activeTurnLog, trustedCalls, type StoredTurn } from '../engine/internal-seams.js';
 import { NextEvent } from '../util/next-event.js';
 import { idleCompactions, type IdleCompactions } from './internal-seams.js';
 import { AkashicError, invalidArgument } from '../errors.js';
@@ -295,6 +295,10 @@ export class AkashicMemory {
   async activeTurns(input: SessionRef): Promise<ActiveTurn[]> {
     const ns = checkNamespace(input, SESSION_KEYS, 'activeTurns input');
     this.#checkOpen();
+    return this.#activeTurns(ns);
+  }
+
+  async #activeTurns(ns: Namespace): Promise<ActiveTurn[]> {
     const turns = await storage(this.#store[activeTurnLog].read(ns.user, ns.session));
     return turns.map(({ key: _key, ...t }) => t);
   }
@@ -347,29 +351,28 @@ export class AkashicMemory {
     const floor = floorOption('relevanceFloor', input.relevanceFloor, this.#options.relevanceFloor);
     if (input.enableRetrieval !== undefined && typeof input.enableRetrieval !== 'boolean') throw invalidArgument('enableRetrieval must be a boolean');
     if (input.turnId !== undefined && typeof input.turnId !== 'string') throw invalidArgument('turnId must be a string');
-    if (input.filter !== undefined) compileFilter(input.filter, 'filter');
+    const filter = input.filter === undefined ? undefined : compileFilter(input.filter, 'filter');
     if (input.asOf !== undefined && (typeof input.asOf !== 'number' || !Number.isFinite(input.asOf))) throw invalidArgument('asOf must be a finite number of ms since the epoch');
     if (input.includeSuperseded !== undefined && typeof input.includeSuperseded !== 'boolean') throw invalidArgument('includeSuperseded must be a boolean');
-    const view = {
-      ...(input.agentId === undefined ? {} : { agentId: input.agentId }),
-      ...(input.runId === undefined ? {} : { runId: input.runId }),
-      ...(input.asOf === undefined ? {} : { asOf: input.asOf }),
-      ...(input.includeSuperseded === undefined ? {} : { includeSuperseded: input.includeSuperseded }),
-    };
     this.#checkOpen();
 
     // A recall scoped to agents or runs sees only those scopes' pending turns too.
     const inScope = compileScope(input, 'recall');
-    const active = (await this.activeTurns({ user: ns.user, session: ns.session })).filter((t) => t.turnId !== input.turnId && (inScope === null || inScope(t)));
+    const view = {
+      scope: inScope,
+      ...(input.asOf === undefined ? {} : { asOf: input.asOf }),
+      ...(input.includeSuperseded === undefined ? {} : { includeSuperseded: input.includeSuperseded }),
+    };
+    const active = (await this.#activeTurns(ns)).filter((t) => t.turnId !== input.turnId && (inScope === null || inScope(t)));
     if (input.enableRetrieval === false) {
       return { chunks: [], passages: [], text: '', tokenCount: 0, blocksTouched: 0, activeTurns: active, candidates: 0, dropped: 0, relocation: { status: 'skipped', reason: 'retrieval-disabled' } };
     }
-    const got = await storage(retrieve(this.#store, this.#model, this.#options, { userId: ns.user, sessionId: ns.session, query: input.query, topP, budget, scope, floor, ...(input.filter === undefined ? {} : { filter: input.filter }), view }));
+    const got = await storage(retrieve(this.#store, this.#model, this.#options, { userId: ns.user, sessionId: ns.session, query: input.query, topP, budget, scope, floor, ...(filter === undefined ? {} : { filter }), view }));
     const refs = got.chunks.map((c) => ({ sessionId: c.sessionId, chunkId: c.chunkId }));
     // A read-only store (or one latched read-only by a write error) can still be recalled from; it just learns
     // nothing about co-access.
     if (this.#store.options.readOnly || this.#store.writeError !== null) return { ...got, activeTurns: active, relocation: { status: 'skipped', reason: 'disabled' } };
-    if (refs.length > 0) await storage(this.#store.recordCoAccess(ns.user, refs));
+    if (refs.length > 0) await storage(this.#store[trustedCalls].recordCoAccess(ns.user, refs));
     return { ...got, activeTurns: active, relocation: await this.#relocate(ns.user, got.chunks, got.blocksTouched) };
   }
 
@@ -452,7 +455,7 @@ const APPEND_KEYS = keysOf<SessionRef & TurnInput>()('user', 'session', 'role', 
 const TURN_KEYS = keysOf<TurnInput>()('role', 'text', 'at', 'turnId', 'agentId', 'runId');
 const COMPLETE_KEYS = keysOf<CompleteRequestInput>()('user', 'session', 'turns', 'enableWriteback', 'agentId', 'runId');
 const RECALL_KEYS = keysOf<RecallInput>()(
-  'user', 'session', 'query', 'topP', 'memoryBudgetTokens', 'scope', 'enableRetrieval', 'turnId', 'filter', 'agentId', 'runId', 'asOf', 'includeSuperseded', 'relevanceFloor',
+  'user', 'session', 'query', 'topP', 'memoryBudgetTokens', 'scope', 'relevanceFloor', 'enableRetrieval', 'turnId', 'filter', 'agentId', 'runId', 'asOf', 'includeSuperseded',
 );
 const HISTORY_KEYS = keysOf<SessionRef & { readonly chunkId: string }>()('user', 'session', 'chunkId');
 const PURGE_KEYS = keysOf<{ readonly user: string; readonly session?: string }>()('user', 'session');

@@ -17,19 +17,19 @@ export type MemoryScope = 'session' | 'user';
 /** The default of `recallScope` and `reconcileScope`: memory follows the user across sessions. */
 export const DEFAULT_MEMORY_SCOPE: MemoryScope = 'user';
 
-/** τ_c, the chunk gate in model tokens (the Akashic paper §5.5). */
 /** What a recall fills its budget with (see `MemoryOptions.recallUnit`). */
 export type RecallUnit = 'sentence' | 'passage' | 'chunk';
 
 /** The default recall unit: extractive sentences (docs/recall-quality.md has the measurements). */
 export const DEFAULT_RECALL_UNIT: RecallUnit = 'sentence';
 
+/** τ_c, the chunk gate in model tokens (the Akashic paper §5.5). */
 export const DEFAULT_CHUNK_GATE_TOKENS = 1024;
 /** p, the selection width of SELECT (the Akashic paper §4.1). */
 export const DEFAULT_TOP_P = 5;
-/** memory_budget_tokens of a recall. */
 /** p of a recall: chunks SELECT may pick for a recall, whose passages then compete for the budget. */
 export const DEFAULT_RECALL_TOP_P = 15;
+/** memory_budget_tokens of a recall. */
 export const DEFAULT_MEMORY_BUDGET_TOKENS = 1536;
 /** τ_assoc of COLOCATE. */
 export const DEFAULT_TAU_ASSOC = 0.7;

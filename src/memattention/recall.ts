@@ -1,4 +1,3 @@
-import type { ChunkFilter } from '../api/chunk-filter.js';
 /**
  * Query-aware retrieval (the Akashic paper, Algorithm 1 lines 14–20; §4.3 request admission): K_q ← BUILDMETA(query);
  * candidate metas without bodies (candidates.ts); S ← SELECT(K_q, M, p); FETCHBYID by slot (the candidates carry
@@ -6,7 +5,9 @@ import type { ChunkFilter } from '../api/chunk-filter.js';
  * SORTBYTIME; the text to prepend.
  * @internal
  */
+import type { CompiledFilter } from '../api/chunk-filter.js';
 import type { AkashicStore } from '../engine/akashic-store.js';
+import { trustedCalls } from '../engine/internal-seams.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
 import { isCalendarTerm, termsOf } from '../model/keywords.js';
 import { gatherCandidates, type Candidate, type CandidateView } from './candidates.js';
@@ -18,6 +19,7 @@ import type { CheckedModel } from './model-calls.js';
 import type { MemoryScope, ResolvedMemoryOptions } from './options.js';
 import { countTokensYielding } from '../model/tokenizer.js';
 import { aboveFloor, floorScore } from './relevance-floor.js';
+import { questionSlot, statesSlot, type FactSlot } from '../model/fact-updates.js';
 
 export interface RetrievalRequest {
   readonly userId: string;
@@ -26,8 +28,8 @@ export interface RetrievalRequest {
   readonly topP: number;
   readonly budget: number;
   readonly scope: MemoryScope;
-  /** Validated by the caller (compileFilter). */
-  readonly filter?: ChunkFilter;
+  /** Compiled once by the caller (compileFilter). */
+  readonly filter?: CompiledFilter;
   /** Agent/run scopes, as-of time, superseded versions (validated by the caller). */
   readonly view?: CandidateView;
   /** The relevance floor of this recall; default the option `relevanceFloor`. */
@@ -54,6 +56,17 @@ export interface Retrieval {
 }
 
 export { CHUNK_SEPARATOR };
+
+/**
+ * A question about a known kind of fact ("Where does Bob work now?") ranks the statements of that fact first,
+ * whatever words they use ("I started at Globex"): each gains the best score of the set (at least 1), so among
+ * them the usual score decides, then the newer (the sort's tie-break). The rule is the one reconciliation uses to
+ * find updates (`model/fact-updates.ts`).
+ */
+function withFactBonus(scores: readonly number[], texts: readonly string[], slot: FactSlot): number[] {
+  const bonus = Math.max(1, ...scores);
+  return scores.map((s, i) => (statesSlot(texts[i] ?? '', slot) ? s + bonus : s));
+}
 
 export function chronological(a: ChunkRecord, b: ChunkRecord): number {
   return a.createdAt - b.createdAt || (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0);
@@ -84,9 +97,9 @@ export async function retrieve(store: AkashicStore, model: CheckedModel, options
   // directly instead of the directory first (a stale location falls back to the directory inside the store).
   const bySlot = asOf === undefined && current.every((c) => c.located !== undefined);
   const read = bySlot
-    ? await store.getManyBySlot(req.userId, current.map((c) => c.located!))
-    : await store.getMany(req.userId, current.map((c) => c.ref), asOf === undefined ? {} : { asOf });
-  const oldRecords = old.length === 0 ? [] : await store.keptVersions(req.userId, old.map((c) => ({ ...c.ref, version: c.version })));
+    ? await store[trustedCalls].getManyBySlot(req.userId, current.map((c) => c.located!))
+    : await store[trustedCalls].getMany(req.userId, current.map((c) => c.ref), asOf ?? null);
+  const oldRecords = old.length === 0 ? [] : await store[trustedCalls].keptVersions(req.userId, old.map((c) => ({ ...c.ref, version: c.version })));
   const found = new Map<Candidate, RecalledChunk | null>();
   current.forEach((c, i) => found.set(c, read.chunks[i] ?? null));
   old.forEach((c, i) => {
@@ -98,8 +111,11 @@ export async function retrieve(store: AkashicStore, model: CheckedModel, options
   const tok = options.tokenizer;
   const query = { text: req.query, keywords };
   const queryTerms = [...termsOf(keywords.join('\n')), ...termsOf(req.query)];
-  const score = async (texts: readonly string[]): Promise<number[]> =>
-    (await model.scorePassages(query, texts)) ?? lexicalPassageScores(queryTerms, texts);
+  const slot = questionSlot(req.query);
+  const score = async (texts: readonly string[]): Promise<number[]> => {
+    const scores = (await model.scorePassages(query, texts)) ?? lexicalPassageScores(queryTerms, texts);
+    return slot === null ? scores : withFactBonus(scores, texts, slot);
+  };
   const floor = req.floor ?? options.relevanceFloor;
   if (options.recallUnit !== 'chunk') {
     const dated = termsOf(req.query).some(isCalendarTerm);

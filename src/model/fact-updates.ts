@@ -72,7 +72,7 @@ const PATTERNS: readonly SlotPattern[] = [
   P('car', /\b(?:drive|drives|driving)\s+(?:a|an|the|my)\s+/i, false),
   P('car', /\bcar\s+is\s+(?:now\s+)?(?:a|an)\s+/i, false),
   P('car', /\b(?:bought|got|purchased|leased)\s+(?:myself\s+)?(?:a|an)\s+(?:new\s+|used\s+)?(?=(?:[\w-]+\s+)?(?:car|suv|truck|sedan|hatchback|van|pickup)\b)/i, false),
-  P('car', /\b(?:bought|got|purchased|leased)\s+(?:myself\s+)?(?:a|an)\s+(?:new\s+|used\s+)?(?=[A-Z])/, true),
+  P('car', /\b(?:[Bb]ought|[Gg]ot|[Pp]urchased|[Ll]eased)\s+(?:myself\s+)?(?:a|an)\s+(?:new\s+|used\s+)?(?=[A-Z])/, true),
   P('partner', /\b(?:dating|seeing|going\s+out\s+with)\s+/i, true),
   P('partner', /\b(?:married|engaged)\s+to\s+/i, true),
   P('partner', /\b(?:girlfriend|boyfriend|partner|wife|husband|fianc[eé]e?)(?:'s\s+name)?\s+(?:is\s+)?(?:now\s+)?(?:called\s+|named\s+)?/i, true),
@@ -107,7 +107,17 @@ const NOT_NAMES = new Set(
     'i me my we us our you your he she it they his her their yesterday today tonight so well now and but also recently ' +
     'finally honestly actually oh wow great yeah yes no ok okay just last this that next since after good news guess ' +
     'anyway btw fun hey hi hello then still sadly luckily happily plus update big anyhow as of in on at for from the ' +
-    'a an officially guess what turns out exciting alright right sure thanks thank congrats home work job'
+    'a an officially guess what turns out exciting alright right sure thanks thank congrats home work job these ' +
+    'those there here lately nowadays currently since when after before from with ever most some every all both ' +
+    'each one two little how why where who which mostly besides starting beginning got bought moved started joined'
+  ).split(' '),
+);
+/** Words that may open a statement whose subject is left implicit (the speaker). */
+const SELF_FILLER = new Set(
+  (
+    'just finally recently so well now and then oh yay wow guess what big news update officially today yesterday ' +
+    'last week month year this weekend also still already got moved move into to over back a an the new flat ' +
+    'apartment house place started joined bought traded in my old car for as of monday tuesday wednesday thursday friday saturday sunday'
   ).split(' '),
 );
 const THIRD_PERSON = /\b(?:he|she|they|you|it|his|her|their|your|someone|everyone|people)\b/i;
@@ -120,8 +130,14 @@ function subjectOf(prefix: string): string | null {
   for (const m of prefix.matchAll(/\b[A-Z][a-z]+\b/g)) if (!NOT_NAMES.has(m[0].toLowerCase())) return m[0].toLowerCase();
   if (FIRST_PERSON.test(prefix)) return 'self';
   if (THIRD_PERSON.test(prefix)) return null;
-  // Nothing but filler before the verb ("Started at Globex last week", "Home is Seattle now"): the speaker.
-  return prefix.split(/[^\p{L}']+/u).filter((w) => w !== '').length <= 3 ? 'self' : null;
+  // Nothing but filler before the verb ("Started at Globex last week", "Just moved into a flat in Lisbon"): the
+  // speaker. Any other word ("The office moved to Denver") leaves the subject unknown.
+  return prefix
+    .toLowerCase()
+    .split(/[^\p{L}']+/u)
+    .every((w) => w === '' || SELF_FILLER.has(w))
+    ? 'self'
+    : null;
 }
 
 /** The value starting at `text[from]`: up to four words, stopped by a stop word or punctuation. */
@@ -160,6 +176,33 @@ export function factOf(sentence: string): StatementFact | null {
     return { slot, subject, value, addition: ADDITION.test(s) };
   }
   return null;
+}
+
+const QUESTION_SLOTS: readonly (readonly [FactSlot, RegExp])[] = [
+  ['employer', /\b(?:work|works|working|job|employer|company|employed|hired)\b/i],
+  ['home', /\b(?:live|lives|living|home|city|town|based|reside|resides|moved)\b/i],
+  ['car', /\b(?:car|drive|drives|driving|vehicle)\b/i],
+  ['partner', /\b(?:partner|dating|girlfriend|boyfriend|wife|husband|married|engaged|seeing|fianc[eé]e?)\b/i],
+  ['school', /\b(?:study|studies|studying|school|university|college)\b/i],
+];
+
+/**
+ * The kind of fact a question asks about ("Where does Bob work now?" → employer), or null. Only questions are read
+ * (a `?` or a question word first), so a statement is never taken for one.
+ */
+export function questionSlot(query: string): FactSlot | null {
+  const q = query.trim();
+  if (!q.endsWith('?') && !/^(?:who|what|where|which|when|how|does|do|is|did)\b/i.test(q)) return null;
+  const fav = /\bfavou?rite\s+([a-z]+)/i.exec(q);
+  if (fav !== null) return `favourite ${fav[1]!.toLowerCase()}`;
+  for (const [slot, re] of QUESTION_SLOTS) if (re.test(q)) return slot;
+  return null;
+}
+
+/** Whether a sentence states a fact of `slot` (for anyone, as a statement: `factOf`). */
+export function statesSlot(sentence: string, slot: FactSlot): boolean {
+  const f = factOf(sentence);
+  return f !== null && (f.slot === slot || (slot.startsWith('favourite ') && f.slot.startsWith(slot)));
 }
 
 /** Whether two values name the same thing (case, articles, a longer form: "Acme" and "Acme Corp"). */

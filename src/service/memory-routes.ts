@@ -46,6 +46,7 @@ const RecallBody = z
     topP: z.number().optional(),
     memoryBudgetTokens: z.number().optional(),
     scope: z.enum(['session', 'user']).optional(),
+    relevanceFloor: z.number().optional(),
     enableRetrieval: z.boolean().optional(),
     turnId: z.string().optional(),
     filter: ChunkFilter.optional(),
@@ -59,7 +60,7 @@ const RecallBody = z
 const RecallResult = z
   .object({
     chunks: z.array(ChunkRecord),
-    passages: z.array(z.object({ sessionId: Id, chunkId: ChunkId, text: z.string(), turnIds: z.array(z.string()) })),
+    passages: z.array(z.object({ sessionId: Id, chunkId: ChunkId, text: z.string(), turnIds: z.array(z.string()), score: z.number().describe('How well it answers the query, comparable within one recall.'), createdAt: Millis.describe("Its chunk's creation time.") })),
     text: z.string().describe('What to prepend to the prompt.'),
     tokenCount: z.number(),
     blocksTouched: z.number(),

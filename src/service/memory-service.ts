@@ -21,6 +21,8 @@ export const DEFAULT_HOST = '127.0.0.1';
 /** Room for a chunk at the engine's limits (1 MiB of text, 4 MiB of payload as base64) with its JSON around it. */
 export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/** How long a closing service waits for answered responses to finish going out. */
+const CLOSE_GRACE_MS = 2_000;
 
 export interface ServiceOptions {
   /** A database directory to open (the service owns the store and closes it). Exclusive with `store`. */
@@ -133,10 +135,18 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> =>
     (closing ??= (async () => {
+      // Stop listening; open connections stay, and what they send meanwhile is answered AKASHIC_NOT_OPEN.
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
       await lifecycle.drain();
-      // Calls are done; connections still open are idle keep-alives or stalled uploads: end them.
+      // Every call is answered, but a response may still be on its way out: end connections as they fall idle, and
+      // after a grace period end the rest (a client that stopped reading).
+      const grace = Date.now() + CLOSE_GRACE_MS;
+      let ended = false;
+      void stopped.then(() => (ended = true));
+      while (!ended && Date.now() < grace) {
+        server.closeIdleConnections();
+        await new Promise((r) => setTimeout(r, 20));
+      }
       server.closeAllConnections();
       await stopped;
       await memory.close();

@@ -59,7 +59,8 @@ export function createServiceApp(o: ServiceAppOptions): OpenAPIHono<ServiceEnv> 
 
   app.use('*', async (c, next) => {
     const start = process.hrtime.bigint();
-    await next();
+    // A request accepted before shutdown began is drained whole, its upload included, not only its library call.
+    await o.lifecycle.track(next());
     const route = KNOWN_PATHS.has(c.req.path) ? c.req.path : 'other';
     o.metrics.request(route, c.req.method, c.res.status, Number(process.hrtime.bigint() - start) / 1e9);
   });

@@ -1,7 +1,8 @@
 /**
  * The service's lifecycle: accepting requests, then draining (new requests are refused with AKASHIC_NOT_OPEN while
- * the ones under way finish), then closed. Library calls are tracked here, not the HTTP exchanges, so a call that
- * outlived its request's timeout still finishes before the store is closed.
+ * the ones under way finish), then closed. Both the HTTP exchanges and the library calls are tracked: an exchange
+ * accepted before shutdown is answered (its upload read, its call made), and a call that outlived its request's
+ * timeout still finishes before the store is closed.
  */
 import { AkashicError } from '../errors.js';
 

@@ -3,9 +3,14 @@ import { mkdirSync, writeSync } from 'node:fs';
 import { open, readdir, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import type { FrameBatch, FrameRef, FrameStore, StoredFrame } from './frame-store.js';
+import type { DeferredSync, FrameBatch, FrameRef, FrameStore, StoredFrame } from './frame-store.js';
+
+/** Marks, in a `DeferredSync`, that the frames directory needs a sync (a segment file was created). */
+const SYNC_DIR = Symbol('frames directory');
 import type { KvFrameStore } from './kv-frame-store.js';
 
+/** The frame files' directory, inside the database directory. */
+export const FRAMES_DIR = 'frames';
 /**
  * Frozen layout of frame files (docs/format.md, "Frame files"). Block `b` owns the extent of `EXTENT_BYTES` bytes at
  * offset `(b mod BLOCKS_PER_SEGMENT) × EXTENT_BYTES` of segment file `frames/<b div BLOCKS_PER_SEGMENT>.seg`; its
@@ -14,8 +19,6 @@ import type { KvFrameStore } from './kv-frame-store.js';
  * cost no I/O). A frame that does not fit in what is left of its extent, and every later frame of that block, is
  * kept in the key-value store instead (`blk` family, as in database format 3).
  */
-/** The frame files' directory, inside the database directory. */
-export const FRAMES_DIR = 'frames';
 export const EXTENT_BYTES = 256 * 1024;
 export const BLOCKS_PER_SEGMENT = 16;
 /** Frame header: magic u32, frame number u32, length u32, CRC-32 of the 12 bytes before it, all little-endian. */
@@ -117,6 +120,8 @@ export class FileFrameStore implements FrameStore {
   readonly #ends = new Map<number, [number, number]>();
   readonly #dead = new Map<number, number>();
   #dirReady = false;
+  /** A released extent keeps its bytes until `erase` zeroes it or `retire` deletes its segment. */
+  readonly keepsReleasedFrames = true;
 
   constructor(o: FileFrameStoreOptions) {
     this.#o = o;
@@ -149,7 +154,7 @@ export class FileFrameStore implements FrameStore {
   }
 
   /** Closes every open segment file (the next access reopens it). */
-  async closeFiles(): Promise<void> {
+  async close(): Promise<void> {
     const hs = [...this.#handles.values()];
     this.#handles.clear();
     for (const h of hs) await (await h.catch(() => null))?.close();
@@ -203,7 +208,7 @@ export class FileFrameStore implements FrameStore {
       release: (blockId, frames) => {
         released.push([blockId, frames]);
       },
-      prepare: async (ops) => {
+      prepare: async (ops, deferred) => {
         const touched = new Set<FileHandle>();
         let created = false;
         for (const p of puts) {
@@ -228,7 +233,10 @@ export class FileFrameStore implements FrameStore {
         }
         // Frames that overflowed into the key-value store (and those of older databases) go with the batch.
         for (const [blockId, frames] of released) for (let f = 0; f < frames; f++) ops.push(this.#o.kv.delOp(userId, blockId, f));
-        if (this.#o.durability === 'sync') {
+        if (deferred !== undefined) {
+          for (const h of touched) deferred.pending.add(h);
+          if (created) deferred.pending.add(SYNC_DIR);
+        } else if (this.#o.durability === 'sync') {
           // The segments' fdatasyncs run side by side on the thread pool: a group commit of many users touches a
           // few segments, and one after another they cost a disk flush each on the commit's critical path.
           await Promise.all([...[...touched].map((h) => h.datasync()), created ? syncDir(this.#o.dir) : undefined]);
@@ -244,6 +252,12 @@ export class FileFrameStore implements FrameStore {
         }
       },
     };
+  }
+
+  async syncDeferred(deferred: DeferredSync): Promise<void> {
+    if (this.#o.durability !== 'sync' || deferred.pending.size === 0) return;
+    const files = [...deferred.pending].filter((h): h is FileHandle => h !== SYNC_DIR);
+    await Promise.all([...files.map((h) => h.datasync()), deferred.pending.has(SYNC_DIR) ? syncDir(this.#o.dir) : undefined]);
   }
 
   /** Released blocks whose extents are still to be zeroed, with when they were released. */
@@ -342,12 +356,15 @@ export class FileFrameStore implements FrameStore {
   }
 
   /**
-   * Deletes segment files none of whose blocks holds data: `live(blockId)` says whether a block still does, and
-   * `allocatedBelow` is the first block id not yet handed out (a segment reaching past it may still be written).
-   * Segments that died in this process wait `DEAD_SEGMENT_GRACE_MS` first. Returns the number deleted.
+   * Deletes segment files none of whose blocks holds data, and `allocatedBelow` is the first block id not yet handed
+   * out (a segment reaching past it may still be written). With `all` a block holds data when `blocksHoldingData`
+   * lists it; otherwise while its extent holds frames (a block whose frames all live in the key-value store loses
+   * nothing when its segment goes). Segments that died in this process wait `DEAD_SEGMENT_GRACE_MS` first. Returns
+   * the number deleted.
    */
-  async retire(live: (blockId: number) => Promise<boolean>, allocatedBelow: number, all: boolean): Promise<number> {
+  async retire(allocatedBelow: number, all: boolean, blocksHoldingData: () => Promise<ReadonlySet<number>>): Promise<number> {
     if (this.#o.readOnly) return 0;
+    const live = all ? async (blockId: number) => (await blocksHoldingData()).has(blockId) : (blockId: number) => this.holdsFrames(blockId);
     let segs: number[];
     if (all) {
       try {

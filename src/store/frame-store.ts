@@ -29,9 +29,19 @@ export interface FrameBatch {
    * (with the store's durability) whatever is kept outside it. Resolves before the batch may be written; a rejection
    * is a storage write error and the batch must not be written.
    */
-  prepare(ops: BatchOp[]): Promise<void>;
+  prepare(ops: BatchOp[], deferred?: DeferredSync): Promise<void>;
   /** The batch `prepare` fed is durable: what the released blocks held may go. Never rejects. */
   committed(): Promise<void>;
+}
+
+/**
+ * Durability several batches' `prepare` left to one sync (a group commit of several users' batches written as one
+ * key-value batch): each `prepare` given it writes its frames and notes what needs syncing instead of syncing, and
+ * `FrameStore.syncDeferred` then syncs everything once, before the key-value batch is written.
+ */
+export interface DeferredSync {
+  /** What the frame store noted (its own bookkeeping). */
+  readonly pending: Set<unknown>;
 }
 
 /** The key-value family a store keeping frames in the key-value store keeps them in. */
@@ -54,6 +64,11 @@ export interface StoredFrame {
 export interface FrameStore {
   /** A batch for one commit of `userId`. */
   batch(userId: string): FrameBatch;
+  /**
+   * Syncs what `prepare` calls given `deferred` left (per the store's durability). A rejection is a storage write
+   * error: none of those batches may be written.
+   */
+  syncDeferred(deferred: DeferredSync): Promise<void>;
   /** The stored bytes of each frame, in request order; undefined where the store holds no such frame. */
   getMany(refs: readonly FrameRef[], snapshot?: AbstractSnapshot): Promise<(Buffer | undefined)[]>;
   /** Frame numbers the store holds for `blockId` (verify: a released block must hold none). */
@@ -68,4 +83,27 @@ export interface FrameStore {
    * physically drop them (purge), or null when frames are not kept in the key-value store.
    */
   keyRange(userId: string, minBlock: number, maxBlock: number): [string, string] | null;
+
+  // Lifecycle: what each implementation does with released blocks and open resources, so the engine never asks
+  // which implementation it holds.
+
+  /**
+   * True when `entries` may still yield the frames of released blocks until `erase` or `retire` reclaims them (frame
+   * files keep a released extent's bytes for a grace period). Salvage then reads only the blocks still holding data.
+   */
+  readonly keepsReleasedFrames: boolean;
+  /**
+   * Erases the bytes released blocks left behind: all of them with `now` (purge), else those past their grace
+   * period. A failure leaves them for a later call. REQUIRES: the write lock when `now`.
+   */
+  erase(now: boolean): Promise<void>;
+  /**
+   * Deletes storage none of whose blocks holds data. `allocatedBelow` is the first block id not yet handed out;
+   * `all` checks everything (at open, after a crash) rather than what this process released, asking
+   * `blocksHoldingData` (the non-released blocks, from the block infos) at most once. Returns how many storage units
+   * (segment files) went; 0 where the store has no storage of its own. A rejection changes nothing.
+   */
+  retire(allocatedBelow: number, all: boolean, blocksHoldingData: () => Promise<ReadonlySet<number>>): Promise<number>;
+  /** Releases what the store holds open (file handles). Called after the key-value store closed. */
+  close(): Promise<void>;
 }

@@ -12,9 +12,23 @@ import { resilientEntries } from './read/resilient-scan.js';
 export class KvFrameStore implements FrameStore {
   readonly #blocks: FrameFamily;
 
+  /** A released block's frames are deleted in the batch that releases it. */
+  readonly keepsReleasedFrames = false;
+
   constructor(blocks: FrameFamily) {
     this.#blocks = blocks;
   }
+
+  /** Nothing to erase: releases delete the frames in their batch. */
+  async erase(_now: boolean): Promise<void> {}
+
+  /** Nothing to delete: frames live in the key-value store, which compacts itself. */
+  async retire(_allocatedBelow: number, _all: boolean, _blocksHoldingData: () => Promise<ReadonlySet<number>>): Promise<number> {
+    return 0;
+  }
+
+  /** Nothing held open beyond the key-value store. */
+  async close(): Promise<void> {}
 
   /** The batch operation that stores a frame. */
   putOp(userId: string, blockId: number, frame: number, value: Buffer): BatchOp {
@@ -25,6 +39,9 @@ export class KvFrameStore implements FrameStore {
   delOp(userId: string, blockId: number, frame: number): BatchOp {
     return { type: 'del', sublevel: this.#blocks, key: frameStoreKey(userId, blockId, frame) };
   }
+
+  /** Frames in the key-value store are as durable as its batch: nothing to sync. */
+  async syncDeferred(): Promise<void> {}
 
   batch(userId: string): FrameBatch {
     const staged: BatchOp[] = [];

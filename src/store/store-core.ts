@@ -11,7 +11,7 @@ import { BlockIdAllocator } from './write/block-id-allocator.js';
 import { UserStates } from './write/user-states.js';
 import { retryOnConflict, writeUserBatch } from './write/fenced-write.js';
 import { upgradeToFormat6 } from './kv/format-upgrade.js';
-import { partitionFencing } from './kv/partition-fencing.js';
+import { isPartitioned, partitionFencing } from './kv/partition-fencing.js';
 import { BatchWriter, type BatchOp } from './kv/batch-writer.js';
 import { readCandidates, type CandidateQuery, type CandidateRead } from './index/candidate-reader.js';
 import type { ChunkRef } from '../api/chunk-input.js';
@@ -139,7 +139,7 @@ export class StoreCore {
     const frames = await openFrameStore(cf, writer, options, framesDir, isNew);
     const fencing = partitionFencing(db);
     const ids = await BlockIdAllocator.open(cf.alloc, writer, fencing);
-    const users = new UserStates(cf, fencing);
+    const users = new UserStates(cf, fencing, isPartitioned(db));
     // The candidate index (database formats 2 and 3): upgraded, or built from the directory, here. Read-only, an
     // index-less database is read by scanning the directory instead.
     const index = await openCandidateIndex(cf, writer, options.readOnly);
@@ -158,21 +158,19 @@ export class StoreCore {
    */
   async #retireSegments(all: boolean): Promise<void> {
     const frames = this.frames;
-    if (!(frames instanceof FileFrameStore) || this.options.readOnly) return;
+    if (this.options.readOnly) return;
     try {
       await frames.erase(false);
-      // Block infos are keyed by user (format 6), so a block is not looked up by id: at open one scan of the infos
-      // lists the blocks that hold data; afterwards a block holds data while its extent holds frames (a block whose
-      // frames all live in the key-value store loses nothing when its segment goes).
-      let live: (blockId: number) => Promise<boolean>;
-      if (all) {
-        const held = new Set<number>();
-        for await (const info of listBlockInfos(this.cf)) if (info.state !== 'released') held.add(info.blockId);
-        live = async (blockId) => held.has(blockId);
-      } else {
-        live = (blockId) => frames.holdsFrames(blockId);
-      }
-      await frames.retire(live, this.ctx.ids.next, all);
+      // Block infos are keyed by user (format 6), so a block is not looked up by id: when every segment is checked
+      // (at open), one scan of the infos lists the blocks that hold data, made only if the store asks.
+      let held: Promise<Set<number>> | null = null;
+      const blocksHoldingData = (): Promise<Set<number>> =>
+        (held ??= (async () => {
+          const out = new Set<number>();
+          for await (const info of listBlockInfos(this.cf)) if (info.state !== 'released') out.add(info.blockId);
+          return out;
+        })());
+      await frames.retire(this.ctx.ids.next, all, blocksHoldingData);
     } catch {
       // Left for the next attempt (the space stays allocated; nothing is lost).
     }
@@ -180,12 +178,12 @@ export class StoreCore {
 
   /** Zeroes, now, what released blocks left in frame files (purge; docs/format.md "Frame files"). REQUIRES: the write lock. */
   async eraseReleasedFrames(): Promise<void> {
-    if (this.frames instanceof FileFrameStore) await this.frames.erase(true);
+    await this.frames.erase(true);
   }
 
   /** Closes the frame files (after the key-value store closed). */
   async closeFrames(): Promise<void> {
-    if (this.frames instanceof FileFrameStore) await this.frames.closeFiles();
+    await this.frames.close();
   }
 
   /** The background posting merges: pending chunks and failures (stats). */

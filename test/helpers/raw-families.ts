@@ -7,7 +7,8 @@ import { ClassicLevel } from 'classic-level';
 import { closeSync, existsSync, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXTENT_BYTES, FRAME_HEADER_BYTES, FRAMES_DIR, extentOffset, frameHeader, segmentPath } from '../../src/store/file-frame-store.js';
-import { frameKey } from '../../src/store/kv/keys.js';
+import { SEP, blockKey, frameStoreKey } from '../../src/store/kv/keys.js';
+import { decodeBlockInfo } from '../../src/record/block-info.js';
 import { AkashicStore, type AkashicStoreOptions } from '../../src/index.js';
 import { type ColumnFamilies, openFamilies } from '../../src/store/kv/column-families.js';
 import type { AnyLevel } from '../../src/api/store-options.js';
@@ -39,9 +40,16 @@ export interface RawFrames {
 export function rawFrames(cf: ColumnFamilies, path: string | null): RawFrames {
   const dir = path === null ? null : join(path, FRAMES_DIR);
   const inFiles = (): boolean => dir !== null && existsSync(dir);
+  // Database format 6 keys a frame by its block's user (`user ␀ blockId.frame`): the block info names the user.
+  const kvKey = async (b: number, f: number): Promise<string> => {
+    for await (const [k, v] of cf.blockInfo.iterator()) {
+      if (k.endsWith(SEP + blockKey(b))) return frameStoreKey(decodeBlockInfo(v, 'test').userId, b, f);
+    }
+    throw new Error(`no block info for block ${b}`);
+  };
   const kv = {
-    get: (b: number, f: number) => cf.blocks.get(frameKey(b, f)),
-    put: (b: number, f: number, v: Buffer) => cf.blocks.put(frameKey(b, f), v),
+    get: async (b: number, f: number) => cf.blocks.get(await kvKey(b, f)),
+    put: async (b: number, f: number, v: Buffer) => cf.blocks.put(await kvKey(b, f), v),
   };
   /** The frames in a block's extent: [offset of the header, length] each. */
   const layout = (b: number): { file: string; at: number[]; len: number[]; extent: Buffer } | null => {

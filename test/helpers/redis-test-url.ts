@@ -1,12 +1,14 @@
 /**
- * The Redis deployment tests run against: AKASHIC_TEST_REDIS_URL (a redis+cluster:// or redis:// URL; CI starts a
- * cluster with tools/redis/cluster.sh and sets it). Unset, every Redis test is skipped.
+ * The Redis deployment tests run against: AKASHIC_TEST_REDIS_URL (a redis+cluster:// or redis:// URL; the suite's
+ * global setup, test/helpers/redis-cluster.ts, starts a cluster and sets it). Unset, every Redis test is skipped.
  */
 import { randomBytes } from 'node:crypto';
 import { Cluster, Redis } from 'ioredis';
 import { parseRedisUrl } from '../../src/backend/redis/redis-url.js';
 
 export const REDIS_URL: string | null = process.env['AKASHIC_TEST_REDIS_URL'] ?? null;
+/** A standalone node (redis://), set by the same setup as AKASHIC_TEST_REDIS_SINGLE_URL. */
+export const REDIS_SINGLE_URL: string | null = process.env['AKASHIC_TEST_REDIS_SINGLE_URL'] ?? null;
 
 /** A prefix no other test uses, so tests on one deployment never see each other's keys. */
 export function testPrefix(): string {

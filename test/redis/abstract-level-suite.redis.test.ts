@@ -8,19 +8,26 @@ import { createRequire } from 'node:module';
 import { afterAll, describe } from 'vitest';
 import { RedisLevel } from '../../src/backend/redis/redis-level.js';
 import { tapeOnVitest } from '../helpers/tape-on-vitest.js';
-import { REDIS_URL, dropPrefix, testPrefix, urlWithPrefix } from '../helpers/redis-test-url.js';
+import { REDIS_SINGLE_URL, REDIS_URL, dropPrefix, testPrefix, urlWithPrefix } from '../helpers/redis-test-url.js';
 
 const require = createRequire(import.meta.url);
 const suite = require('abstract-level/test') as (o: { test: unknown; factory: (o?: object) => unknown }) => void;
 
-const run = testPrefix();
-let n = 0;
+const TARGETS = [
+  ['cluster', REDIS_URL],
+  ['single node', REDIS_SINGLE_URL],
+] as const;
 
-describe.skipIf(REDIS_URL === null)('abstract-level conformance over Redis', () => {
-  suite({
-    test: tapeOnVitest(),
-    // A fresh, empty database per call: a prefix of its own under this run's prefix.
-    factory: (o?: object) => new RedisLevel({ url: urlWithPrefix(`${run}-${n++}`), ...(o ?? {}) }),
+for (const [name, base] of TARGETS) {
+  describe.skipIf(base === null)(`abstract-level conformance over Redis (${name})`, () => {
+    if (base === null) return;
+    const run = testPrefix();
+    let n = 0;
+    suite({
+      test: tapeOnVitest(),
+      // A fresh, empty database per call: a prefix of its own under this run's prefix.
+      factory: (o?: object) => new RedisLevel({ url: urlWithPrefix(`${run}-${n++}`, base), ...(o ?? {}) }),
+    });
+    afterAll(async () => dropPrefix(run, base));
   });
-  afterAll(async () => dropPrefix(run));
-});
+}

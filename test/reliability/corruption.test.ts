@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AkashicStore } from '../../src/index.js';
 import { decodeDirEntry, encodeDirEntry } from '../../src/record/dir-entry.js';
-import { dirKey, blockKey } from '../../src/store/kv/keys.js';
+import { accountingKey, blockInfoKey, dirKey } from '../../src/store/kv/keys.js';
 import { BACKENDS, type Backend } from '../helpers/backends.js';
 import type { ColumnFamilies } from '../helpers/raw-families.js';
 import { flipped, seedStore, type Seeded } from './helpers.js';
@@ -83,8 +83,8 @@ describe.each(BACKENDS)('corruption on $name', ({ make }) => {
     const [b1, b2] = [where.get(keyOf(seeded[0]!))!, where.get(keyOf(seeded[12]!))!];
     const frame = (await be.frames().get(b1, 0))!;
     await be.frames().put(b1, 0, frame.subarray(0, frame.length - 7));
-    const info = (await be.raw().blockInfo.get(blockKey(b2)))!;
-    await be.raw().blockInfo.put(blockKey(b2), info.subarray(0, 5));
+    const info = (await be.raw().blockInfo.get(blockInfoKey('alice', b2)))!;
+    await be.raw().blockInfo.put(blockInfoKey('alice', b2), info.subarray(0, 5));
     const damaged = new Set([...where].filter(([, b]) => b === b1).map(([k]) => k));
     await expectReads(store, seeded, damaged);
     const v = await store.verify();
@@ -143,7 +143,7 @@ describe.each(BACKENDS)('corruption on $name', ({ make }) => {
     const seeded = await seedStore(store, ['alice', 'bob'], 12, 4);
     const cf = be.raw();
     await cf.meta.put('engine', Buffer.from([1, 2, 3]));
-    await cf.meta.put('accounting', flipped((await cf.meta.get('accounting'))!));
+    await cf.alloc.put(accountingKey('alice'), flipped((await cf.alloc.get(accountingKey('alice')))!));
     await cf.alloc.put('next', Buffer.alloc(0));
     await cf.dir.put('not a directory key', Buffer.from('x'));
     const k = keyOf(seeded[13]!);

@@ -12,7 +12,7 @@ import { AkashicStore, type ChunkRef } from '../../src/index.js';
 import { AkashicMemory } from '../../src/memattention/index.js';
 import { decodeBlockInfo } from '../../src/record/block-info.js';
 import { decodeChunkRecord } from '../../src/record/chunk-record.js';
-import { blockKey } from '../../src/store/kv/keys.js';
+import { frameStoreKey } from '../../src/store/kv/keys.js';
 import { dumpStore } from '../../src/admin/dump.js';
 import { rawFamilies } from '../helpers/raw-families.js';
 
@@ -55,7 +55,7 @@ async function scanBlocks(db: MemoryLevel<string, Buffer>, perSession: boolean):
     if (info.state === 'released') continue;
     const sessions = new Set<string>();
     for (let f = 0; f < info.frameSlots.length; f++) {
-      const fk = `${blockKey(info.blockId)}.${f.toString(16).padStart(4, '0')}`;
+      const fk = frameStoreKey(info.userId, info.blockId, f);
       const frame = await decodeFrame((await cf.blocks.get(fk))!, fk);
       if (frame.userId !== info.userId) bad.push(`${fk} is framed for ${frame.userId}, block of ${info.userId}`);
       for (const bytes of frame.records) {

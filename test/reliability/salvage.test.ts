@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AkashicStore, type ChunkRecord } from '../../src/index.js';
 import { AkashicMemory } from '../../src/memattention/index.js';
 import { decodeDirEntry, encodeDirEntry } from '../../src/record/dir-entry.js';
-import { blockKey, dirKey } from '../../src/store/kv/keys.js';
+import { blockInfoKey, dirKey } from '../../src/store/kv/keys.js';
 import { salvage } from '../../src/engine/salvage.js';
 import { openWithRawFamilies, rawFrames } from '../helpers/raw-families.js';
 import { flipped, seedStore, type Seeded } from './helpers.js';
@@ -85,7 +85,8 @@ describe('salvage', () => {
     lost.add(dangling);
     // 4. A damaged block info: salvage does not need block infos, so nothing is lost to it.
     const infoOf = (await loc(seeded[20]!)).blockId;
-    await cf.blockInfo.put(blockKey(infoOf), flipped((await cf.blockInfo.get(blockKey(infoOf)))!));
+    const infoKey = blockInfoKey(seeded[20]!.userId, infoOf);
+    await cf.blockInfo.put(infoKey, flipped((await cf.blockInfo.get(infoKey))!));
     await damage.close();
     return { src, before, lost, orphan, deleted };
   }

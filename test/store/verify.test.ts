@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { AkashicStore, MutationResult } from '../../src/index.js';
 import { decodeAccounting, encodeAccounting } from '../../src/record/accounting.js';
 import { decodeDirEntry, encodeDirEntry } from '../../src/record/dir-entry.js';
-import { dirKey } from '../../src/store/kv/keys.js';
+import { accountingKey, dirKey } from '../../src/store/kv/keys.js';
 import { BACKENDS, text, type Backend } from '../helpers/backends.js';
 
 describe.each(BACKENDS)('verify on $name', ({ make }) => {
@@ -82,8 +82,8 @@ describe.each(BACKENDS)('verify on $name', ({ make }) => {
     store = await be.open({ blockCapacity: 4 });
     await seed(3);
     // Drift at rest: the stored accounting says one live byte more; the engine carries it from reopen on.
-    const stored = decodeAccounting((await be.raw().meta.get('accounting'))!, 'test');
-    await be.raw().meta.put('accounting', encodeAccounting({ ...stored, liveBytes: stored.liveBytes + 1 }));
+    const stored = decodeAccounting((await be.raw().alloc.get(accountingKey('u')))!, 'test');
+    await be.raw().alloc.put(accountingKey('u'), encodeAccounting({ ...stored, liveBytes: stored.liveBytes + 1 }));
     await store.close();
     store = await be.reopen({ blockCapacity: 4 });
     await store.put('u', { sessionId: 's', text: 'one more' });

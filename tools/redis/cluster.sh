@@ -5,6 +5,8 @@
 #                                              nodes on BASE_PORT..BASE_PORT+5 (default 7300), forms the cluster
 #   tools/redis/cluster.sh stop  [BASE_PORT]   stops the nodes on BASE_PORT..BASE_PORT+5 and removes their data
 #   tools/redis/cluster.sh single [PORT]       one standalone node (default 7399), for redis:// tests; `stop PORT` ends it
+#   tools/redis/cluster.sh restart PORT        starts a cluster node that was killed again, on its kept data and
+#                                              nodes.conf (it rejoins, as a replica when it lost its primary role)
 #
 # Every node runs with AOF `appendfsync always` (the setting `durability: 'replicated'` expects), node-timeout 2 s,
 # `maxmemory-policy noeviction`, and keeps its files under $AKASHIC_REDIS_DIR (default a folder in /tmp).
@@ -24,9 +26,10 @@ ensure_redis() {
   (systemctl stop redis-server 2>/dev/null || service redis-server stop 2>/dev/null || true) >/dev/null 2>&1
 }
 
-start_node() { # port cluster(yes|no)
+start_node() { # port cluster(yes|no) [keep]
   local port=$1 cluster=$2 dir="$root/$1"
-  rm -rf "$dir"; mkdir -p "$dir"
+  if [ "${3:-}" != keep ]; then rm -rf "$dir"; fi
+  mkdir -p "$dir"
   redis-server --port "$port" --bind 127.0.0.1 --protected-mode yes --daemonize yes \
     --dir "$dir" --pidfile "$dir/redis.pid" --logfile "$dir/redis.log" \
     --appendonly yes --appendfsync always --save '' --maxmemory-policy noeviction \
@@ -66,5 +69,9 @@ case "$cmd" in
   stop)
     base=${base:-7300}
     for i in 0 1 2 3 4 5; do stop_port $((base + i)); done ;;
-  *) echo "usage: cluster.sh start|stop|single [PORT]" >&2; exit 2 ;;
+  restart)
+    port=${base:?restart needs the PORT of a killed cluster node}
+    if [ ! -f "$root/$port/nodes.conf" ]; then echo "no cluster node data for port $port under $root" >&2; exit 1; fi
+    start_node "$port" yes keep; wait_ping "$port" ;;
+  *) echo "usage: cluster.sh start|stop|single|restart [PORT]" >&2; exit 2 ;;
 esac

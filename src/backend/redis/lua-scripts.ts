@@ -20,7 +20,8 @@ function script(source: string): LuaScript {
  * then the operations in partition order, three arguments each: 'p' key value | 'd' key ''.
  *
  * Returns {1, version1, emptyBefore1, emptyAfter1, …} when applied; {2} when the batch id is among the first
- * partition's recent batches (a retry of a batch already applied: nothing is done); {0, index, version} when a
+ * partition's recent batches (a retry of a batch already applied: nothing of the batch is done again; the version
+ * hash's `w` field is set, so a WAIT that follows covers the batch); {0, index, version} when a
  * partition's version is not the expected one (nothing is done).
  *
  * A partition's version starts at the server's clock in microseconds when the partition is created and grows by
@@ -31,7 +32,12 @@ function script(source: string): LuaScript {
 export const APPLY_BATCH = script(`
 local bid = ARGV[1]
 local n = tonumber(ARGV[2])
-if bid ~= '' and redis.call('LPOS', KEYS[4], bid) then return {2} end
+if bid ~= '' and redis.call('LPOS', KEYS[4], bid) then
+  -- A retry: touch the version hash so that a WAIT after this script covers the batch's own earlier write too
+  -- (replication is in order: a replica that has this write has everything before it).
+  if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('HSET', KEYS[3], 'w', bid) end
+  return {2}
+end
 local counts = {}
 for p = 1, n do
   local expect = ARGV[1 + 2 * p]

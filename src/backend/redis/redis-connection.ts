@@ -10,8 +10,10 @@ export type RedisClient = Redis | Cluster;
  * Errors after which a command may be sent again: the node went away, the cluster is failing over or moving a
  * slot, the node is loading its data, or a write reached a replica that was a primary a moment ago. Commands this
  * backend sends are idempotent (reads) or carry a batch id the script recognizes (writes), so resending is safe.
+ * NOREPLICA is ours: a replicated write no replica acknowledged yet (after a failover the promoted replica has none
+ * until one rejoins); resending the batch re-runs the WAIT on whichever node now holds the slot.
  */
-const TRANSIENT = /CLUSTERDOWN|TRYAGAIN|LOADING|READONLY|MASTERDOWN|MOVED|ASK|Connection is closed|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|Too many Cluster redirections|Failed to refresh slots cache|None of startup nodes is available|Cluster isn't ready|Stream isn't writeable|Command timed out/;
+const TRANSIENT = /NOREPLICA|CLUSTERDOWN|TRYAGAIN|LOADING|READONLY|MASTERDOWN|MOVED|ASK|Connection is closed|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|Too many Cluster redirections|Failed to refresh slots cache|None of startup nodes is available|Cluster isn't ready|Stream isn't writeable|Command timed out/;
 
 export function isTransient(err: unknown): boolean {
   return err instanceof Error && TRANSIENT.test(err.message);
@@ -80,6 +82,18 @@ export async function withRetry<T>(retryMs: number, fn: () => Promise<T>): Promi
   }
 }
 
+/** A replicated write that too few replicas acknowledged in time (transient: see TRANSIENT). */
+export class NoReplicaError extends Error {
+  constructor(acked: unknown, replicas: number, waitMs: number) {
+    super(`NOREPLICA write applied on the primary but acknowledged by ${String(acked)} of ${replicas} replica(s) within ${waitMs} ms: it may not survive the loss of that primary`);
+  }
+}
+
+/** The error a caller sees once retries gave up on a replicated write: AKASHIC_IO, outcome unknown. */
+export function replicationError(err: NoReplicaError): AkashicError {
+  return new AkashicError('AKASHIC_IO', err.message.replace(/^NOREPLICA /, ''), { cause: err });
+}
+
 function isNoScript(err: unknown): boolean {
   return err instanceof Error && err.message.startsWith('NOSCRIPT');
 }
@@ -103,9 +117,7 @@ export async function runScript(client: RedisClient, s: LuaScript, keys: readonl
     if (replicas > 0) {
       const [werr, acked] = res[1]!;
       if (werr !== null) throw werr;
-      if (typeof acked !== 'number' || acked < replicas) {
-        throw new AkashicError('AKASHIC_IO', `write applied on the primary but acknowledged by ${String(acked)} of ${replicas} replica(s) within ${waitMs} ms: it may not survive the loss of that primary`);
-      }
+      if (typeof acked !== 'number' || acked < replicas) throw new NoReplicaError(acked, replicas, waitMs);
     }
     return reply;
   };

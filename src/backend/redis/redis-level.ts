@@ -5,7 +5,7 @@ import { DEFAULT_PARTITION_RULE, GLOBAL_PARTITION, type PartitionRule } from '..
 import { APPLY_BATCH } from './lua-scripts.js';
 import { partitionKeys, registryKey, type PartitionKeys } from './partition-keys.js';
 import { MergedRange, PartitionCursor, type Bound, type Entry } from './range-reader.js';
-import { DEFAULT_CONNECTION_OPTIONS, createClient, runScript, withRetry, type RedisClient } from './redis-connection.js';
+import { DEFAULT_CONNECTION_OPTIONS, NoReplicaError, createClient, replicationError, runScript, withRetry, type RedisClient } from './redis-connection.js';
 import { parseRedisUrl, redactRedisUrl, type RedisTarget } from './redis-url.js';
 
 /**
@@ -14,7 +14,8 @@ import { parseRedisUrl, redactRedisUrl, type RedisTarget } from './redis-url.js'
  *   persistence survives (with `appendfsync always`, a crash of the primary's host; with `everysec`, all but about
  *   the last second). Redis 7.0 has no per-write fsync request, so the two behave alike here.
  * - `replicated`: acknowledged once at least one replica also has it (WAIT after each batch), so it survives the
- *   loss of the primary; no replica within `replicaWaitMs` fails the write with AKASHIC_IO.
+ *   loss of the primary. Without a replica's acknowledgement the batch is sent again (same batch id: applied once)
+ *   until one acknowledges or `retryMs` ran out, and then the write fails with AKASHIC_IO (outcome unknown).
  */
 export type RedisDurability = 'relaxed' | 'sync' | 'replicated';
 
@@ -265,7 +266,9 @@ export class RedisLevel extends AbstractLevel<Buffer | string, string, Buffer> {
     }
     for (const p of parts) for (const a of groups.get(p)!) args.push(a);
     const replicas = durability === 'replicated' ? 1 : 0;
-    const reply = (await withRetry(this.#retryMs, () => runScript(client, APPLY_BATCH, keys, args, replicas, this.#waitMs))) as (Buffer | number)[];
+    const reply = (await withRetry(this.#retryMs, () => runScript(client, APPLY_BATCH, keys, args, replicas, this.#waitMs)).catch((err: unknown) => {
+      throw err instanceof NoReplicaError ? replicationError(err) : err;
+    })) as (Buffer | number)[];
     const status = Number(reply[0]);
     if (status === 0) {
       const p = parts[Number(reply[1]) - 1]!;

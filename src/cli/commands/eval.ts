@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { runRecallEval, type RecallEvalSource, runQaEval } from '../../lab/index.js';
+import { runRecallEval, type RecallEvalSource, runQaEval, runUpdateEval } from '../../lab/index.js';
 import { DEFAULT_CHUNK_GATE_TOKENS, DEFAULT_MEMORY_BUDGET_TOKENS, DEFAULT_RECALL_TOP_P, DEFAULT_RELEVANCE_FLOOR } from '../../memattention/options.js';
 import { DEFAULT_KEYWORD_LIMIT } from '../../model/keywords.js';
 import { SELECT_VARIANTS, type SelectVariant } from '../../model/select-variants.js';
@@ -103,6 +103,16 @@ export function register(program: Command): void {
       } finally {
         bar.stop();
       }
+    });
+  evalCmd
+    .command('updates')
+    .description('facts that change: seeded scenarios of updates (new job, city, car, partner) and look-alike controls, replayed through MemAttention at the defaults')
+    .option('--seed <n...>', 'seeds of the scenario sets (default: 1)', (v: string, prev: number[] | undefined) => [...(prev ?? []), parsePositiveInt(v)])
+    .option('--json', 'print the report as one JSON object (with every scenario)')
+    .addHelpText('after', example('akashic eval updates --seed 101 --seed 102 --json'))
+    .action(async (opts: { seed?: number[]; json?: true }, cmd: Command) => {
+      const io = ioOf(cmd);
+      await runUpdateEval(io.stdout, { ...(opts.seed === undefined ? {} : { seeds: opts.seed }), json: opts.json === true });
     });
   evalCmd
     .command('qa')

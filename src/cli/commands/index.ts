@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import * as bench from './bench.js';
+import * as benchServe from './bench-serve.js';
 import * as blocks from './blocks.js';
 import * as demo from './demo.js';
 import * as dump from './dump.js';
@@ -29,4 +30,4 @@ export interface CommandModule {
  * Every command of `akashic`, in help order. The registration point: a new command (`demo`, `eval`, `bench`
  * come from other modules) is a file exporting `register` plus one line here.
  */
-export const COMMANDS: readonly CommandModule[] = [demo, recall, inspect, stats, dump, load, blocks, verify, gc, purge, report, salvage, serve, mcp, evalCommand, bench];
+export const COMMANDS: readonly CommandModule[] = [demo, recall, inspect, stats, dump, load, blocks, verify, gc, purge, report, salvage, serve, mcp, evalCommand, bench, benchServe];

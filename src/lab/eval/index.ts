@@ -12,3 +12,5 @@ export { evaluateQa } from './qa-eval.js';
 export type { QaAnswer, QaCategory, QaEvalOptions, QaEvalReport } from './qa-eval.js';
 export type { ChatReaderOptions } from './qa-reader.js';
 export { qaReportLines, runQaEval } from './run-qa-eval.js';
+export { evaluateUpdates, runUpdateEval, updateReportLines } from './update-eval.js';
+export type { UpdateEvalOptions, UpdateEvalReport, UpdateOutcome } from './update-eval.js';

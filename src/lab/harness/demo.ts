@@ -131,13 +131,13 @@ export async function runDemo(opts: DemoOptions, sink: LineSink): Promise<DemoRe
     await out.line(`   relocation outcomes: ${[...outcomes].map(([k, v]) => `${k} ${v}`).join(', ')}`);
 
     progress(2 * asked.length, 2 * asked.length);
-    // 3. GC: blocks whose invalid ratio reached θ are repacked by affinity.
-    await out.line(`3/4 garbage collection: repacking blocks whose share of dead slots reached ${store.options.gcThreshold}…`);
+    // 3. A GC pass: the live chunks of blocks whose invalid ratio reached θ are rewritten into new blocks, grouped by affinity.
+    await out.line(`3/4 garbage collection: a GC pass over the blocks whose share of dead slots reached ${store.options.gcThreshold}…`);
     const gc = await store.gc();
     await out.line(
       gc.victims === 0
-        ? `3. GC: no block had ${store.options.gcThreshold * 100}% dead slots or more, so nothing was repacked (inspect counts only GC passes that repacked blocks)`
-        : `3. GC: ${gc.victims} of ${gc.eligible} eligible blocks repacked: ${gc.chunksMoved} chunks moved, ${gc.blocksReleased} blocks released, ${gc.blocksWritten} written`,
+        ? `3. GC: no block had ${store.options.gcThreshold * 100}% dead slots or more, so the pass collected nothing (inspect counts only GC passes that collected blocks)`
+        : `3. GC: ${gc.victims} of ${gc.eligible} eligible blocks collected: ${gc.chunksMoved} chunks moved, ${gc.blocksReleased} blocks released, ${gc.blocksWritten} written`,
     );
 
     // 4. The chunk sets of step 2 read once more, after relocation and GC.

@@ -16,3 +16,5 @@ export {
   syntheticConversation,
 } from './synthetic.js';
 export type { ResolvedSyntheticOptions, SyntheticOptions } from './synthetic.js';
+export { SCENARIO_KINDS, generateUpdateScenarios } from './fact-update-scenarios.js';
+export type { ScenarioFact, ScenarioKind, ScenarioOptions, ScenarioTurn, UpdateScenario } from './fact-update-scenarios.js';

@@ -2,7 +2,7 @@ import type { AbstractBatchOperation, AbstractChainedBatch } from 'abstract-leve
 import { AkashicError } from '../../errors.js';
 import { isNotOpen, storageError } from './level-errors.js';
 import { writeOptions, type AnyLevel, type ResolvedStoreOptions } from '../../api/store-options.js';
-import { isConflict, type Fence } from './partition-fencing.js';
+import { fenceConflict, isConflict, type Fence } from './partition-fencing.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type BatchOp = AbstractBatchOperation<any, string, Buffer>;
@@ -108,7 +108,7 @@ export class BatchWriter {
     } catch (err) {
       // A batch that failed before its write is dropped (nothing of it reached the log); close() is idempotent.
       void batch?.close().catch(() => undefined);
-      if (isConflict(err)) throw err instanceof AkashicError ? err : new AkashicError('AKASHIC_CONFLICT', `partition ${JSON.stringify(fence?.partition)} moved`, { cause: err });
+      if (fence !== undefined && isConflict(err)) throw fenceConflict(`partition ${JSON.stringify(fence.partition)} moved since version ${fence.version}`, err);
       // A database closed under a racing write is a lifecycle error, not a storage failure: nothing was written.
       if (isNotOpen(err)) throw storageError(err);
       const message = err instanceof Error ? err.message : String(err);

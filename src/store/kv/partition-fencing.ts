@@ -24,6 +24,15 @@ export interface PartitionFencing {
   partitionVersion(partition: string): Promise<number>;
 }
 
+/**
+ * Whether the backend applies a batch atomically only within one partition (`db.supports.partitions === true`, or
+ * fencing, which implies it): the engine then writes each user's changes as a batch of its own.
+ */
+export function isPartitioned(db: AnyLevel): boolean {
+  const supports = db.supports as unknown as Record<string, unknown>;
+  return supports['partitions'] === true || partitionFencing(db) !== null;
+}
+
 /** The backend's partition fencing, or null when it has none. */
 export function partitionFencing(db: AnyLevel): PartitionFencing | null {
   const supports = db.supports as unknown as Record<string, unknown>;
@@ -32,7 +41,22 @@ export function partitionFencing(db: AnyLevel): PartitionFencing | null {
   return { partitionVersion: async (p) => Number(await (candidate.partitionVersion as (p: string) => Promise<number | string>).call(db, p)) };
 }
 
-/** True for the error a fenced batch fails with when its partition moved. */
+/** True for the error a backend rejects a fenced batch with when its partition moved. */
 export function isConflict(err: unknown): boolean {
   return err instanceof AkashicError ? err.code === 'AKASHIC_CONFLICT' : (err as { code?: unknown } | null)?.code === 'AKASHIC_CONFLICT';
+}
+
+/** The conflicts of fences (not a caller's `expectVersion`, which is AKASHIC_CONFLICT too). */
+const FENCE_CONFLICTS = new WeakSet<AkashicError>();
+
+/** The AKASHIC_CONFLICT the engine raises when a partition moved under a write (retried: fenced-write.ts). */
+export function fenceConflict(message: string, cause?: unknown): AkashicError {
+  const err = new AkashicError('AKASHIC_CONFLICT', message, cause === undefined ? undefined : { cause });
+  FENCE_CONFLICTS.add(err);
+  return err;
+}
+
+/** True for a conflict of a fence (another process moved the partition), as opposed to any other conflict. */
+export function isFenceConflict(err: unknown): boolean {
+  return err instanceof AkashicError && FENCE_CONFLICTS.has(err);
 }

@@ -16,12 +16,6 @@ export interface PlacementMark {
   readonly sealed: number;
 }
 
-/**
- * Block placement: which block, frame and slot each staged record lands in. Records are staged by the
- * transaction (`append`, `stageFreshBlocks`) and placed at commit (`place`): appends fill the open block of their user
- * (or session) and lane, sealing it at `blockCapacity` slots or `blockMaxBytes`; packed groups go whole into
- * fresh sealed blocks. REQUIRES: the transaction's write lock.
- */
 /** The records staged for one open block (per user, or per session), in order. */
 interface AppendGroup {
   readonly userId: string;
@@ -30,6 +24,12 @@ interface AppendGroup {
   readonly records: PendingRecord[];
 }
 
+/**
+ * Block placement: which block, frame and slot each staged record lands in. Records are staged by the
+ * transaction (`append`, `stageFreshBlocks`) and placed at commit (`place`): appends fill the open block of their user
+ * (or session) and lane, sealing it at `blockCapacity` slots or `blockMaxBytes`; packed groups go whole into
+ * fresh sealed blocks. REQUIRES: the transaction's write lock.
+ */
 export class BlockPlacement {
   readonly #appends = new Map<string, AppendGroup>();
   readonly #sealedGroups: { userId: string; origin: BlockOrigin; records: PendingRecord[]; split: number[] }[] = [];

@@ -4,6 +4,7 @@ import { decodeDirEntry, encodeDirEntry } from '../../record/dir-entry.js';
 import { IndexDelta, indexOps, indexedChunk, pendingKey, sameIndexed, type IndexedChunk } from '../index/candidate-index.js';
 import { accountingKey, blockInfoKey, parseDirKey } from '../kv/keys.js';
 import type { Fence } from '../kv/partition-fencing.js';
+import type { DeferredSync } from '../frame-store.js';
 import type { ReadCounters } from '../write/user-states.js';
 import type { BatchOp } from '../kv/batch-writer.js';
 import { settleFrames, type BlockPlacement } from './block-placement.js';
@@ -43,7 +44,7 @@ export async function commitTxn(s: TxnState, placement: BlockPlacement, onBatch:
  * global partition of its own when a new range is needed) and writes the frames kept outside the batch. After it,
  * the batch must be written and then published or aborted.
  */
-export async function prepareCommit(s: TxnState, placement: BlockPlacement): Promise<PreparedCommit> {
+export async function prepareCommit(s: TxnState, placement: BlockPlacement, deferred?: DeferredSync): Promise<PreparedCommit> {
   const cf = s.ctx.cf;
   await placement.place(s);
   // While the placed frames compress on the thread pool: the directory entries and the candidate-index delta, which
@@ -81,7 +82,7 @@ export async function prepareCommit(s: TxnState, placement: BlockPlacement): Pro
   s.ctx.writer.check();
   await s.ctx.ids.secure(s.idEpoch);
   try {
-    await s.frames.prepare(s.ops);
+    await s.frames.prepare(s.ops, deferred);
   } catch (err) {
     throw s.ctx.writer.fail(err);
   }

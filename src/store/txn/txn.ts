@@ -6,6 +6,7 @@ import { decodeDirEntry, type DirEntry, type SlotRef } from '../../record/dir-en
 import type { BatchOp } from '../kv/batch-writer.js';
 import type { ColumnFamilies } from '../kv/column-families.js';
 import { blockKey } from '../kv/keys.js';
+import type { DeferredSync } from '../frame-store.js';
 import { BlockPlacement, writeFrame, type AppendLane, type PlacementMark } from './block-placement.js';
 import { abortCommit, commitTxn, prepareCommit, publishCommit, type PreparedCommit } from './txn-commit.js';
 import { newTxnState, setBlockInfo, stagedBlockInfo, type PendingRecord, type TxnContext, type TxnState } from './txn-state.js';
@@ -210,11 +211,12 @@ export class Txn {
 
   /**
    * The first half of `commit` for a caller that writes several users' batches together (group commit on a
-   * backend without partitions): builds the batch. The caller then writes `ops` and calls `publish`, or `abort`
-   * when the write failed or never happened.
+   * backend without partitions): builds the batch; with `deferred`, the frames it wrote outside the batch are
+   * synced later, together with the other users' (`FrameStore.syncDeferred`). The caller then writes `ops` and
+   * calls `publish`, or `abort` when the write failed or never happened.
    */
-  async prepare(): Promise<PreparedCommit> {
-    const p = await prepareCommit(this.#s, this.#placement);
+  async prepare(deferred?: DeferredSync): Promise<PreparedCommit> {
+    const p = await prepareCommit(this.#s, this.#placement, deferred);
     this.#batchAttempted = true;
     return p;
   }

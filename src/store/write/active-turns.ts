@@ -44,11 +44,6 @@ export async function* scanActiveTurns(core: StoreCore, snapshot: AbstractSnapsh
 }
 
 /**
- * Next sequence number of the namespace: one past the newest stored turn, or 0 when the active chunk is empty.
- * Sequence numbers only order the turns of one active chunk; they restart after a compaction consumed every turn,
- * so a key is reused by a later turn (docs/format.md) and turn ids, not keys, identify turns.
- */
-/**
  * The sessions of `userId` whose active chunk holds turns, in key order. Reads one key per such session: after
  * each hit the scan jumps past that session's keys.
  */
@@ -66,6 +61,11 @@ export async function activeSessions(core: StoreCore, userId: string): Promise<s
   }
 }
 
+/**
+ * Next sequence number of the namespace: one past the newest stored turn, or 0 when the active chunk is empty.
+ * Sequence numbers only order the turns of one active chunk; they restart after a compaction consumed every turn,
+ * so a key is reused by a later turn (docs/format.md) and turn ids, not keys, identify turns.
+ */
 async function nextSeq(core: StoreCore, userId: string, sessionId: string): Promise<number> {
   for await (const key of core.cf.active.keys({ ...prefixRange(userId, sessionId), reverse: true, limit: 1 })) {
     return Number(key.slice(-SEQ_DIGITS)) + 1;

@@ -1,9 +1,8 @@
 import { decodeAllocator, encodeAllocator } from '../../record/engine-records.js';
 import type { BatchWriter } from '../kv/batch-writer.js';
 import type { Family } from '../kv/column-families.js';
-import { AkashicError } from '../../errors.js';
 import { ALLOC_NEXT_KEY, GLOBAL_PARTITION } from '../kv/keys.js';
-import { isConflict, type PartitionFencing } from '../kv/partition-fencing.js';
+import { fenceConflict, isFenceConflict, type PartitionFencing } from '../kv/partition-fencing.js';
 
 /** Block ids a process takes from the shared allocator at a time. */
 export const BLOCK_ID_RANGE = 1024;
@@ -78,7 +77,7 @@ export class BlockIdAllocator {
    * record and the transaction must be staged again with fresh ids).
    */
   async secure(epoch: number): Promise<void> {
-    if (epoch !== this.#epoch) throw new AkashicError('AKASHIC_CONFLICT', 'block ids were handed out from a range another process took; staging again');
+    if (epoch !== this.#epoch) throw fenceConflict('block ids were handed out from a range another process took; staging again');
     if (this.#next <= this.#limit) return;
     const limit = this.#next + BLOCK_ID_RANGE;
     const op = { type: 'put' as const, sublevel: this.#alloc, key: ALLOC_NEXT_KEY, value: encodeAllocator(limit) };
@@ -87,7 +86,7 @@ export class BlockIdAllocator {
       try {
         await this.#writer.write([op], { partition: GLOBAL_PARTITION, version: this.#version });
       } catch (err) {
-        if (isConflict(err)) await this.reload();
+        if (isFenceConflict(err)) await this.reload();
         throw err;
       }
       this.#version++;

@@ -1,6 +1,6 @@
 import { AkashicError } from '../../errors.js';
 import type { BatchOp } from '../kv/batch-writer.js';
-import { isConflict } from '../kv/partition-fencing.js';
+import { isFenceConflict } from '../kv/partition-fencing.js';
 import type { TxnContext } from '../txn/txn-state.js';
 
 /**
@@ -18,10 +18,16 @@ export const MAX_CONFLICT_RETRIES = 8;
  */
 export async function retryOnConflict<T>(ctx: TxnContext, userId: string, attempt: () => Promise<T>): Promise<T> {
   for (let tries = 0; ; tries++) {
+    // Fenced: every attempt starts from caches valid at the user's current version (one version read), so staging
+    // never acts on state another process replaced; the fence covers what changes after this check.
+    if (ctx.users.fenced && !(await ctx.users.current(userId))) ctx.forgetUser(userId);
     try {
       return await attempt();
     } catch (err) {
-      if (!ctx.users.fenced || !isConflict(err)) throw err;
+      if (!ctx.users.fenced) throw err;
+      // An error while staging over state another process changed in between (a block it released, counters it
+      // moved) is a conflict too: the user moved since the check above.
+      if (!isFenceConflict(err) && (await ctx.users.current(userId))) throw err;
       ctx.forgetUser(userId);
       if (tries === MAX_CONFLICT_RETRIES) {
         throw new AkashicError('AKASHIC_CONFLICT', `user ${JSON.stringify(userId)} kept changing under this write (${tries + 1} attempts); nothing of it was applied`, { cause: err });

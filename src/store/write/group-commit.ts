@@ -3,6 +3,7 @@ import { dirKey } from '../kv/keys.js';
 import { stageWrite, type Mutation, type MutationScope, type WriteExtra } from './mutations.js';
 import { retryOnConflict } from './fenced-write.js';
 import type { MutationResult } from '../../api/results.js';
+import type { DeferredSync } from '../frame-store.js';
 import { Txn, type PreparedCommit, type TxnContext } from '../txn/txn.js';
 import type { WriteLock } from '../kv/write-lock.js';
 
@@ -101,9 +102,9 @@ export class GroupCommit {
    * for the group. When building them fails before anything was written, the writes are retried one by one, so a
    * write that cannot be committed fails alone; a failure of the batch itself fails the whole group.
    *
-   * On a partitioned backend with fencing each user's batch is written alone, atomically in that user's partition
-   * and fenced at the user's version: a user whose batch conflicts (another process wrote the user) has its cached
-   * state dropped and its writes staged again (fenced-write.ts); the other users' writes are not affected.
+   * On a partitioned backend each user's batch is written alone, atomically in that user's partition; with fencing
+   * it is fenced at the user's version, and a user whose batch conflicts (another process wrote the user) has its
+   * cached state dropped and its writes staged again (fenced-write.ts); the other users' writes are not affected.
    */
   async #commitGroup(group: readonly PendingWrite[]): Promise<void> {
     try {
@@ -118,7 +119,7 @@ export class GroupCommit {
       if (list === undefined) byUser.set(w.userId, [w]);
       else list.push(w);
     }
-    if (this.#ctx.users.fenced) {
+    if (this.#ctx.users.partitioned) {
       for (const [userId, writes] of byUser) await this.#commitUser(userId, writes);
       return;
     }
@@ -131,8 +132,15 @@ export class GroupCommit {
     const all = txns.flatMap((t) => t.staged);
     if (all.length === 0) return;
     const prepared: PreparedCommit[] = [];
+    // Frames kept outside the batch (frame files) are written by each prepare and synced once for the group.
+    const deferred: DeferredSync = { pending: new Set() };
     try {
-      for (const t of txns) prepared.push(await t.txn.prepare());
+      for (const t of txns) prepared.push(await t.txn.prepare(deferred));
+      try {
+        await this.#ctx.frames.syncDeferred(deferred);
+      } catch (err) {
+        throw this.#writer.fail(err);
+      }
     } catch (err) {
       prepared.forEach((p, i) => txns[i]!.txn.abort(p));
       if (all.length > 1 && this.#writer.failure === null) {
@@ -169,7 +177,7 @@ export class GroupCommit {
   }
 
   /**
-   * One user's writes of a group on a fenced backend: one Txn, one batch in the user's partition, staged again over
+   * One user's writes of a group on a partitioned backend: one Txn, one batch in the user's partition, staged again over
    * fresh reads after a conflict (`retryOnConflict`). When the commit fails otherwise before its batch was attempted,
    * the writes are retried one by one, so a write that cannot be committed fails alone.
    */

@@ -34,11 +34,16 @@ export class UserStates {
   readonly #states = new Map<string, UserState>();
   readonly #reads = new Map<string, ReadCounters>();
 
-  constructor(cf: ColumnFamilies, fencing: PartitionFencing | null) {
+  /** True when the backend applies a batch atomically only within one partition (`isPartitioned`). */
+  readonly partitioned: boolean;
+
+  constructor(cf: ColumnFamilies, fencing: PartitionFencing | null, partitioned: boolean) {
     this.#cf = cf;
     this.#fencing = fencing;
+    this.partitioned = partitioned || fencing !== null;
   }
 
+  /** True when several processes may share the store: every batch of a user is fenced at the user's version. */
   get fenced(): boolean {
     return this.#fencing !== null;
   }
@@ -54,6 +59,17 @@ export class UserStates {
     if (this.#states.size >= MAX_CACHED_USERS) this.#states.clear();
     this.#states.set(userId, state);
     return state;
+  }
+
+  /**
+   * Whether what this process caches of the user is still the user's latest state: one read of the partition's
+   * version, compared with the version the cache was read at (always true without fencing; false when nothing of
+   * the user is cached, since its open-block caches may outlive an evicted state). REQUIRES: the write lock.
+   */
+  async current(userId: string): Promise<boolean> {
+    if (this.#fencing === null) return true;
+    const known = this.#states.get(userId);
+    return known !== undefined && known.version === (await this.#fencing.partitionVersion(userId));
   }
 
   /** A commit of the user landed: its accounting is `acct`, and a fenced batch bumped the version. */

@@ -1,0 +1,156 @@
+/**
+ * The service benchmark: append and recall latency (p50, p99) and requests/s over HTTP on loopback against the same
+ * calls made in process, at several client concurrencies. Both paths run over one database directory (the
+ * embedded run first, then a server process on it), seeded with the same conversations, with default options
+ * (sync durability, the embedded model). The HTTP path is `akashic/client` against `akashic serve` in a child
+ * process: JSON encoding, the HTTP exchange, validation, tenancy and metrics are all in the figure.
+ */
+import { fork } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { RemoteMemory } from '../../client/index.js';
+import { AkashicStore } from '../../engine/akashic-store.js';
+import { AkashicMemory } from '../../memattention/index.js';
+import type { MemorySurface } from '../../protocol/surfaces.js';
+import { quantile, round } from './summary-stats.js';
+
+export interface ServeBenchOptions {
+  /** Client concurrencies to measure. Default [1, 16, 64]. */
+  readonly concurrency?: readonly number[];
+  /** Appends and recalls per concurrency level (each). Default 400. */
+  readonly requests?: number;
+  /** Users seeded with conversations. Default 8. */
+  readonly users?: number;
+  /** Where the database goes (a fresh temporary directory by default, removed afterwards). */
+  readonly workDir?: string;
+}
+
+export interface ServeBenchRow {
+  readonly path: 'embedded' | 'http';
+  readonly op: 'append' | 'recall';
+  readonly concurrency: number;
+  readonly requests: number;
+  readonly p50Ms: number | null;
+  readonly p99Ms: number | null;
+  readonly perSecond: number | null;
+}
+
+export interface ServeBenchReport {
+  readonly startedAt: string;
+  readonly rows: readonly ServeBenchRow[];
+  /** HTTP p50 minus embedded p50 of recall, per concurrency (ms). */
+  readonly recallOverheadP50Ms: Readonly<Record<number, number | null>>;
+}
+
+const TOPICS = ['tea', 'Berlin', 'cycling', 'chess', 'violin', 'Lisbon', 'sourdough', 'climbing', 'Tokyo', 'jazz', 'gardening', 'astronomy'];
+
+function fact(user: number, i: number): string {
+  const t = TOPICS[(user * 7 + i) % TOPICS.length]!;
+  return `Person ${user} mentioned that ${t} has mattered to them since ${1990 + ((user * 13 + i) % 30)}, especially on weekends.`;
+}
+
+async function seed(memory: AkashicMemory, users: number): Promise<void> {
+  for (let u = 0; u < users; u++) {
+    for (let s = 0; s < 4; s++) {
+      const turns = Array.from({ length: 12 }, (_, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', text: fact(u, s * 12 + i) }));
+      await memory.completeRequest({ user: `user${u}`, session: `s${s}`, turns });
+      await memory.endSession({ user: `user${u}`, session: `s${s}` });
+    }
+  }
+}
+
+/** Runs `total` calls of `op` over `concurrency` workers; latencies in ms and the wall time. */
+async function measure(concurrency: number, total: number, op: (worker: number, i: number) => Promise<unknown>): Promise<{ ms: number[]; wallMs: number }> {
+  const ms: number[] = [];
+  let next = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, w) => {
+      for (let i = next++; i < total; i = next++) {
+        const t0 = performance.now();
+        await op(w, i);
+        ms.push(performance.now() - t0);
+      }
+    }),
+  );
+  return { ms, wallMs: performance.now() - start };
+}
+
+async function runPath(path: 'embedded' | 'http', memory: MemorySurface, o: Required<Omit<ServeBenchOptions, 'workDir'>>, rows: ServeBenchRow[]): Promise<void> {
+  for (const c of o.concurrency) {
+    const append = await measure(c, o.requests, (w, i) => memory.appendTurn({ user: `user${i % o.users}`, session: `${path}-c${c}-w${w}`, role: 'user', text: fact(i % o.users, i) }));
+    const recall = await measure(c, o.requests, (_w, i) =>
+      memory.recall({ user: `user${i % o.users}`, session: 's0', scope: 'user', query: `what about ${TOPICS[i % TOPICS.length]}?` }),
+    );
+    for (const [op, m] of [['append', append], ['recall', recall]] as const) {
+      rows.push({
+        path,
+        op,
+        concurrency: c,
+        requests: m.ms.length,
+        p50Ms: round(quantile(m.ms, 0.5)),
+        p99Ms: round(quantile(m.ms, 0.99)),
+        perSecond: round((m.ms.length / m.wallMs) * 1000, 1),
+      });
+    }
+  }
+}
+
+/** Runs the benchmark (about a minute at the defaults on two cores). */
+export async function runServeBench(options: ServeBenchOptions = {}): Promise<ServeBenchReport> {
+  const o = { concurrency: options.concurrency ?? [1, 16, 64], requests: options.requests ?? 400, users: options.users ?? 8 };
+  const startedAt = new Date().toISOString();
+  const dir = options.workDir ?? (await mkdtemp(join(tmpdir(), 'akashic-serve-bench-')));
+  const db = join(dir, 'db');
+  const rows: ServeBenchRow[] = [];
+  try {
+    const store = await AkashicStore.open({ path: db });
+    const memory = new AkashicMemory(store);
+    try {
+      await seed(memory, o.users);
+      await runPath('embedded', memory, o, rows);
+    } finally {
+      await memory.close();
+      await store.close();
+    }
+    const server = fork(new URL('./serve-bench-server.js', import.meta.url), [db], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    try {
+      const url = await new Promise<string>((ok, fail) => {
+        server.once('message', (m: { url: string }) => ok(m.url));
+        server.once('exit', (code) => fail(new Error(`the benchmark server exited with ${code}`)));
+      });
+      await runPath('http', new RemoteMemory({ baseUrl: url }), o, rows);
+    } finally {
+      const exited = new Promise((ok) => server.once('exit', ok));
+      server.disconnect();
+      await exited;
+    }
+  } finally {
+    if (options.workDir === undefined) await rm(dir, { recursive: true, force: true });
+  }
+  const overhead: Record<number, number | null> = {};
+  for (const c of o.concurrency) {
+    const p50 = (path: string): number | null => rows.find((r) => r.path === path && r.op === 'recall' && r.concurrency === c)?.p50Ms ?? null;
+    const h = p50('http');
+    const e = p50('embedded');
+    overhead[c] = h === null || e === null ? null : round(h - e);
+  }
+  return { startedAt, rows, recallOverheadP50Ms: overhead };
+}
+
+/** The report as a Markdown table. */
+export function serveBenchMarkdown(r: ServeBenchReport): string {
+  const lines = ['| op | clients | embedded p50 ms | embedded p99 ms | embedded req/s | HTTP p50 ms | HTTP p99 ms | HTTP req/s |', '|---|---:|---:|---:|---:|---:|---:|---:|'];
+  const concurrencies = [...new Set(r.rows.map((x) => x.concurrency))];
+  for (const op of ['append', 'recall'] as const) {
+    for (const c of concurrencies) {
+      const e = r.rows.find((x) => x.path === 'embedded' && x.op === op && x.concurrency === c);
+      const h = r.rows.find((x) => x.path === 'http' && x.op === op && x.concurrency === c);
+      lines.push(`| ${op} | ${c} | ${e?.p50Ms} | ${e?.p99Ms} | ${e?.perSecond} | ${h?.p50Ms} | ${h?.p99Ms} | ${h?.perSecond} |`);
+    }
+  }
+  lines.push('', `Recall p50 over HTTP minus embedded: ${concurrencies.map((c) => `${c} client(s) ${r.recallOverheadP50Ms[c]} ms`).join(', ')}.`);
+  return lines.join('\n');
+}

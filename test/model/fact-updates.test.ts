@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { factOf, findUpdates, questionSlot, sameValue, withoutStatements } from '../../src/model/fact-updates.js';
+import { EmbeddedModel } from '../../src/model/embedded-model.js';
+
+describe('facts read from statements', () => {
+  it('reads the kind of fact, whose it is and its value', () => {
+    expect(factOf('I work at Acme as an engineer.')).toEqual({ slot: 'employer', subject: 'self', value: 'Acme', addition: false });
+    expect(factOf('Home is Seattle now.')).toMatchObject({ slot: 'home', subject: 'self', value: 'Seattle' });
+    expect(factOf('My brother works at Initech.')).toMatchObject({ slot: 'employer', subject: 'brother', value: 'Initech' });
+    expect(factOf('I drive a Honda Civic.')).toMatchObject({ slot: 'car', value: 'Honda Civic' });
+    expect(factOf("I'm dating Priya now.")).toMatchObject({ slot: 'partner', subject: 'self', value: 'Priya' });
+    expect(factOf('My favourite food is sushi.')).toMatchObject({ slot: 'favourite food', value: 'sushi' });
+  });
+
+  it('reads no fact from questions, hedges, plans, negations, the past or unrelated sentences', () => {
+    for (const s of [
+      'Do you work at Acme?',
+      'I might move to Denver next year.',
+      "I'm thinking about a job at Initech.",
+      "I don't live in Boston anymore.",
+      'I used to live in Rome.',
+      'My brother plays tennis on Fridays.',
+      'The weather has been grey all week.',
+      'He works at Globex.',
+    ]) {
+      expect(factOf(s), s).toBeNull();
+    }
+    expect(factOf('I also work at a café on weekends.')).toMatchObject({ addition: true });
+  });
+
+  it('compares values by their words', () => {
+    expect(sameValue('Acme', 'Acme Corp')).toBe(true);
+    expect(sameValue('the Acme', 'acme')).toBe(true);
+    expect(sameValue('Acme', 'Globex')).toBe(false);
+  });
+
+  it('knows which fact a question asks about', () => {
+    expect(questionSlot('Where does Bob work now?')).toBe('employer');
+    expect(questionSlot('Where does Alice live?')).toBe('home');
+    expect(questionSlot('Who is Uma dating?')).toBe('partner');
+    expect(questionSlot('What car does Bob drive?')).toBe('car');
+    expect(questionSlot('I work at Acme.')).toBeNull();
+    expect(questionSlot('What did Bob cook?')).toBeNull();
+  });
+});
+
+describe('statement-level updates', () => {
+  const old = '[2024-01-01]\nBob: I work at Acme as an engineer. I love my dog Rex.\nassistant: Nice!\nBob: My brother works at Initech.';
+
+  it('retires only the statement a new one updates, and says what matched', () => {
+    const r = findUpdates('Bob: I started at Globex last week. The weather was fine.', [{ id: 'a', text: old }]);
+    expect(r).toEqual([
+      {
+        id: 'a',
+        statement: 'Bob: I work at Acme as an engineer.',
+        by: 'Bob: I started at Globex last week.',
+        slot: 'employer',
+        subject: 'Bob (self)',
+        oldValue: 'Acme',
+        newValue: 'Globex',
+        reason: 'employer of Bob (self): "Acme" → "Globex"',
+      },
+    ]);
+    expect(withoutStatements(old, r.map((x) => x.statement))).toBe('[2024-01-01]\nBob: I love my dog Rex.\nassistant: Nice!\nBob: My brother works at Initech.');
+  });
+
+  it("never retires for another person's fact, an addition, another speaker, the same value or an unrelated sentence", () => {
+    for (const fresh of [
+      'Bob: My sister works at Globex.',
+      'Bob: I also work at Globex on weekends.',
+      'Alice: I work at Globex.',
+      'Bob: I work at Acme Corp, still.',
+      'Bob: My daughter also started violin.',
+      'Bob: We had lunch near the Globex offices.',
+      'Bob: I might join Globex next year.',
+    ]) {
+      expect(findUpdates(fresh, [{ id: 'a', text: old }]), fresh).toEqual([]);
+    }
+    // The brother's own fact is updated by a statement about the brother.
+    expect(findUpdates('Bob: My brother works at Hooli now.', [{ id: 'a', text: old }]).map((x) => x.statement)).toEqual(['Bob: My brother works at Initech.']);
+  });
+
+  it('a chunk left with nothing but emptied turns is retired whole', () => {
+    expect(withoutStatements('[2024-01-01]\nBob: I live in Boston.', ['Bob: I live in Boston.'])).toBeNull();
+    expect(withoutStatements('Bob: I live in Boston.\nassistant: Nice!', ['Bob: I live in Boston.'])).toBe('Bob: …\nassistant: Nice!');
+  });
+
+  it("the embedded model's JOINT-COMPACT rewrites the stale chunk and gives its reason", async () => {
+    const m = new EmbeddedModel({ denseSignal: false });
+    const related = [
+      { id: 'a', sessionId: 's1', createdAt: 1, tokenCount: 30, keywords: ['acme'], text: old },
+      { id: 'b', sessionId: 's1', createdAt: 2, tokenCount: 5, keywords: ['boston'], text: 'Bob: I live in Boston.' },
+    ];
+    const r = await m.jointCompact({ text: 'Bob: Home is Seattle now. I started at Globex.', keywords: ['seattle', 'globex'] }, related);
+    expect(r.text).toBe('Bob: Home is Seattle now. I started at Globex.');
+    expect(r.updates).toEqual([{ id: 'a', text: '[2024-01-01]\nBob: I love my dog Rex.\nassistant: Nice!\nBob: My brother works at Initech.' }]);
+    expect(r.deletions).toEqual(['b']);
+    expect(r.reasons?.['a']).toContain('employer of Bob (self): "Acme" → "Globex"');
+    expect(r.reasons?.['b']).toContain('home of Bob (self): "Boston" → "Seattle"');
+  });
+});
