@@ -50,6 +50,18 @@ export interface ChunkContent {
   readonly runId?: string;
 }
 
+/**
+ * The content fields of a chunk, as `ChunkContent` declares them: what a put gives and what an update may change
+ * (an update changes only those it gives). A field added to `ChunkContent` must be listed here, or this file does
+ * not compile; then the record codec (`ChunkRecord`) and the dump format carry it, and `checkContent` checks it.
+ */
+export const CONTENT_FIELDS = ['kind', 'text', 'tokenCount', 'keywords', 'attributes', 'payload', 'supersedes', 'provenance', 'embedding', 'agentId', 'runId'] as const satisfies readonly (keyof ChunkContent)[];
+
+/** A field of `ChunkContent` that `CONTENT_FIELDS` does not list (must be none). */
+type UnlistedContentField = Exclude<keyof ChunkContent, (typeof CONTENT_FIELDS)[number]>;
+const everyContentFieldListed: [UnlistedContentField] extends [never] ? true : false = true;
+void everyContentFieldListed;
+
 /** A reference to another chunk of the writing user. */
 export interface SupersedesRef {
   readonly userId?: string;

@@ -16,7 +16,7 @@ import type { CandidateRead } from '../store/index/candidate-reader.js';
 import { candidateIndexPurgeHook } from '../store/index/candidate-index.js';
 import { isExpired } from '../record/dir-entry.js';
 import { compileFilter } from '../api/chunk-filter.js';
-import { LIMITS, checkContent, checkLocatedRefs, checkRef, checkRefs, type ChunkRef } from '../api/chunk-input.js';
+import { CONTENT_FIELDS, LIMITS, checkContent, checkLocatedRefs, checkRef, checkRefs, type ChunkRef } from '../api/chunk-input.js';
 import { checkChunkId, checkId } from '../api/ids.js';
 import { keysOf, rejectUnknownKeys } from '../api/option-keys.js';
 import { openError, storageError } from '../store/kv/level-errors.js';
@@ -809,9 +809,6 @@ function checkExpiry(o: object, what: string): Expiry | undefined {
   if (typeof src.expiresAt !== 'number' || !Number.isSafeInteger(src.expiresAt) || src.expiresAt < 1) throw invalidArgument(`${what}.expiresAt must be a positive integer of ms since the epoch`);
   return { at: src.expiresAt };
 }
-
-/** The content fields a chunk write may give (an update changes only those it gives). */
-const CONTENT_FIELDS = ['kind', 'text', 'tokenCount', 'keywords', 'attributes', 'payload', 'supersedes', 'provenance', 'embedding', 'agentId', 'runId'] as const;
 
 /** A superseding chunk: a `{ sessionId, chunkId }` ref, or a bare id of the chunk's own session. */
 function checkSupersededBy(v: unknown, ownSession: string, what: string): { sessionId: string; chunkId: string } {

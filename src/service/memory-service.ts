@@ -25,7 +25,10 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 const CLOSE_GRACE_MS = 2_000;
 
 export interface ServiceOptions {
-  /** A database directory to open (the service owns the store and closes it). Exclusive with `store`. */
+  /**
+   * The database to open: a directory, or a URL of another backend (`redis://…`, `redis+cluster://…`). The service
+   * owns the store and closes it. Exclusive with `store`.
+   */
   readonly db?: string;
   /** Options for opening `db`. */
   readonly storeOptions?: Omit<AkashicStoreOptions, 'path' | 'db'>;
@@ -57,6 +60,12 @@ export interface RunningService {
 }
 
 const OPTION_KEYS = new Set(['db', 'storeOptions', 'store', 'memoryOptions', 'host', 'port', 'keys', 'maxBodyBytes', 'requestTimeoutMs', 'logError']);
+
+/** `--db` as the store's open options: a URL (scheme://…) names a backend by URL, anything else is a directory. */
+export function storeLocation(db: string): { path: string } | { url: string } {
+  if (typeof db !== 'string' || db === '') throw invalidArgument('option db must be a non-empty string');
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(db) ? { url: db } : { path: db };
+}
 
 /** True for 127.0.0.0/8, ::1 and localhost. */
 export function isLoopback(host: string): boolean {
@@ -93,7 +102,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   if (!Number.isSafeInteger(requestTimeoutMs) || requestTimeoutMs < 0) throw invalidArgument('option requestTimeoutMs must be an integer ≥ 0');
 
   const owned = options.store === undefined;
-  const store = options.store ?? (await AkashicStore.open({ ...options.storeOptions, path: options.db! }));
+  const store = options.store ?? (await AkashicStore.open({ ...options.storeOptions, ...storeLocation(options.db!) }));
   let memory: AkashicMemory;
   try {
     memory = new AkashicMemory(store, options.memoryOptions);

@@ -1,6 +1,6 @@
 /**
- * The package's adapter entry points, as a user imports them: `akashic/langgraph`, `akashic/ai-sdk` and
- * `akashic/langchain`, resolved by Node through the `exports` map of package.json to the built files in dist/
+ * The package's adapter and client entry points, as a user imports them: `akashic/langgraph`, `akashic/ai-sdk`,
+ * `akashic/langchain` and `akashic/client`, resolved by Node through the `exports` map of package.json to the built files in dist/
  * (`npm test` builds first).
  */
 import { execFile } from 'node:child_process';
@@ -12,6 +12,7 @@ const EXPECTED: Record<string, string[]> = {
   'akashic/langgraph': ['AkashicLangGraphStore', 'AkashicSaver'],
   'akashic/ai-sdk': ['akashicMemory'],
   'akashic/langchain': ['AkashicChatMessageHistory'],
+  'akashic/client': ['AkashicError', 'RemoteMemory', 'RemoteStore', 'isAkashicError'],
 };
 
 describe('adapter entry points (built)', () => {

@@ -44,4 +44,19 @@ describe('akashic demo output', () => {
       expect(shown!.startsWith(common), `${key}: demo "${common}" vs inspect "${shown}"`).toBe(true);
     }
   });
+
+  it('shows memory first: recalled passages with dates and scores, the changed fact current and its old value kept in history only', () => {
+    const lines = demo.stdout.split('\n');
+    const q = lines.findIndex((l) => l.includes('Q: Where does Maya work now?'));
+    expect(q).toBeGreaterThan(0);
+    const answer = lines.slice(q + 1).filter((l) => l.startsWith('     ['));
+    expect(answer[0]).toMatch(/^ {5}\[\d{4}-\d\d-\d\d, score \d+\.\d\d\] /);
+    expect(answer[0]).toContain('Globex');
+    const untilNext = lines.slice(q + 1, lines.findIndex((l, i) => i > q && l.includes('Q: ')));
+    expect(untilNext.join('\n')).not.toContain('Acme');
+    expect(demo.stdout).toMatch(/updated what was said before: .*"Acme" → "Globex"/);
+    expect(lines.some((l) => l.startsWith('  changed: ') && l.includes('kept in history'))).toBe(true);
+    // The storage part never contradicts itself: the closing line compares the same recalled sets.
+    expect(demo.stdout).not.toContain('scatters');
+  });
 });

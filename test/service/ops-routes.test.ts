@@ -92,3 +92,33 @@ it('drains on close: requests under way are answered, new ones get AKASHIC_NOT_O
   await expect(other.service.memory.activeTurns({ user: 'd', session: 's' })).rejects.toMatchObject({ code: 'AKASHIC_NOT_OPEN' });
   await other.stop();
 });
+
+it('answers AKASHIC_TIMEOUT when a call outlives the request timeout, and the call still lands', async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  let started!: () => void;
+  const inCompaction = new Promise<void>((r) => (started = r));
+  class GatedModel extends EmbeddedModel {
+    override async compress(turns: Parameters<EmbeddedModel['compress']>[0]): ReturnType<EmbeddedModel['compress']> {
+      started();
+      await gate;
+      return super.compress(turns);
+    }
+  }
+  const slow = await inProcessService({ requestTimeoutMs: 200, memoryOptions: { model: new GatedModel(), chunkGateTokens: 4 } });
+  try {
+    const memory = new RemoteMemory({ baseUrl: slow.service.url });
+    const answer = memory.completeRequest({ user: 't', session: 's', turns: [{ role: 'user', text: 'held in compaction past the timeout' }] }).catch((e: unknown) => e);
+    await inCompaction;
+    expect(await answer).toMatchObject({ name: 'AkashicError', code: 'AKASHIC_TIMEOUT' });
+    release();
+    // The turns were stored before the gate fired; close() waits for the call, whose compaction then lands.
+    await slow.service.close();
+    const listed = [];
+    for await (const e of slow.service.store.list('t')) listed.push(e.entry.kind);
+    expect(listed).toEqual(['memory']);
+  } finally {
+    release();
+    await slow.stop();
+  }
+});

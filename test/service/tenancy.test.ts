@@ -14,11 +14,13 @@ let svc: Awaited<ReturnType<typeof inProcessService>>;
 let bobChunk: string;
 let bobMemoryChunk: string;
 const SECRET = 'bob keeps the spare key under the blue flowerpot';
+/** A stored note of bob's, unlike the conversation (so compaction does not reconcile it away). */
+const NOTE = 'locker 12 by the flowerpot opens with 4711';
 
 beforeAll(async () => {
   svc = await inProcessService({ keys: tenantKeys() });
   const bob = new RemoteStore({ baseUrl: svc.service.url, apiKey: KEYS.b });
-  bobChunk = (await bob.put('bob', { sessionId: 's1', text: SECRET, keywords: ['flowerpot'] })).chunkId;
+  bobChunk = (await bob.put('bob', { sessionId: 's1', text: NOTE, kind: 'note', keywords: ['flowerpot'] })).chunkId;
   const mem = new RemoteMemory({ baseUrl: svc.service.url, apiKey: KEYS.b });
   await mem.appendTurn({ user: 'bob', session: 'chat', role: 'user', text: SECRET });
   const ended = await mem.endSession({ user: 'bob', session: 'chat' });
@@ -91,7 +93,7 @@ describe('every route refuses another tenant’s user', () => {
   it('lets tenant B read its own user, and lists only B’s users', async () => {
     const got = await post(svc.service.url + '/v1/store/get', { userId: 'bob', sessionId: 's1', chunkId: bobChunk }, KEYS.b);
     expect(got.status).toBe(200);
-    expect(got.body.text).toBe(SECRET);
+    expect(got.body.text).toBe(NOTE);
     await post(svc.service.url + '/v1/store/put', { userId: 'a:team', chunk: { sessionId: 's', text: 'a note' } }, KEYS.a);
     expect((await post(svc.service.url + '/v1/store/users', {}, KEYS.b)).body).toEqual(['bob']);
     expect((await post(svc.service.url + '/v1/store/users', {}, KEYS.a)).body).toEqual(['a:team']);

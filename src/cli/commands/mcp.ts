@@ -2,16 +2,17 @@ import type { Command } from 'commander';
 import { AkashicStore } from '../../engine/akashic-store.js';
 import { AkashicMemory } from '../../memattention/index.js';
 import { serveMcpStdio } from '../../mcp/index.js';
+import { storeLocation } from '../../service/index.js';
 import { example } from '../cli-context.js';
 
 export function register(program: Command): void {
   program
     .command('mcp')
     .description('serve the memory as MCP tools (remember, recall, forget, history) over stdin/stdout, for an assistant that spawns it')
-    .requiredOption('--db <dir>', 'database directory (created if missing)')
+    .requiredOption('--db <dir|url>', 'database directory (created if missing), or a redis:// or redis+cluster:// URL')
     .addHelpText('after', example('akashic mcp --db ~/.akashic/memory'))
     .action(async (opts: { db: string }) => {
-      const store = await AkashicStore.open({ path: opts.db });
+      const store = await AkashicStore.open(storeLocation(opts.db));
       const memory = new AkashicMemory(store);
       try {
         await serveMcpStdio({ store, memory });

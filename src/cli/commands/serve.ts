@@ -6,7 +6,7 @@ export function register(program: Command): void {
   program
     .command('serve')
     .description('serve the memory and the store over HTTP/JSON (OpenAPI at /openapi.json, MCP at /mcp) until SIGTERM or SIGINT')
-    .requiredOption('--db <dir>', 'database directory (created if missing)')
+    .requiredOption('--db <dir|url>', 'database directory (created if missing), or a redis:// or redis+cluster:// URL')
     .option('--host <host>', 'address to listen on; other than loopback only with API keys', DEFAULT_HOST)
     .option('--port <n>', 'port to listen on (0: any free port)', (v) => (v === '0' ? 0 : parsePositiveInt(v)), DEFAULT_PORT)
     .option('--keys <file>', 'API key file (JSON); or set AKASHIC_API_KEYS')

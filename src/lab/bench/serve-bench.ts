@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { RemoteMemory } from '../../client/index.js';
 import { AkashicStore } from '../../engine/akashic-store.js';
 import { AkashicMemory } from '../../memattention/index.js';
+import { startService } from '../../service/index.js';
 import type { MemorySurface } from '../../protocol/surfaces.js';
 import { quantile, round } from './summary-stats.js';
 
@@ -25,6 +26,11 @@ export interface ServeBenchOptions {
   readonly users?: number;
   /** Where the database goes (a fresh temporary directory by default, removed afterwards). */
   readonly workDir?: string;
+  /**
+   * Run the server in this process, over the store the embedded run used, instead of in a child process: the HTTP
+   * figure then holds the exchange's own cost without a second process competing for the cores. Default false.
+   */
+  readonly inProcess?: boolean;
 }
 
 export interface ServeBenchRow {
@@ -39,6 +45,7 @@ export interface ServeBenchRow {
 
 export interface ServeBenchReport {
   readonly startedAt: string;
+  readonly serverInProcess: boolean;
   readonly rows: readonly ServeBenchRow[];
   /** HTTP p50 minus embedded p50 of recall, per concurrency (ms). */
   readonly recallOverheadP50Ms: Readonly<Record<number, number | null>>;
@@ -78,7 +85,7 @@ async function measure(concurrency: number, total: number, op: (worker: number, 
   return { ms, wallMs: performance.now() - start };
 }
 
-async function runPath(path: 'embedded' | 'http', memory: MemorySurface, o: Required<Omit<ServeBenchOptions, 'workDir'>>, rows: ServeBenchRow[]): Promise<void> {
+async function runPath(path: 'embedded' | 'http', memory: MemorySurface, o: Required<Omit<ServeBenchOptions, 'workDir' | 'inProcess'>>, rows: ServeBenchRow[]): Promise<void> {
   for (const c of o.concurrency) {
     const append = await measure(c, o.requests, (w, i) => memory.appendTurn({ user: `user${i % o.users}`, session: `${path}-c${c}-w${w}`, role: 'user', text: fact(i % o.users, i) }));
     const recall = await measure(c, o.requests, (_w, i) =>
@@ -111,22 +118,19 @@ export async function runServeBench(options: ServeBenchOptions = {}): Promise<Se
     try {
       await seed(memory, o.users);
       await runPath('embedded', memory, o, rows);
+      if (options.inProcess === true) {
+        const service = await startService({ store, port: 0 });
+        try {
+          await runPath('http', new RemoteMemory({ baseUrl: service.url }), o, rows);
+        } finally {
+          await service.close();
+        }
+      }
     } finally {
       await memory.close();
       await store.close();
     }
-    const server = fork(new URL('./serve-bench-server.js', import.meta.url), [db], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-    try {
-      const url = await new Promise<string>((ok, fail) => {
-        server.once('message', (m: { url: string }) => ok(m.url));
-        server.once('exit', (code) => fail(new Error(`the benchmark server exited with ${code}`)));
-      });
-      await runPath('http', new RemoteMemory({ baseUrl: url }), o, rows);
-    } finally {
-      const exited = new Promise((ok) => server.once('exit', ok));
-      server.disconnect();
-      await exited;
-    }
+    if (options.inProcess !== true) await runInChild(db, o, rows);
   } finally {
     if (options.workDir === undefined) await rm(dir, { recursive: true, force: true });
   }
@@ -137,9 +141,24 @@ export async function runServeBench(options: ServeBenchOptions = {}): Promise<Se
     const e = p50('embedded');
     overhead[c] = h === null || e === null ? null : round(h - e);
   }
-  return { startedAt, rows, recallOverheadP50Ms: overhead };
+  return { startedAt, serverInProcess: options.inProcess === true, rows, recallOverheadP50Ms: overhead };
 }
 
+/** The HTTP path against `akashic serve` in a child process over the directory. */
+async function runInChild(db: string, o: Required<Omit<ServeBenchOptions, 'workDir' | 'inProcess'>>, rows: ServeBenchRow[]): Promise<void> {
+  const server = fork(new URL('./serve-bench-server.js', import.meta.url), [db], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  try {
+    const url = await new Promise<string>((ok, fail) => {
+      server.once('message', (m: { url: string }) => ok(m.url));
+      server.once('exit', (code) => fail(new Error(`the benchmark server exited with ${code}`)));
+    });
+    await runPath('http', new RemoteMemory({ baseUrl: url }), o, rows);
+  } finally {
+    const exited = new Promise((ok) => server.once('exit', ok));
+    server.disconnect();
+    await exited;
+  }
+}
 /** The report as a Markdown table. */
 export function serveBenchMarkdown(r: ServeBenchReport): string {
   const lines = ['| op | clients | embedded p50 ms | embedded p99 ms | embedded req/s | HTTP p50 ms | HTTP p99 ms | HTTP req/s |', '|---|---:|---:|---:|---:|---:|---:|---:|'];
@@ -151,6 +170,6 @@ export function serveBenchMarkdown(r: ServeBenchReport): string {
       lines.push(`| ${op} | ${c} | ${e?.p50Ms} | ${e?.p99Ms} | ${e?.perSecond} | ${h?.p50Ms} | ${h?.p99Ms} | ${h?.perSecond} |`);
     }
   }
-  lines.push('', `Recall p50 over HTTP minus embedded: ${concurrencies.map((c) => `${c} client(s) ${r.recallOverheadP50Ms[c]} ms`).join(', ')}.`);
+  lines.push('', `Server ${r.serverInProcess ? 'in the benchmark process' : 'in a child process'}. Recall p50 over HTTP minus embedded: ${concurrencies.map((c) => `${c} client(s) ${r.recallOverheadP50Ms[c]} ms`).join(', ')}.`);
   return lines.join('\n');
 }
