@@ -34,7 +34,7 @@ describe('exit statuses', () => {
 
   it('usage errors exit 2; a missing database exits 1', async () => {
     expect((await runMain(['stats'])).code).toBe(2);
-    expect((await runMain(['stats'])).stderr).toContain("required option '--db <dir>' not specified");
+    expect((await runMain(['stats'])).stderr).toContain("required option '--db <dir|url>' not specified");
     expect((await runMain(['frobnicate'])).code).toBe(2);
     expect((await runMain([])).code).toBe(2);
     expect((await runMain(['gc', '--db', db, '--threshold', '1.5'])).stderr).toContain('expected a number in (0, 1]');
