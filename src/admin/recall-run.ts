@@ -18,16 +18,15 @@ export interface RecallToolOptions {
 /** The session a recall from the command line asks from, when none is given (a session nobody writes to). */
 export const CLI_SESSION = 'akashic-cli';
 
-/** A passage's score, when the recall result carries one (models that rank passages may report it). */
-function scoreOf(passage: object): number | undefined {
-  const s = (passage as { score?: unknown }).score;
-  return typeof s === 'number' && Number.isFinite(s) ? s : undefined;
+/** A passage's score, printed when it is a number (a model may have none to give). */
+function scoreOf(passage: { readonly score: number }): number | undefined {
+  return Number.isFinite(passage.score) ? passage.score : undefined;
 }
 
 /**
  * Recalls as an agent's prompt would, with the embedded defaults, and writes what memory would put in the prompt
- * (the recall's `text`, verbatim), then where each passage came from (session, chunk, turns; its score when the
- * result has one), then the figures. Never writes: relocation is off and the caller opens the store read-only.
+ * (the recall's `text`, verbatim), then each passage's score and where it came from (session, chunk, turns), then
+ * the figures. Never writes: relocation is off and the caller opens the store read-only.
  */
 export async function recallToSink(store: AkashicStore, sink: LineSink, opts: RecallToolOptions): Promise<RecallResult> {
   const memory = new AkashicMemory(store, { relocateEveryRecalls: 0 });

@@ -113,7 +113,7 @@ export class AkashicStore {
     if (options.url !== undefined) {
       // The store then runs over abstract-level like any `db`; frames are keys (no directory), see docs/redis.md.
       const { url, ...rest } = options;
-      return AkashicStore.open({ ...rest, db: openRedisLevel(url, resolved.durability) });
+      return AkashicStore.open({ ...rest, db: await openRedisLevel(url, resolved.durability) });
     }
     if (options.db !== undefined && (options.db === null || typeof options.db !== 'object' || typeof (options.db as { open?: unknown }).open !== 'function')) {
       throw invalidArgument('option db must be an abstract-level database');

@@ -40,9 +40,9 @@ async function drain(it: AsyncIterable<unknown>): Promise<void> {
 }
 
 const CONTENT = ['kind', 'text', 'tokenCount', 'keywords', 'attributes', 'payload', 'supersedes', 'provenance', 'embedding', 'agentId', 'runId'];
-const STORE_KEYS = ['path', 'db', 'blockCapacity', 'blockMaxBytes', 'crossSessionBlocks', 'cacheBytes', 'durability', 'zstdLevel', 'gc', 'readOnly', 'now', 'defaultTtlMs', 'postingMergeAt', 'scopeTtl', 'history', 'affinity'];
-const MEMORY_KEYS = ['model', 'embedder', 'tokenizer', 'chunkGateTokens', 'topP', 'recallTopP', 'reconcileScope', 'recallScope', 'memoryBudgetTokens', 'recallKinds', 'recallUnit', 'candidateWindow', 'candidatePrefilter', 'candidateKeywords', 'tauAssoc', 'relocateEveryRecalls', 'relocateMinRecurrence', 'relocateSync', 'idleCompactMs', 'onBackgroundError'];
-const RECALL_KEYS = ['user', 'session', 'query', 'topP', 'memoryBudgetTokens', 'scope', 'enableRetrieval', 'turnId', 'filter', 'agentId', 'runId', 'asOf', 'includeSuperseded'];
+const STORE_KEYS = ['path', 'db', 'blockCapacity', 'blockMaxBytes', 'crossSessionBlocks', 'cacheBytes', 'durability', 'zstdLevel', 'gc', 'readOnly', 'now', 'defaultTtlMs', 'postingMergeAt', 'scopeTtl', 'history', 'affinity', 'url'];
+const MEMORY_KEYS = ['model', 'embedder', 'tokenizer', 'chunkGateTokens', 'topP', 'recallTopP', 'reconcileScope', 'recallScope', 'memoryBudgetTokens', 'recallKinds', 'recallUnit', 'candidateWindow', 'candidatePrefilter', 'candidateKeywords', 'tauAssoc', 'relocateEveryRecalls', 'relocateMinRecurrence', 'relocateSync', 'idleCompactMs', 'onBackgroundError', 'relevanceFloor'];
+const RECALL_KEYS = ['user', 'session', 'query', 'topP', 'memoryBudgetTokens', 'scope', 'enableRetrieval', 'turnId', 'filter', 'agentId', 'runId', 'asOf', 'includeSuperseded', 'relevanceFloor'];
 
 const openWith = async (o: Record<string, unknown>): Promise<unknown> => {
   const s = await AkashicStore.open(o as never);

