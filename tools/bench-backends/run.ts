@@ -10,7 +10,7 @@
  * the backends share the machine's load alike. LevelDB clients are concurrent loops in one process (one process
  * holds a directory); Redis clients are processes, each with its own store. Cold fetch: the first fetch of a fresh
  * process (LevelDB: after the page cache is dropped, when run as root). On Redis it also counts the commands each
- * primary served (INFO commandstats), giving round trips per operation, the spread over primaries, the server time
+ * primary served (INFO commandstats), giving the commands per operation, the spread over primaries, the server time
  * per operation, and the memory and hash fields per chunk.
  */
 import { fork } from 'node:child_process';
@@ -149,7 +149,7 @@ async function main(): Promise<void> {
       (out.sizing as Record<string, unknown>)[b.name] = { bytesPerChunk: Math.round(mem / (USERS * CHUNKS)), perMillionChunksGiB: +((mem / (USERS * CHUNKS)) * 1e6 / 2 ** 30).toFixed(2) };
     }
   }
-  const rows: string[] = ['| phase | clients | backend | p50 ms | p99 ms | ops/s | round trips/op | server µs/op | share of calls per primary |', '|---|---:|---|---:|---:|---:|---:|---:|---|'];
+  const rows: string[] = ['| phase | clients | backend | p50 ms | p99 ms | ops/s | Redis commands/op | server µs/op | share of calls per primary |', '|---|---:|---|---:|---:|---:|---:|---:|---|'];
   let round = 0;
   for (const phase of ['put', 'fetch', 'recall'] as const) {
     for (const clients of CLIENTS) {
@@ -176,12 +176,12 @@ async function main(): Promise<void> {
         const total = a.calls.reduce((s, x) => s + x, 0);
         const fig = {
           phase, clients, backend: b.name, p50: +median(a.lat).toFixed(2), p99: +pct(a.lat, 0.99).toFixed(2), opsPerSec: Math.round(median(a.rate)),
-          roundTripsPerOp: b.primaries.length > 0 ? +(total / a.ops).toFixed(1) : null,
+          commandsPerOp: b.primaries.length > 0 ? +(total / a.ops).toFixed(1) : null,
           serverUsecPerOp: b.primaries.length > 0 ? +(a.usec / a.ops).toFixed(1) : null,
           callShare: b.primaries.length > 1 ? a.calls.map((c) => +(c / total).toFixed(2)) : null,
         };
         (out.phases as unknown[]).push(fig);
-        rows.push(`| ${phase} | ${clients} | ${b.name} | ${fig.p50} | ${fig.p99} | ${fig.opsPerSec} | ${fig.roundTripsPerOp ?? '–'} | ${fig.serverUsecPerOp ?? '–'} | ${fig.callShare?.join(' / ') ?? '–'} |`);
+        rows.push(`| ${phase} | ${clients} | ${b.name} | ${fig.p50} | ${fig.p99} | ${fig.opsPerSec} | ${fig.commandsPerOp ?? '–'} | ${fig.serverUsecPerOp ?? '–'} | ${fig.callShare?.join(' / ') ?? '–'} |`);
         if (!args.includes('--json')) console.error(rows.at(-1));
       }
     }
