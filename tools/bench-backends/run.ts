@@ -84,7 +84,8 @@ async function commandStats(b: Backend): Promise<{ calls: number; usec: number; 
   );
 }
 
-function runClients(b: Backend, phase: ClientConfig['phase'], clients: number, refsFile: string, seed: number): Promise<ClientResult[]> {
+/** Runs one phase; `onReady` runs once every client has opened its store, before any is told to go. */
+function runClients(b: Backend, phase: ClientConfig['phase'], clients: number, refsFile: string, seed: number, onReady: () => Promise<void> = async () => undefined): Promise<ClientResult[]> {
   const procs = b.path !== undefined ? 1 : clients;
   const loops = b.path !== undefined ? clients : 1;
   const users = Array.from({ length: USERS }, (_, i) => userName(i));
@@ -93,7 +94,7 @@ function runClients(b: Backend, phase: ClientConfig['phase'], clients: number, r
     return fork(CLIENT_JS, [JSON.stringify(cfg)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   });
   const ready = children.map((c) => new Promise<void>((res, rej) => { c.once('message', () => res()); c.once('exit', (code) => code !== 0 && rej(new Error(`client exited ${code}`))); }));
-  return Promise.all(ready).then(() =>
+  return Promise.all(ready).then(onReady).then(() =>
     Promise.all(
       children.map((c) => {
         const done = new Promise<ClientResult>((res) => c.on('message', (m: { result?: ClientResult }) => m.result !== undefined && res(m.result)));
@@ -157,8 +158,11 @@ async function main(): Promise<void> {
       for (let r = 0; r < ROUNDS; r++) {
         const order = backends.map((_, i) => backends[(i + r) % backends.length]!);
         for (const b of order) {
-          const before = b.primaries.length > 0 ? await commandStats(b) : [];
-          const results = await runClients(b, phase, clients, refs.get(b.name)!, ++round);
+          // Counted from the moment every client has opened its store: opening is not an operation.
+          let before: Awaited<ReturnType<typeof commandStats>> = [];
+          const results = await runClients(b, phase, clients, refs.get(b.name)!, ++round, async () => {
+            if (b.primaries.length > 0) before = await commandStats(b);
+          });
           const a = acc.get(b.name) ?? { lat: [], rate: [], calls: b.primaries.map(() => 0), usec: 0, ops: 0 };
           const ops = results.reduce((s, x) => s + x.latencies.length, 0);
           a.lat.push(...results.flatMap((x) => x.latencies));
