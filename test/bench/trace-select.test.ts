@@ -26,10 +26,12 @@ describe('traces recorded with another SELECT', () => {
         .map(([id, v]) => ({ id, score: cosine(q!, v) }))
         .sort((a, b) => b.score - a.score)
         .slice(0, 5);
-      expect(e.recall.map((c) => c.chunkId)).toHaveLength(Math.min(5, live.size));
-      // A recall lists its chunks in time order; ties in cosine may pick either chunk, so the scores are compared.
-      const recalled = e.recall.map((c) => cosine(q!, live.get(c.chunkId)!)).sort((a, b) => b - a);
-      recalled.forEach((s, i) => expect(s, `request ${e.index}, rank ${i}`).toBeCloseTo(nearest[i]!.score, 6));
+      // The recall keeps the chunks whose passages pass the relevance floor: a non-empty subset of SELECT's five.
+      expect(e.recall.length).toBeLessThanOrEqual(Math.min(5, live.size));
+      if (live.size > 0) expect(e.recall.length).toBeGreaterThan(0);
+      // Ties in cosine may pick either chunk, so each recalled chunk is compared by score with the fifth nearest.
+      const fifth = nearest[Math.min(5, nearest.length) - 1]?.score ?? -Infinity;
+      for (const c of e.recall) expect(cosine(q!, live.get(c.chunkId)!), `request ${e.index}`).toBeGreaterThanOrEqual(fifth - 1e-6);
       if (live.size > 0) checked++;
     }
     expect(checked).toBeGreaterThan(5);

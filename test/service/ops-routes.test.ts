@@ -78,7 +78,7 @@ it('drains on close: requests under way are answered, new ones get AKASHIC_NOT_O
       return super.compress(turns);
     }
   }
-  const other = await inProcessService({ memoryOptions: { model: new GatedModel(), chunkGateTokens: 4 } });
+  const other = await inProcessService({ memoryOptions: { model: new GatedModel(), chunkGateTokens: 4, writeBack: 'await' } });
   const memory = new RemoteMemory({ baseUrl: other.service.url });
   const pending = memory.completeRequest({ user: 'd', session: 's', turns: [{ role: 'user', text: 'a turn long enough to pass the tiny chunk gate of this test' }] });
   await inCompaction;
@@ -105,7 +105,7 @@ it('answers AKASHIC_TIMEOUT when a call outlives the request timeout, and the ca
       return super.compress(turns);
     }
   }
-  const slow = await inProcessService({ requestTimeoutMs: 200, memoryOptions: { model: new GatedModel(), chunkGateTokens: 4 } });
+  const slow = await inProcessService({ requestTimeoutMs: 200, memoryOptions: { model: new GatedModel(), chunkGateTokens: 4, writeBack: 'await' } });
   try {
     const memory = new RemoteMemory({ baseUrl: slow.service.url });
     const answer = memory.completeRequest({ user: 't', session: 's', turns: [{ role: 'user', text: 'held in compaction past the timeout' }] }).catch((e: unknown) => e);

@@ -38,7 +38,8 @@ async function texts(store: AkashicStore, userId: string, sessionId?: string): P
 
 /** The figures of `stats()` that describe the data (not the process or the directory). */
 function figures(s: StoreStats | Record<string, unknown>): Record<string, unknown> {
-  const { diskBytes: _d, postingMerge: _p, ...rest } = s as StoreStats;
+  // Model usage is counted in memory per process (not persisted), and the format-5 engine had none.
+  const { diskBytes: _d, postingMerge: _p, modelUsage: _m, ...rest } = s as StoreStats;
   return rest;
 }
 
