@@ -820,7 +820,7 @@ export class AkashicStore {
 
 function toMutation(o: WriteOp, what: string): Mutation {
   if (o === null || typeof o !== 'object') throw invalidArgument(`${what} must be an object`);
-  const keys = Object.hasOwn(OP_KEYS, o.op) ? OP_KEYS[o.op] : undefined;
+  const keys = typeof o.op === 'string' && Object.hasOwn(OP_KEYS, o.op) ? OP_KEYS[o.op as keyof typeof OP_KEYS] : undefined;
   if (keys !== undefined) rejectUnknownKeys(o, keys, what);
   const sessionId = checkId(o.sessionId, `${what}.sessionId`);
   switch (o.op) {

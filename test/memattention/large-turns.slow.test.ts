@@ -31,7 +31,7 @@ const fill = (unit: string, bytes: number): string => unit.repeat(Math.floor(byt
 describe('large turns', () => {
   it('the largest accepted turn compacts, one byte more is refused, and the session keeps working', async () => {
     const { store } = await memoryStore();
-    const memory = new AkashicMemory(store, { model: new EmbeddedModel() });
+    const memory = new AkashicMemory(store, { model: new EmbeddedModel(), writeBack: 'await' });
     try {
       const most = COMPACTION_INPUT_BYTES - Buffer.byteLength(role) - 3;
       await expect(memory.appendTurn({ user: 'u', session: 's', role, text: 'y'.repeat(most + 1) })).rejects.toMatchObject({ code: 'AKASHIC_INVALID_ARGUMENT' });
@@ -39,7 +39,7 @@ describe('large turns', () => {
       expect(r.compactionError).toBeUndefined();
       expect(r.compacted?.turnIds).toEqual([r.turnId]);
       // Two large turns below a high gate: the compaction takes what fits and leaves the rest for the next one.
-      const big = new AkashicMemory(store, { model: new EmbeddedModel(), chunkGateTokens: 1_000_000 });
+      const big = new AkashicMemory(store, { model: new EmbeddedModel(), chunkGateTokens: 1_000_000, writeBack: 'await' });
       const first = await big.appendTurn({ user: 'u', session: 't', role, text: 'a b '.repeat(most / 8) });
       expect(first.compacted).toBeUndefined();
       // Far below the gate, but the two turns together would not fit one chunk: the first is compacted alone.
@@ -61,7 +61,7 @@ describe('large turns', () => {
 
   it('appending, compacting and recalling 1 MiB unspaced, CJK, prose and sentence-rich turns never stalls the event loop for long', async () => {
     const { store } = await memoryStore();
-    const memory = new AkashicMemory(store, { model: new EmbeddedModel() });
+    const memory = new AkashicMemory(store, { model: new EmbeddedModel(), writeBack: 'await' });
     const stalls: Record<string, number> = {};
     try {
       const most = COMPACTION_INPUT_BYTES - Buffer.byteLength(role) - 3;

@@ -83,7 +83,13 @@ describe.each(BACKENDS)('concurrency on $name', ({ make }) => {
     };
     let verifies = 0;
     let working = true;
+    // A backend without snapshots (Redis) reads each command as of itself: a verify running beside writes can see a
+    // commit between two of its reads (docs/redis.md). There verify runs once the writes have stopped.
+    const snapshots = be.name !== 'redis';
     const verifyLoop = async (): Promise<void> => {
+      if (!snapshots) {
+        while (working) await nextAck();
+      }
       while (working) {
         const v = await store.verify();
         expect(v.problems).toEqual([]);
@@ -99,6 +105,10 @@ describe.each(BACKENDS)('concurrency on $name', ({ make }) => {
     working = false;
     acked();
     await bounded(verifying, DEADLINE_MS, 'verify');
+    if (!snapshots) {
+      expect((await store.verify()).problems).toEqual([]);
+      verifies++;
+    }
     expect(verifies).toBeGreaterThan(0);
 
     // Nothing lost: with every op acknowledged, the database equals the oracle exactly.
