@@ -44,7 +44,7 @@ export const BACKENDS: readonly { name: string; make: () => Promise<Backend> }[]
         if (db === null) throw new Error('no store opened yet');
         return rawFamilies(db);
       };
-      return { name: 'classic-level', onDisk: true, path, open, reopen: open, cleanup: () => rm(dir, { recursive: true, force: true }), raw, frames: () => rawFrames(raw(), path) };
+      return { name: 'classic-level', onDisk: true, path, open, reopen: open, cleanup: () => rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 }), raw, frames: () => rawFrames(raw(), path) };
     },
   },
   {
