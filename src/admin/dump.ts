@@ -10,7 +10,7 @@ import { lineWriter, type LineSink } from '../util/line-sink.js';
 export interface DumpOptions {
   /** Only this user's chunks. */
   readonly userId?: string;
-  /** Only this session's chunks (of every user, or of `userId`). */
+  /** Only the given session's chunks (of every user, or of `userId`). */
   readonly sessionId?: string;
   /** Only chunks (and active turns) of this agent. */
   readonly agentId?: string;

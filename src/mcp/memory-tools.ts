@@ -169,7 +169,7 @@ export function createMemoryMcpServer(deps: MemoryToolDeps): McpServer {
 function showRecall(r: RecallResult): string {
   const parts: string[] = [];
   parts.push(r.text === '' ? 'No stored memory matches.' : r.text);
-  if (r.activeTurns.length > 0) parts.push('Recent turns of this session:\n' + r.activeTurns.map((t) => `${t.role}: ${t.text}`).join('\n'));
+  if (r.activeTurns.length > 0) parts.push('Recent turns of the current session:\n' + r.activeTurns.map((t) => `${t.role}: ${t.text}`).join('\n'));
   if (r.chunks.length > 0) parts.push('Chunks: ' + r.chunks.map((c) => `${c.sessionId}/${c.chunkId}`).join(', '));
   return parts.join('\n\n');
 }

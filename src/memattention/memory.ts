@@ -94,7 +94,7 @@ export interface RecallInput extends SessionRef {
   readonly topP?: number;
   /** Token budget of the returned memory text; default 1536. */
   readonly memoryBudgetTokens?: number;
-  /** 'user' (every session of the user) or 'session' (this session's chunks only); default the option recallScope, 'user'. */
+  /** 'user' (every session of the user) or 'session' (the calling session's chunks only); default the option recallScope, 'user'. */
   readonly scope?: MemoryScope;
   /** The relevance floor of this recall, in [0, 1]; default the option `relevanceFloor`. */
   readonly relevanceFloor?: number;

@@ -6,7 +6,7 @@ import { progressBar } from '../progress.js';
 export function register(program: Command): void {
   dbOption(program.command('dump').description('logical JSONL dump of the live chunks, their kept history and the active turns, from one consistent snapshot, to stdout'))
     .option('--user <user>', 'only this user')
-    .option('--session <session>', 'only this session')
+    .option('--session <session>', 'only the given session')
     .option('--agent <agent>', 'only chunks and active turns of this agent')
     .option('--run <run>', 'only chunks and active turns of this run')
     .addHelpText('after', example('akashic dump --db ./memory --user alice --agent planner > alice-planner.jsonl'))

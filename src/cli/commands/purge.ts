@@ -5,7 +5,7 @@ import { EXIT, dbOption, example, ioOf, setExitCode, withStore } from '../cli-co
 export function register(program: Command): void {
   dbOption(program.command('purge').description("erase a user (or one session) for good: records, history, indexes, active turns; then compact so no file keeps them"))
     .requiredOption('--user <id>', 'the user to erase')
-    .option('--session <id>', 'erase only this session of the user')
+    .option('--session <id>', 'erase only the given session of the user')
     .option('--dry-run', 'list what would be erased and change nothing')
     .option('--json', 'print { purge, verify } as JSON (with --dry-run: the chunks that would go)')
     .addHelpText('after', '\nExits 1, changing nothing, when the database holds nothing of the user (or session).')

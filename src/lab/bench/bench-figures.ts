@@ -1,7 +1,7 @@
 /**
  * The result shapes of `akashic bench`. The seven fields every entry carries (`blocksPerRequest`,
  * `blocksPerRequestP95`, `lowerBound`, `p95ColdMs`, `bytesReadPerRequest`, `spaceAmp`, `writeAmp`) and the two
- * top-level maps (`policies`, `peers`) are a stable schema (issue 5): scripts compare runs by them. Other fields
+ * top-level maps (`policies`, `peers`) are a stable schema: scripts compare runs by them. Other fields
  * may be added; none of these may be renamed.
  */
 import type { TraceRecurrence } from './trace-recurrence.js';

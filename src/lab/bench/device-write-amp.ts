@@ -1,5 +1,5 @@
 /**
- * Device-level write amplification (issue: honest amplification): for each store, the bytes the process wrote to
+ * Device-level write amplification: for each store, the bytes the process wrote to
  * storage (`write_bytes` of /proc/self/io — LevelDB's log, tables and compactions, SQLite's pages and journal, the
  * engine's relocation and GC) while that store ALONE replays the whole trace, divided by the trace's logical bytes.
  *

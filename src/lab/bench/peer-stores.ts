@@ -1,5 +1,5 @@
 /**
- * The peers of the comparison (issue 5, item 5): the same chunks, one record per chunk, in the layouts agent
+ * The peers of the comparison: the same chunks, one record per chunk, in the layouts agent
  * frameworks use today. They get the trace's writes and serve the same requests; they have no blocks.
  *
  * - `leveldb-naive`: plain classic-level, one key per chunk `user/session/ulid`, value the chunk as JSON, tuned

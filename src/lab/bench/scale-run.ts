@@ -1,5 +1,5 @@
 /**
- * The scale run (issue 5, item 1): at least a million chunks, far outside the 10-minute budget. MemAttention ingest
+ * The scale run: at least a million chunks, far more than a test or a quick benchmark can write. MemAttention ingest
  * of a million ~1k-token chunks would take the gate, SELECT and reconciliation a million times over; instead the
  * chunks are driven straight into the stores, shaped as MemAttention shapes them on LoCoMo-sized sessions with the
  * default gate: one chunk per session (a session is ~600 tokens, under the 1024-token gate, so `endSession`

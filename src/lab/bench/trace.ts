@@ -250,7 +250,7 @@ export async function recordConversation(conv: Conversation, kind: TraceKind, to
       for (const s of conv.sessions) {
         for (const t of s.turns) {
           if (t.speaker === conv.speakers[0]) {
-            // Chunks compacted earlier in this session must be in the trace before a request can name them.
+            // Chunks compacted earlier in the current session must be in the trace before a request can name them.
             if (pending) await flushWrites();
             pending = false;
             onRecall(s.id, t.text, await memory.recall({ user, session: s.id, query: t.text, scope: 'user', topP, memoryBudgetTokens: 10_000_000 }));

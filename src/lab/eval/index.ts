@@ -1,5 +1,5 @@
 /**
- * Recall-quality evaluation of the MemAttention layer (issue 3, item 6): evidence recall of the default embedded
+ * Recall-quality evaluation of the MemAttention layer: evidence recall of the default embedded
  * model's recall on LoCoMo-shaped conversations, against BM25 over raw turns at the same token budget.
  */
 export { evaluateRecall } from './recall-eval.js';

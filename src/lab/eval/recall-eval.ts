@@ -1,5 +1,5 @@
 /**
- * The recall-quality evaluation (issue 3, item 6): replays conversations through MemAttention with the embedded
+ * The recall-quality evaluation: replays conversations through MemAttention with the embedded
  * model and measures, per question, whether the recalled chunks hold the question's evidence turns; compares with
  * BM25 over raw turns at the same token budget. Writes no output: callers print the report.
  */

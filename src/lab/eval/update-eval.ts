@@ -30,7 +30,7 @@ export interface UpdateOutcome {
   readonly ok: boolean;
   readonly newRecalled: boolean;
   readonly oldRecalled: boolean;
-  /** The reasons the third session's reconciliation gave for what it retired (empty: it retired nothing). */
+  /** The reasons the final (updating) session's reconciliation gave for what it retired (empty: it retired nothing). */
   readonly reasons: readonly string[];
 }
 
@@ -45,7 +45,7 @@ export interface UpdateEvalReport {
   /** Controls whose original value is still recalled. */
   readonly controlsRecalled: number;
   readonly controlShare: number | null;
-  /** Controls whose third session retired any statement (a wrong retirement, whatever recall then shows). */
+  /** Controls whose final session retired any statement (a wrong retirement, whatever recall then shows). */
   readonly controlsRetiring: number;
   readonly byKind: readonly { readonly kind: ScenarioKind; readonly scenarios: number; readonly ok: number }[];
   readonly byFact: readonly { readonly fact: ScenarioFact; readonly updates: number; readonly ok: number }[];

@@ -27,8 +27,8 @@ export type QuestionCategory = (typeof QUESTION_CATEGORY)[keyof typeof QUESTION_
 /** One utterance of one speaker. */
 export interface Turn {
   /**
-   * Unique within its conversation; LoCoMo's `dia_id` format `D<session>:<turn>`, e.g. `"D3:5"` is the fifth turn of
-   * session 3. Question evidence refers to these ids.
+   * Unique within its conversation; LoCoMo's `dia_id` format `D<session>:<turn>`, e.g. `"D3:5"` is turn 5 of the
+   * session `D3`. Question evidence refers to these ids.
    */
   turnId: string;
   /** One of the conversation's two `speakers`. */

@@ -14,7 +14,7 @@
 import { createPrng, type Prng } from './prng.js';
 import { createNameForge, type NameForge } from './synthetic-entities.js';
 
-/** What the third session does to the fact. */
+/** What the scenario's final session does to the fact. */
 export type ScenarioKind = 'update' | 'other-person' | 'addition' | 'hedge' | 'past' | 'unrelated';
 
 export const SCENARIO_KINDS: readonly ScenarioKind[] = ['update', 'other-person', 'addition', 'hedge', 'past', 'unrelated'];
@@ -37,7 +37,7 @@ export interface UpdateScenario {
   readonly question: string;
   /** The value stated first. */
   readonly oldValue: string;
-  /** The current value after the third session: the new one for an update, the old one for a control. */
+  /** The current value after the final session: the new one for an update, the old one for a control. */
   readonly currentValue: string;
 }
 

@@ -181,7 +181,7 @@ interface SessionContext {
   startedAt: number;
   turns: Turn[];
   at: number;
-  /** Sentences already said this session; a person does not repeat a remark within one chat. */
+  /** Sentences already said in the current chat; a person does not repeat a remark within one chat. */
   used: Set<string>;
 }
 
@@ -366,7 +366,7 @@ function talkedAbout(rng: Prng, topic: TopicState): string {
 
 /**
  * Builds a turn of a random length in [MIN_WORDS, MAX_WORDS] (skewed short, as in LoCoMo) by appending sentences
- * not yet said this session after the required ones, two from the topic's pool for every one from `asides`.
+ * not yet said in the current chat after the required ones, two from the topic's pool for every one from `asides`.
  */
 function compose(
   ctx: SessionContext,
@@ -390,14 +390,14 @@ function compose(
   return parts.join(' ');
 }
 
-/** Picks a sentence not yet said this session and marks it said. Requires a non-empty pool. */
+/** Picks a sentence not yet said in the current chat and marks it said. Requires a non-empty pool. */
 function freshPick(ctx: SessionContext, pool: readonly string[]): string {
   const sentence = pickUnused(ctx, pool);
   ctx.used.add(sentence);
   return sentence;
 }
 
-/** A sentence not yet said this session, or any once all were. Requires a non-empty pool. */
+/** A sentence not yet said in the current chat, or any once all were. Requires a non-empty pool. */
 function pickUnused(ctx: SessionContext, pool: readonly string[]): string {
   const unused = pool.filter((s) => !ctx.used.has(s));
   return ctx.rng.pick(unused.length > 0 ? unused : pool);
