@@ -1,6 +1,6 @@
 /**
  * A real test double at the storage boundary: memory-level that behaves as a partitioned backend does. Every batch
- * is checked to fall in ONE partition (the engine's `partitionOfRootKey`, as a Redis backend places keys in hash
+ * is checked to fall in ONE partition (the backends' partition rule, `backend/partition.ts`, as a Redis backend places keys in hash
  * slots) and recorded. With fencing on it announces `supports.partitionVersions` and keeps a version per partition
  * that every batch writing the partition moves; a batch carrying `expectVersion` applies only while its partition
  * is at that version, else it is rejected with AKASHIC_CONFLICT and nothing applies; the batch's `versions` map
@@ -9,7 +9,7 @@
  */
 import { MemoryLevel } from 'memory-level';
 import { AkashicError } from '../../src/errors.js';
-import { partitionOfRootKey } from '../../src/store/kv/keys.js';
+import { partitionOf } from '../../src/backend/partition.js';
 
 export interface RecordedBatch {
   /** The partitions the batch's keys fall in (the contract: exactly one). */
@@ -42,7 +42,7 @@ export class PartitionedMemoryLevel extends MemoryLevel<string, Buffer> {
   /** abstract-level's private batch hook (not in memory-level's typings): every batch of the store lands here. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the hook's operations are untyped in the typings
   async _batch(operations: any[], options: unknown): Promise<void> {
-    const partitions = [...new Set(operations.map((op: { key: unknown }) => partitionOfRootKey(text(op.key))))];
+    const partitions = [...new Set(operations.map((op: { key: unknown }) => partitionOf(text(op.key))))];
     const o = options as { expectVersion?: { partition: string; version: string }; versions?: Map<string, string> } | undefined;
     const fence = o?.expectVersion;
     this.batches.push({ partitions, fenced: fence !== undefined, ops: operations.length });

@@ -3,6 +3,9 @@
  * components (ids may not contain it), so `user\0` is an exact prefix that never matches a longer user id.
  */
 import { isChunkId } from '../../api/ids.js';
+import { GLOBAL_PARTITION, partitionOf as partitionOfStoredKey } from '../../backend/partition.js';
+
+export { GLOBAL_PARTITION };
 import { BLOCK_ID_DIGITS, SEP, blockKey, dirKey, orderedPair, parseRefString, refString } from '../../api/key-strings.js';
 
 export { SEP, blockKey, dirKey, orderedPair, parseRefString, refString };
@@ -188,34 +191,13 @@ export function parseExpiryKey(key: string): { expiresAt: number; userId: string
   return { expiresAt: parseInt(t, 16), userId, sessionId, chunkId };
 }
 
-/** Families whose keys start with a one-component tag (`r`, `a`, `v`, `open`, `acct`…) before the user id. */
-const TAGGED_FAMILIES: ReadonlySet<string> = new Set([CF.candidates, CF.coaccess, CF.history, CF.alloc]);
-
-/** The partition every key of the global records (`meta`, the allocator's `next`) belongs to. */
-export const GLOBAL_PARTITION = '';
-
 /**
  * The partition of a key of family `family` (database format 6): the user id its key names, or
  * `GLOBAL_PARTITION` for the few records every user shares (the `meta` family, the allocator's `next`). Every
  * batch of a commit falls in one partition; a partitioned backend keeps a partition's keys together (one Redis hash
- * slot) and applies a batch of one partition atomically. User ids are never empty, so no user is the global partition.
+ * slot) and applies a batch of one partition atomically. The rule itself is the backends' (`backend/partition.ts`),
+ * applied to the key as the root database sees it, so the engine and Redis can never disagree on it.
  */
 export function partitionOf(family: string, key: string): string {
-  if (family === CF.meta) return GLOBAL_PARTITION;
-  const first = key.indexOf(SEP);
-  if (!TAGGED_FAMILIES.has(family)) return first < 0 ? GLOBAL_PARTITION : key.slice(0, first);
-  if (first < 0) return GLOBAL_PARTITION;
-  const second = key.indexOf(SEP, first + 1);
-  return second < 0 ? key.slice(first + 1) : key.slice(first + 1, second);
-}
-
-/**
- * The partition of a root key as a backend sees it (`!family!key`, abstract-level's sublevel prefix), or
- * `GLOBAL_PARTITION` for a key outside every family.
- */
-export function partitionOfRootKey(rootKey: string): string {
-  if (!rootKey.startsWith('!')) return GLOBAL_PARTITION;
-  const end = rootKey.indexOf('!', 1);
-  if (end < 0) return GLOBAL_PARTITION;
-  return partitionOf(rootKey.slice(1, end), rootKey.slice(end + 1));
+  return partitionOfStoredKey(`!${family}!${key}`);
 }
