@@ -22,6 +22,7 @@ import { Redis } from 'ioredis';
 import { AkashicStore } from '../../src/index.js';
 import { parseRedisUrl } from '../../src/backend/redis/redis-url.js';
 import type { ClientConfig, ClientResult } from './client.js';
+import { nodeFigures, type NodeFigures } from './command-stats.js';
 import { chunkContent, userName } from './workload.js';
 
 interface Backend {
@@ -61,27 +62,9 @@ async function primariesOf(url: string): Promise<{ host: string; port: number }[
   }
 }
 
-/** Calls and server µs per primary, from INFO commandstats (our own INFO and CLUSTER calls left out). */
-async function commandStats(b: Backend): Promise<{ calls: number; usec: number; memory: number }[]> {
-  return Promise.all(
-    b.primaries.map(async (p) => {
-      const r = new Redis({ host: p.host, port: p.port });
-      try {
-        const text = String(await r.info('commandstats')) + String(await r.info('memory'));
-        let calls = 0;
-        let usec = 0;
-        for (const m of text.matchAll(/cmdstat_([a-z|]+):calls=(\d+),usec=(\d+)/g)) {
-          if (m[1] === 'info' || m[1]!.startsWith('cluster') || m[1] === 'command' || m[1]!.startsWith('config')) continue;
-          calls += Number(m[2]);
-          usec += Number(m[3]);
-        }
-        const memory = Number(/used_memory:(\d+)/.exec(text)?.[1] ?? 0);
-        return { calls, usec, memory };
-      } finally {
-        r.disconnect();
-      }
-    }),
-  );
+/** Calls, server µs and memory of every primary of a backend. */
+function commandStats(b: Backend): Promise<NodeFigures[]> {
+  return Promise.all(b.primaries.map((p) => nodeFigures(p.port, p.host)));
 }
 
 /** Runs one phase; `onReady` runs once every client has opened its store, before any is told to go. */

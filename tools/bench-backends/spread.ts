@@ -7,26 +7,13 @@
  */
 import { Redis } from 'ioredis';
 import { AkashicStore, type ChunkRef } from '../../src/index.js';
+import { nodeFigures } from './command-stats.js';
 
 const base = Number(process.argv[2] ?? 7500);
 const ports = [base, base + 1, base + 2];
 
 async function commandsPerPrimary(): Promise<number[]> {
-  return Promise.all(
-    ports.map(async (port) => {
-      const r = new Redis({ port, host: '127.0.0.1' });
-      try {
-        let calls = 0;
-        for (const m of String(await r.info('commandstats')).matchAll(/cmdstat_([a-z|]+):calls=(\d+)/g)) {
-          if (m[1] === 'info' || m[1] === 'command' || m[1]!.startsWith('cluster') || m[1]!.startsWith('config')) continue;
-          calls += Number(m[2]);
-        }
-        return calls;
-      } finally {
-        r.disconnect();
-      }
-    }),
-  );
+  return (await Promise.all(ports.map((port) => nodeFigures(port)))).map((f) => f.calls);
 }
 
 async function main(): Promise<void> {
