@@ -129,8 +129,15 @@ export class FileFrameStore implements FrameStore {
 
   #handle(seg: number, create: boolean): Promise<FileHandle | null> {
     const known = this.#handles.get(seg);
-    if (known !== undefined) return known.then((h) => (h === null && create ? this.#reopen(seg, create) : h));
-    return this.#reopen(seg, create);
+    if (known === undefined) return this.#reopen(seg, create);
+    return known.then((h) => {
+      if (h !== null || !create) return h;
+      // The segment was missing when `known` looked. Another caller may have started creating it since: take that
+      // attempt instead of opening the file a second time (a second handle would leak, and a second 'w+' would
+      // truncate what the first had written).
+      const now = this.#handles.get(seg);
+      return now !== undefined && now !== known ? this.#handle(seg, create) : this.#reopen(seg, create);
+    });
   }
 
   #reopen(seg: number, create: boolean): Promise<FileHandle | null> {
