@@ -1,0 +1,65 @@
+/**
+ * The database the behaviour suites (MemAttention, the adapters) open their stores on: memory-level by default, or a
+ * fresh prefix on the suite's Redis deployment when `AKASHIC_TEST_ENGINE=redis` (the `redis` vitest project sets it).
+ * One switch, so the same test files run over both without copies.
+ *
+ * On Redis every fresh database is a prefix of its own; `test/helpers/test-engine-setup.ts` (the `redis` project's
+ * setup file) closes the stores a file left open and drops its prefixes after the file.
+ */
+import { MemoryLevel } from 'memory-level';
+import type { AnyLevel } from '../../src/api/store-options.js';
+import { RedisLevel } from '../../src/backend/redis/redis-level.js';
+import { REDIS_URL, dropPrefix, testPrefix, urlWithPrefix } from './redis-test-url.js';
+
+export type TestEngineName = 'memory-level' | 'redis';
+
+/** Which engine this run's behaviour suites use. */
+export const TEST_ENGINE: TestEngineName = process.env['AKASHIC_TEST_ENGINE'] === 'redis' ? 'redis' : 'memory-level';
+
+/**
+ * What the current engine can do, for the few tests that need one engine in particular (they skip on the others,
+ * and say so in their name or a comment).
+ */
+export const ENGINE_CAN = {
+  /** Data lives in a directory on this machine's disk (classic-level): on-disk damage and directory locks. */
+  onDisk: false,
+  /** Several processes or handles may open the same data at once (Redis); memory-level is one handle's heap. */
+  shared: TEST_ENGINE === 'redis',
+} as const;
+
+/** A fresh, empty database and a way to get a handle on the same data again after the first one was closed. */
+export interface FreshDb {
+  readonly db: AnyLevel;
+  /** A handle on the same data (memory-level: the same object, which the engine reopens; Redis: a new connection). */
+  again(): AnyLevel;
+}
+
+const prefixes: string[] = [];
+const closers: (() => Promise<void>)[] = [];
+
+/** Registers a store (or anything with `close`) to close after the file if the test did not. */
+export function closeAfterFile(closable: { close(): Promise<unknown> }): void {
+  closers.push(async () => {
+    await closable.close();
+  });
+}
+
+export function freshDb(): FreshDb {
+  if (TEST_ENGINE === 'memory-level') {
+    const db = new MemoryLevel({ keyEncoding: 'utf8', valueEncoding: 'buffer' });
+    return { db, again: () => db };
+  }
+  if (REDIS_URL === null) throw new Error('AKASHIC_TEST_ENGINE=redis but no Redis deployment (AKASHIC_TEST_REDIS_URL is unset)');
+  const prefix = testPrefix();
+  prefixes.push(prefix);
+  const open = (): AnyLevel => new RedisLevel({ url: urlWithPrefix(prefix), keyEncoding: 'utf8', valueEncoding: 'buffer' });
+  return { db: open(), again: open };
+}
+
+/** Closes what the file left open, then deletes every prefix it created. Called by the setup file after each file. */
+export async function releaseTestEngine(): Promise<void> {
+  const pending = closers.splice(0);
+  for (const close of pending) await close().catch(() => undefined);
+  const mine = prefixes.splice(0);
+  for (const p of mine) await dropPrefix(p);
+}
