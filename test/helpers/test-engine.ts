@@ -16,17 +16,6 @@ export type TestEngineName = 'memory-level' | 'redis';
 /** Which engine this run's behaviour suites use. */
 export const TEST_ENGINE: TestEngineName = process.env['AKASHIC_TEST_ENGINE'] === 'redis' ? 'redis' : 'memory-level';
 
-/**
- * What the current engine can do, for the few tests that need one engine in particular (they skip on the others,
- * and say so in their name or a comment).
- */
-export const ENGINE_CAN = {
-  /** Data lives in a directory on this machine's disk (classic-level): on-disk damage and directory locks. */
-  onDisk: false,
-  /** Several processes or handles may open the same data at once (Redis); memory-level is one handle's heap. */
-  shared: TEST_ENGINE === 'redis',
-} as const;
-
 /** A fresh, empty database and a way to get a handle on the same data again after the first one was closed. */
 export interface FreshDb {
   readonly db: AnyLevel;
