@@ -27,9 +27,9 @@ const SLOW = [
 ];
 
 /**
- * The behaviour suites that open their stores through the test engine switch (test/helpers/test-engine.ts): the
- * `redis` project runs them again with AKASHIC_TEST_ENGINE=redis, each store on a prefix of its own on the suite's
- * Redis Cluster. The shared store suites (test/store) and MemAttention's backends.test.ts already run over every
+ * The behaviour suites that open their stores through the test engine switch (test/helpers/test-engine.ts): MemAttention's,
+ * the adapters' and the service's. The `redis` project runs them again with AKASHIC_TEST_ENGINE=redis, each store on
+ * a prefix of its own on the suite's Redis Cluster. The shared store suites (test/store) and MemAttention's backends.test.ts already run over every
  * backend in the fast tier through test/helpers/backends.ts, so they are not repeated here.
  */
 const ON_TEST_ENGINE = [
@@ -41,6 +41,8 @@ const ON_TEST_ENGINE = [
   'test/adapters/langgraph-store-differential.test.ts',
   'test/adapters/langgraph-store-filter-pushdown.test.ts',
   'test/adapters/langgraph-store.test.ts',
+  // The service the remote adapters talk to: its tenancy, concurrent clients, bad input and operations routes.
+  'test/service/*.test.ts',
 ];
 const REDIS_PROJECT = {
   extends: true,
