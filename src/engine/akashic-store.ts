@@ -54,7 +54,7 @@ import {
 import { NextEvent } from '../util/next-event.js';
 import { EventChannel } from '../util/typed-events.js';
 import { collectModelUsage, noteReceipt, sumReceipts, UsageLedger, withReceipts, type ModelCallReceipt } from '../util/model-usage.js';
-import { ulid } from 'ulid';
+import { ulid } from '../util/ulid-module.js';
 import type { StoreEvents } from '../api/store-events.js';
 import type { PutInput, WriteOp, ListOptions } from '../api/requests.js';
 import { isRedisUrl } from '../backend/redis/redis-url.js';
