@@ -5,33 +5,16 @@
  * user. On every backend of the shared suite (Redis when a cluster is up).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AkashicMemory, EmbeddedModel, OpenAIEmbedder, type AkashicStore } from '../../src/index.js';
-import type { MemoryModel } from '../../src/model/memory-model.js';
-import { reportModelUsage } from '../../src/util/model-usage.js';
+import { AkashicMemory, OpenAIEmbedder, type AkashicStore } from '../../src/index.js';
 import { decodeAccounting } from '../../src/record/accounting.js';
 import { accountingKey } from '../../src/store/kv/keys.js';
 import type { UsageTotals } from '../../src/api/model-usage.js';
 import { BACKENDS, type Backend } from '../helpers/backends.js';
 import { CONCEPTS, conceptVector, startScriptedEmbeddingsServer, type ScriptedEmbeddingsServer } from '../model/scripted-embeddings-server.js';
-import { sentence } from './fixtures.js';
+import { reportingModel, sentence } from './fixtures.js';
 
 const U = 'usage-user';
 const OTHER = 'usage-other';
-
-/** The embedded model's decisions, each call reporting fixed server-style usage, as a remote model would. */
-function reportingModel(): MemoryModel {
-  const inner = new EmbeddedModel({ denseSignal: false });
-  const report = (promptTokens: number, completionTokens: number): void => reportModelUsage({ promptTokens, completionTokens, model: 'reporting' });
-  return {
-    name: 'reporting',
-    compress: async (turns) => (report(100, 20), inner.compress(turns)),
-    buildMeta: async (text) => (report(10, 5), inner.buildMeta(text)),
-    select: async (q, c, p) => (report(30, 2), inner.select(q, c, p)),
-    jointCompact: async (f, r) => (report(40, 8), inner.jointCompact(f, r)),
-    colocate: async (c, co, t) => (report(7, 1), inner.colocate(c, co, t)),
-    group: async (c, co) => (report(9, 1), inner.group(c, co)),
-  };
-}
 
 /** The user's accounting record as stored now (not what the process holds in memory). */
 async function storedUsage(be: Backend, user: string) {
