@@ -72,8 +72,9 @@ export function encodeAccounting(a: Accounting): Buffer {
   let usage = 0;
   if (a.modelUsage.length > 0) {
     const rows = a.modelUsage.map((r) => {
-      const kind = b.createString(r.kind);
-      const call = b.createString(r.call);
+      // Shared: a kind repeats across a user's rows, and a call across kinds (the builder writes each string once).
+      const kind = b.createSharedString(r.kind);
+      const call = b.createSharedString(r.call);
       FbModelUsage.startModelUsage(b);
       FbModelUsage.addKind(b, kind);
       FbModelUsage.addCall(b, call);
