@@ -4,9 +4,8 @@ import { classicLevel } from './classic-level-module.js';
 import { stat } from 'node:fs/promises';
 import { AkashicError, invalidArgument } from '../errors.js';
 import type { AffinityModel, CoAccessStats } from '../api/affinity-model.js';
-import { runGcPass } from '../gc/gc-pass.js';
 import { type GcReport } from '../api/reports.js';
-import { findVictims, type GcPassOptions } from '../gc/victim-selection.js';
+import type { GcPassOptions } from '../gc/victim-selection.js';
 import { DefaultAffinityModel } from '../gc/default-affinity.js';
 import { GcPool } from '../gc/gc-pool.js';
 import { invalidRatio } from '../record/block-info.js';
@@ -37,7 +36,6 @@ import { computeStats } from '../store/ops/stats.js';
 import { StoreCore } from '../store/store-core.js';
 import type { Expiry, Mutation } from '../store/write/mutations.js';
 import type { LocatedRef } from '../api/chunk-input.js';
-import { verifyStore } from '../store/ops/verify.js';
 import {
   activeTurnLog,
   backgroundGcPasses,
@@ -57,7 +55,7 @@ import { NextEvent } from '../util/next-event.js';
 import { EventChannel } from '../util/typed-events.js';
 import { collectModelUsage, noteReceipt, sumReceipts, withReceipts, type ModelCallReceipt } from '../util/model-usage.js';
 import { ModelUsageRecorder } from './model-usage-recorder.js';
-import { ulid } from 'ulid';
+import { ulid } from '../util/ulid-module.js';
 import type { StoreEvents } from '../api/store-events.js';
 import type { PutInput, WriteOp, ListOptions } from '../api/requests.js';
 import { isRedisUrl } from '../backend/redis/redis-url.js';
@@ -201,7 +199,8 @@ export class AkashicStore {
       meta: core.meta,
       gcVictims: (threshold, maxBlocks) => {
         this.#checkOpen();
-        return this.#track(findVictims(core, this.#gcPassOptions(threshold, maxBlocks)).then((r) => r.victims.length));
+        const options = this.#gcPassOptions(threshold, maxBlocks);
+        return this.#track(import('../gc/victim-selection.js').then(({ findVictims }) => findVictims(core, options)).then((r) => r.victims.length));
       },
       snapshot: (): SnapshotView => {
         this.#checkOpen();
@@ -664,6 +663,8 @@ export class AkashicStore {
     const t0 = performance.now();
     await this.#sweep(10_000);
     await sweepHistory(this.#core, 10_000);
+    // GC's modules load with the first pass, not with the package: a process that never collects never loads them.
+    const { runGcPass } = await import('../gc/gc-pass.js');
     // Each grouping is charged to the user whose chunks it grouped, before that user's GC commit.
     const r = await withReceipts(() => runGcPass(this.#core, this.#pool, (userId) => this.#costedAffinity(userId), passOpts));
     if (r.failed) throw r.error;
@@ -687,30 +688,30 @@ export class AkashicStore {
   /** The affinity model for a user's chunks, each `group` call costed like a MemAttention model call. */
   #costedAffinity(userId: string): AffinityModel {
     return {
-    group: async (chunks, coAccess) => {
-      const model = this.#affinity;
-      const startedAt = Date.now();
-      const t0 = performance.now();
-      const local = (model as { local?: unknown }).local === true;
-      const r = await collectModelUsage(() => model.group(chunks, coAccess));
-      const u = r.usage;
-      const known = u !== null && u.tokensReported;
-      const receipt: ModelCallReceipt = {
-        call: 'group',
-        model: u?.model ?? modelName(model),
-        promptTokens: known ? u.promptTokens : local ? 0 : estimateTokens(chunks),
-        completionTokens: known ? u.completionTokens : local || r.failed ? 0 : estimateTokens(r.value),
-        usageSource: known ? 'server' : local ? 'local' : 'estimated',
-        startedAt,
-        latencyMs: performance.now() - t0,
-        retries: u?.retries ?? 0,
-        ok: !r.failed,
-      };
-      noteReceipt(receipt);
-      this.#usage.record('gc', userId, receipt);
-      if (r.failed) throw r.error;
-      return r.value!;
-    },
+      group: async (chunks, coAccess) => {
+        const model = this.#affinity;
+        const startedAt = Date.now();
+        const t0 = performance.now();
+        const local = (model as { local?: unknown }).local === true;
+        const r = await collectModelUsage(() => model.group(chunks, coAccess));
+        const u = r.usage;
+        const known = u !== null && u.tokensReported;
+        const receipt: ModelCallReceipt = {
+          call: 'group',
+          model: u?.model ?? modelName(model),
+          promptTokens: known ? u.promptTokens : local ? 0 : estimateTokens(chunks),
+          completionTokens: known ? u.completionTokens : local || r.failed ? 0 : estimateTokens(r.value),
+          usageSource: known ? 'server' : local ? 'local' : 'estimated',
+          startedAt,
+          latencyMs: performance.now() - t0,
+          retries: u?.retries ?? 0,
+          ok: !r.failed,
+        };
+        noteReceipt(receipt);
+        this.#usage.record('gc', userId, receipt);
+        if (r.failed) throw r.error;
+        return r.value!;
+      },
     };
   }
 
@@ -792,7 +793,8 @@ export class AkashicStore {
   async verify(progress?: (blocksDone: number) => void): Promise<VerifyReport> {
     this.#checkOpen();
     if (progress !== undefined && typeof progress !== 'function') throw invalidArgument('progress must be a function');
-    return this.#track(verifyStore(this.#core, progress));
+    // The checker's modules load with the first verify, not with the package.
+    return this.#track(import('../store/ops/verify.js').then(({ verifyStore }) => verifyStore(this.#core, progress)));
   }
 
   /** Block infos (optionally one user's) with φ, in block id order. */

@@ -3,7 +3,7 @@
  * (user, session), gate-triggered compaction with cross-chunk reconciliation, query-aware recall under a token
  * budget, and online co-access relocation.
  */
-import { monotonicFactory, ulid } from 'ulid';
+import { ulid, ulidModule } from '../util/ulid-module.js';
 import type { AkashicStore } from '../engine/akashic-store.js';
 import type { ChunkVersion } from '../api/results.js';
 import { activeTurnLog, modelUsageLedger, trustedCalls, type StoredTurn } from '../engine/internal-seams.js';
@@ -198,7 +198,7 @@ export class AkashicMemory {
       tauAssoc: this.#options.tauAssoc,
       minRecurrence: this.#options.relocateMinRecurrence,
     });
-    const ids = monotonicFactory();
+    const ids = ulidModule().monotonicFactory();
     this.#ctx = { store, model: this.#model, options: this.#options, ulid: (now) => ids(now) };
     this.#usage = store[modelUsageLedger];
     this.#events = new EventChannel<MemoryEvents>();

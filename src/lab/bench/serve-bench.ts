@@ -13,7 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { RemoteMemory } from '../../client/index.js';
 import { AkashicStore } from '../../engine/akashic-store.js';
 import { AkashicMemory } from '../../memattention/index.js';
-import { startService } from '../../service/index.js';
+import { HTTP_SERVICE, importFeature } from '../../util/optional-packages.js';
 import type { MemorySurface } from '../../protocol/surfaces.js';
 import { quantile, round } from './summary-stats.js';
 
@@ -108,6 +108,8 @@ async function runPath(path: 'embedded' | 'http', memory: MemorySurface, o: Requ
 /** Runs the benchmark (about a minute at the defaults on two cores). */
 export async function runServeBench(options: ServeBenchOptions = {}): Promise<ServeBenchReport> {
   const o = { concurrency: options.concurrency ?? [1, 16, 64], requests: options.requests ?? 400, users: options.users ?? 8 };
+  // The service's packages are optional: checked before any work, for the child server process as well.
+  const { startService } = await importFeature(HTTP_SERVICE, () => import('../../service/index.js'));
   const startedAt = new Date().toISOString();
   const dir = options.workDir ?? (await mkdtemp(join(tmpdir(), 'akashic-serve-bench-')));
   const db = join(dir, 'db');
