@@ -49,7 +49,8 @@ const REDIS_PROJECT = {
   test: {
     name: 'redis',
     include: ON_TEST_ENGINE,
-    exclude: [...SLOW, 'test/memattention/backends.test.ts'],
+    // These two already take every backend from test/helpers/backends.ts in the fast tier.
+    exclude: [...SLOW, 'test/memattention/backends.test.ts', 'test/memattention/model-usage-persistence.test.ts'],
     env: { AKASHIC_TEST_ENGINE: 'redis' },
     globalSetup: ['test/helpers/worker-freshness.ts', 'test/helpers/redis-cluster.ts'],
     setupFiles: ['test/helpers/test-engine-setup.ts'],
