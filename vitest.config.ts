@@ -27,10 +27,11 @@ const SLOW = [
 ];
 
 /**
- * The behaviour suites that open their stores through the test engine switch (test/helpers/test-engine.ts): MemAttention's,
- * the adapters' and the service's. The `redis` project runs them again with AKASHIC_TEST_ENGINE=redis, each store on
- * a prefix of its own on the suite's Redis Cluster. The shared store suites (test/store) and MemAttention's backends.test.ts already run over every
- * backend in the fast tier through test/helpers/backends.ts, so they are not repeated here.
+ * The behaviour suites that open their stores through the test engine switch (test/helpers/test-engine.ts):
+ * MemAttention's, the adapters' and the service's. The `redis` project runs them again with
+ * AKASHIC_TEST_ENGINE=redis, each store on a prefix of its own on the suite's Redis Cluster. The shared store suites
+ * (test/store) and the files that take every backend from test/helpers/backends.ts already run over Redis in the
+ * fast tier, so they are not repeated here.
  */
 const ON_TEST_ENGINE = [
   'test/memattention/*.test.ts',
