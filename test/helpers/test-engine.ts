@@ -34,11 +34,12 @@ export function closeAfterFile(closable: { close(): Promise<unknown> }): void {
 }
 
 export function freshDb(): FreshDb {
-  if (TEST_ENGINE === 'memory-level') {
+  // Without a deployment the setup file skips every test of the redis project; hooks that open a store before
+  // the skip still get one, on memory-level.
+  if (TEST_ENGINE === 'memory-level' || REDIS_URL === null) {
     const db = new MemoryLevel({ keyEncoding: 'utf8', valueEncoding: 'buffer' });
     return { db, again: () => db };
   }
-  if (REDIS_URL === null) throw new Error('AKASHIC_TEST_ENGINE=redis but no Redis deployment (AKASHIC_TEST_REDIS_URL is unset)');
   const prefix = testPrefix();
   prefixes.push(prefix);
   const open = (): AnyLevel => new RedisLevel({ url: urlWithPrefix(prefix), keyEncoding: 'utf8', valueEncoding: 'buffer' });
