@@ -51,7 +51,10 @@ export class PartitionCursor {
     this.#values = values;
   }
 
-  /** The next entry without consuming it, reading a page when needed; undefined at the end. `budget` caps the page. */
+  /**
+   * The next entry without consuming it, reading a page when needed; undefined at the end. `budget` caps the page:
+   * the most entries the reader may still consume (its limit), not how many it asks for now.
+   */
   async peek(budget: number): Promise<Entry | undefined> {
     if (this.#pos < this.#page.length) return this.#page[this.#pos];
     if (this.#exhausted) return undefined;
@@ -104,13 +107,18 @@ export class MergedRange {
     return this.#reverse ? c > 0 : c < 0;
   }
 
-  /** Up to `size` entries in order; fewer only at the end of the range. */
-  async take(size: number): Promise<Entry[]> {
+  /**
+   * Up to `size` entries in order; fewer only at the end of the range. `budget` (at least `size`; default `size`) is
+   * how many entries the reader may still take in all, its limit: pages are read up to it, so a reader that takes
+   * one entry at a time does not pay one round trip per entry.
+   */
+  async take(size: number, budget: number = size): Promise<Entry[]> {
     const out: Entry[] = [];
+    const room = (): number => Math.max(1, budget - out.length);
     if (this.#cursors.length === 1) {
       const c = this.#cursors[0]!;
       while (out.length < size) {
-        const e = await c.peek(size - out.length);
+        const e = await c.peek(room());
         if (e === undefined) break;
         c.advance();
         out.push(e);
@@ -118,7 +126,7 @@ export class MergedRange {
       return out;
     }
     if (this.#heap === null) {
-      const heads = await Promise.all(this.#cursors.map((c) => c.peek(size)));
+      const heads = await Promise.all(this.#cursors.map((c) => c.peek(room())));
       this.#heap = [];
       heads.forEach((e, i) => {
         if (e !== undefined) this.#push({ i, key: e[0] });
@@ -128,9 +136,9 @@ export class MergedRange {
     while (out.length < size && heap.length > 0) {
       const top = heap[0]!;
       const c = this.#cursors[top.i]!;
-      out.push((await c.peek(size - out.length))!);
+      out.push((await c.peek(room()))!);
       c.advance();
-      const next = await c.peek(size - out.length);
+      const next = await c.peek(room());
       if (next === undefined) {
         const last = heap.pop()!;
         if (heap.length > 0) {
