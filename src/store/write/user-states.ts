@@ -81,6 +81,15 @@ export class UserStates {
     else this.#states.set(userId, { acct, version: version ?? '0' });
   }
 
+  /**
+   * Reads the user's partition version now (the latest acknowledged state; not the cached one), or null without
+   * fencing. Needs no lock.
+   */
+  get versionReader(): ((userId: string) => Promise<string>) | null {
+    const f = this.#fencing;
+    return f === null ? null : (userId) => f.partitionVersion(userId);
+  }
+
   /** The precondition of a batch of the user's partition (undefined without fencing). REQUIRES: the write lock. */
   async fence(userId: string): Promise<Fence | undefined> {
     if (this.#fencing === null) return undefined;
