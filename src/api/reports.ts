@@ -109,6 +109,11 @@ export interface StoreStats {
    */
   readonly postingMerge: PostingMergeReport;
   /**
+   * Writes this process staged again since open because another process changed the same user first (each retry
+   * rereads the user; nothing of the losing attempt was applied). Always 0 when one process holds the store.
+   */
+  readonly conflictsRetried: number;
+  /**
    * Model calls since the store was opened (in memory, not persisted): GC grouping and what AkashicMemory's
    * compactions, recalls and relocations cost, in total, per operation, per call and per user.
    */

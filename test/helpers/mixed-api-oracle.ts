@@ -40,6 +40,7 @@ export interface LogEntry {
   readonly tried?: Partial<LogEntry>;
   readonly counts?: Record<string, number>;
   readonly backgroundErrors?: number;
+  readonly conflictsRetried?: number;
 }
 
 export interface FinalState {

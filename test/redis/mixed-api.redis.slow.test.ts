@@ -87,6 +87,7 @@ describe.skipIf(REDIS_URL === null)('four processes serving the same users with 
         `mixed run: ${PROCESSES} processes x 2 loops, ${SECONDS} s, users ${USERS.join(',')} + purged ${PURGE_USERS.join(',')}`,
         `acknowledged: ${['turn', 'end', 'recall', 'put', 'update', 'delete', 'purge'].map((k) => `${k} ${perKind[k] ?? 0}`).join(', ')}`,
         `refused (nothing applied): ${Object.entries(failCodes).map(([k, n]) => `${k} ${n}`).join(', ') || 'none'}; background compaction errors (retried): ${bgErrors.length}`,
+        `writes staged again after another process changed the user first (conflicts retried, all processes): ${done.reduce((n, e) => n + (e.conflictsRetried ?? 0), 0)}`,
         `final: ${state.active.length} active turns, ${memoryChunks} memory chunks, ${state.chunks.length - memoryChunks} notes; oracle problems: ${problems.length}`,
         ...problems.slice(0, 15),
         ...unexpected.slice(0, 15),

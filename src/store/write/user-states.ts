@@ -34,6 +34,12 @@ export class UserStates {
   readonly #states = new Map<string, UserState>();
   readonly #reads = new Map<string, ReadCounters>();
 
+  /**
+   * Writes of a user staged again since open because another process changed the user first (fenced-write.ts);
+   * always 0 without fencing. A statistic: `stats().conflictsRetried`.
+   */
+  conflictsRetried = 0;
+
   /** True when the backend applies a batch atomically only within one partition (`isPartitioned`). */
   readonly partitioned: boolean;
 
