@@ -18,6 +18,8 @@ export async function dropRunKeys(url: string): Promise<number> {
   const client = t.mode === 'single' ? new Redis({ host: t.nodes[0]!.host, port: t.nodes[0]!.port, db: t.database }) : new Cluster(t.nodes.map((n) => ({ host: n.host, port: n.port })));
   let dropped = 0;
   try {
+    // A cluster client knows its nodes only once it has loaded the slot table.
+    if (client instanceof Cluster && client.status !== 'ready') await new Promise((resolve, reject) => client.once('ready', resolve).once('error', reject));
     const primaries = client instanceof Cluster ? client.nodes('master') : [client];
     for (const node of primaries) {
       let cursor = '0';
