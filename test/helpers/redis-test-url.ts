@@ -60,6 +60,8 @@ export async function dropPrefix(prefix: string, base: string = REDIS_URL!): Pro
   const t = parseRedisUrl(base);
   const client = t.mode === 'single' ? new Redis({ host: t.nodes[0]!.host, port: t.nodes[0]!.port, db: t.database }) : new Cluster(t.nodes.map((n) => ({ host: n.host, port: n.port })));
   try {
+    // A cluster client knows its nodes only once it has loaded the slot table (before that, nodes() is empty).
+    if (client instanceof Cluster && client.status !== 'ready') await new Promise((resolve, reject) => client.once('ready', resolve).once('error', reject));
     const primaries = client instanceof Cluster ? client.nodes('master') : [client];
     for (const node of primaries) {
       const keys = await scanKeys(node, `{${prefix}[-:]*`);
