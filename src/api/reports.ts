@@ -114,8 +114,10 @@ export interface StoreStats {
    */
   readonly conflictsRetried: number;
   /**
-   * Model calls since the store was opened (in memory, not persisted): GC grouping and what AkashicMemory's
-   * compactions, recalls and relocations cost, in total, per operation, per call and per user.
+   * Model calls over the database's life: what AkashicMemory's compactions, recalls, relocations and embedder
+   * calls and GC's grouping cost, in total, per kind (`embedding` holds every embedder call), per call and per
+   * user (users without usage are absent). Persisted in each user's accounting with the user's next commit (a
+   * compaction's with its own commit) or at close; usage this process noted but has not persisted yet is included.
    */
   readonly modelUsage: ModelUsageStats;
 }

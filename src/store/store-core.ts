@@ -1,3 +1,4 @@
+import type { ModelUsageRow } from '../record/model-usage-rows.js';
 import type { AbstractSnapshot } from 'abstract-level';
 import { BlockCache } from '../block/block-cache.js';
 import { AkashicError } from '../errors.js';
@@ -214,10 +215,19 @@ export class StoreCore {
 
   /**
    * The database's accounting totals: the sum over users' records (plus the counters a format-5 database carried
-   * over, and this process's reads not yet persisted). One range read of the accounting records.
+   * over, and this process's reads and model usage not yet persisted). One range read of the accounting records.
+   * `usageByUser` receives each user's model usage.
    */
-  accountingTotals(snapshot?: AbstractSnapshot): Promise<Accounting> {
-    return this.ctx.users.totals(snapshot);
+  accountingTotals(snapshot?: AbstractSnapshot, usageByUser?: Map<string, readonly ModelUsageRow[]>): Promise<Accounting> {
+    return this.ctx.users.totals(snapshot, usageByUser);
+  }
+
+  /**
+   * Charges model usage to the user: held in memory and persisted with the user's accounting by the user's next
+   * commit (a compaction's own commit, when noted before it) or by close. Needs no lock.
+   */
+  noteModelUsage(userId: string, rows: readonly ModelUsageRow[]): void {
+    this.ctx.users.noteUsage(userId, rows);
   }
 
   /**
@@ -254,11 +264,11 @@ export class StoreCore {
 
   /**
    * Persists the retrieval counters that reads bumped in memory since the user's last write (reads write nothing),
-   * one transaction per such user. Called by close(); a no-op when nothing changed or the store is read-only.
+   * and the model usage noted since, one transaction per such user. Called by close(); a no-op when nothing changed or the store is read-only.
    */
   async flushCounters(): Promise<void> {
     if (this.options.readOnly) return;
-    for (const userId of this.ctx.users.usersWithPendingReads()) {
+    for (const userId of this.ctx.users.usersWithPendingCounters()) {
       if (this.writer.failure !== null) return;
       await this.transact(userId, async () => undefined);
     }

@@ -18,6 +18,7 @@ import type {
   ModelTurn,
 } from '../../src/model/memory-model.js';
 import { createTokenizer } from '../../src/model/tokenizer.js';
+import { reportModelUsage } from '../../src/util/model-usage.js';
 
 export const tokenizer = createTokenizer();
 
@@ -163,4 +164,19 @@ export class CountingModel implements MemoryModel {
   group(chunks: readonly ChunkMetaView[], coAccess: CoAccessView): Promise<string[][]> {
     return this.#inner.group(chunks, coAccess);
   }
+}
+
+/** The embedded model's decisions, each call reporting fixed server-style usage, as a remote model would. */
+export function reportingModel(): MemoryModel {
+  const inner = new EmbeddedModel({ denseSignal: false });
+  const report = (promptTokens: number, completionTokens: number): void => reportModelUsage({ promptTokens, completionTokens, model: 'reporting' });
+  return {
+    name: 'reporting',
+    compress: async (turns) => (report(100, 20), inner.compress(turns)),
+    buildMeta: async (text) => (report(10, 5), inner.buildMeta(text)),
+    select: async (q, c, p) => (report(30, 2), inner.select(q, c, p)),
+    jointCompact: async (f, r) => (report(40, 8), inner.jointCompact(f, r)),
+    colocate: async (c, co, t) => (report(7, 1), inner.colocate(c, co, t)),
+    group: async (c, co) => (report(9, 1), inner.group(c, co)),
+  };
 }
