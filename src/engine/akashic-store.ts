@@ -10,7 +10,7 @@ import { DefaultAffinityModel } from '../gc/default-affinity.js';
 import { GcPool } from '../gc/gc-pool.js';
 import { invalidRatio } from '../record/block-info.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
-import { activeNamespaces, activeSessions, appendActiveTurns, readActiveTurns, scanActiveTurns } from '../store/write/active-turns.js';
+import { activeNamespaces, activeSessions, appendActiveTurns, checkStillActive, readActiveTurns, scanActiveTurns } from '../store/write/active-turns.js';
 import type { CandidateRead } from '../store/index/candidate-reader.js';
 import { candidateIndexPurgeHook } from '../store/index/candidate-index.js';
 import { isExpired } from '../record/dir-entry.js';
@@ -186,7 +186,12 @@ export class AkashicStore {
       },
       commitCompaction: (userId, mutations, consumed) => {
         this.#checkWritable();
-        return this.#track(core.write(userId, mutations, (txn) => txn.deleteActiveTurns(consumed.map((t) => t.key))));
+        return this.#track(
+          core.write(userId, mutations, async (txn) => {
+            await checkStillActive(core, userId, consumed);
+            txn.deleteActiveTurns(consumed.map((t) => t.key));
+          }),
+        );
       },
     };
   }

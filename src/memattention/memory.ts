@@ -6,7 +6,7 @@
 import { ulid, ulidModule } from '../util/ulid-module.js';
 import type { AkashicStore } from '../engine/akashic-store.js';
 import type { ChunkVersion } from '../api/results.js';
-import { activeTurnLog, modelUsageLedger, trustedCalls, type StoredTurn } from '../engine/internal-seams.js';
+import { activeTurnLog, isConsumedElsewhere, modelUsageLedger, trustedCalls, type StoredTurn } from '../engine/internal-seams.js';
 import { NextEvent } from '../util/next-event.js';
 import { idleCompactions, type IdleCompactions } from './internal-seams.js';
 import { AkashicError, invalidArgument } from '../errors.js';
@@ -360,7 +360,8 @@ export class AkashicMemory {
           left -= result.compacted.turnTokens;
           result.activeTokens = left;
         } catch (err) {
-          result.compactionError = err instanceof AkashicError ? err : new AkashicError('AKASHIC_IO', String(err), { cause: err });
+          // Another process compacted (or purged) these turns first: they are no longer this append's to compact.
+          if (!isConsumedElsewhere(err)) result.compactionError = err instanceof AkashicError ? err : new AkashicError('AKASHIC_IO', String(err), { cause: err });
         }
       }
       this.#armIdle(ns, turns.length > (result.compacted?.turnIds.length ?? 0));
@@ -417,7 +418,8 @@ export class AkashicMemory {
         let prefix: StoredTurn[] | null = null;
         for (const group of scopeGroups(turns)) if ((prefix = gatedPrefix(group, this.#options.chunkGateTokens)) !== null) break;
         if (prefix === null) return;
-        await this.#compact(ns, prefix, trigger, attempt);
+        // Another process compacted or purged some of these turns first: read the active chunk again.
+        if ((await this.#compactUnlessConsumed(ns, prefix, trigger, attempt)) === null) continue;
         trigger = 'gate';
       }
     });
@@ -460,7 +462,21 @@ export class AkashicMemory {
       const turns = await storage(this.#store[activeTurnLog].read(ns.user, ns.session));
       if (turns.length === 0) return out;
       const group = scopeGroups(turns)[0]!;
-      out.push(await this.#compact(ns, gatedPrefix(group, this.#options.chunkGateTokens) ?? group, trigger, 1));
+      const c = await this.#compactUnlessConsumed(ns, gatedPrefix(group, this.#options.chunkGateTokens) ?? group, trigger, 1);
+      if (c !== null) out.push(c);
+    }
+  }
+
+  /**
+   * `#compact`, or null when another process consumed some of the turns first (compacted or purged them; nothing
+   * was applied): the caller reads the active chunk again. Requires: the namespace's lane is held.
+   */
+  async #compactUnlessConsumed(ns: Namespace, turns: readonly StoredTurn[], trigger: CompactionTrigger, attempt: number): Promise<CompactionResult | null> {
+    try {
+      return await this.#compact(ns, turns, trigger, attempt);
+    } catch (err) {
+      if (isConsumedElsewhere(err)) return null;
+      throw err;
     }
   }
 

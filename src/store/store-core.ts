@@ -11,6 +11,7 @@ import { readSlots, type SlotReadResult, type UserSlot } from './read/block-read
 import { BlockIdAllocator } from './write/block-id-allocator.js';
 import { UserStates } from './write/user-states.js';
 import { retryOnConflict, writeUserBatch } from './write/fenced-write.js';
+import { readConsistent } from './read/consistent-read.js';
 import { upgradeToFormat6 } from './kv/format-upgrade.js';
 import { isPartitioned, partitionFencing } from './kv/partition-fencing.js';
 import { BatchWriter, type BatchOp } from './kv/batch-writer.js';
@@ -198,7 +199,8 @@ export class StoreCore {
   /** A bounded candidate set through the candidate index (candidate-reader.ts). REQUIRES: `indexReady`. */
   candidates(q: CandidateQuery): Promise<CandidateRead> {
     // With other processes writing (fencing), this process's pending counts bound nothing: the scan reads them all.
-    return readCandidates(this.db, this.cf, q, this.ctx.users.fenced ? undefined : (user) => this.ctx.pendingPostings.get(user) ?? 0);
+    // Index then directory: on a backend without snapshots, retried when another process's commit lands in between.
+    return readConsistent(this.ctx.users.versionReader, q.userId, () => readCandidates(this.db, this.cf, q, this.ctx.users.fenced ? undefined : (user) => this.ctx.pendingPostings.get(user) ?? 0));
   }
 
   /**
@@ -321,7 +323,8 @@ export class StoreCore {
 
   /** Materializes chunks from one consistent snapshot (`read-path.ts`). */
   read(userId: string, refs: readonly ChunkRef[]): Promise<ReadResult> {
-    return readChunks(this, this.ctx.users.readCounters(userId), () => this.options.now(), userId, refs);
+    // Directory then frames: on a backend without snapshots, retried when another process's commit lands in between.
+    return readConsistent(this.ctx.users.versionReader, userId, () => readChunks(this, this.ctx.users.readCounters(userId), () => this.options.now(), userId, refs));
   }
 
   /** Location hints of chunks, from the directory (`read-path.ts`). */

@@ -87,6 +87,7 @@ export async function computeStats(core: StoreCore, location: string | null): Pr
     blocksPerRetrieval: ratio(a.retrievalBlocks, a.retrievals),
     blockCapacity: core.options.blockCapacity,
     postingMerge: core.postingMergeReport(),
+    conflictsRetried: core.ctx.users.conflictsRetried,
     modelUsage: modelUsageStats(a.modelUsage, usageByUser),
   };
 }

@@ -36,6 +36,12 @@ export class UserStates {
   readonly #reads = new Map<string, ReadCounters>();
   readonly #usage = new Map<string, readonly ModelUsageRow[]>();
 
+  /**
+   * Writes of a user staged again since open because another process changed the user first (fenced-write.ts);
+   * always 0 without fencing. A statistic: `stats().conflictsRetried`.
+   */
+  conflictsRetried = 0;
+
   /** True when the backend applies a batch atomically only within one partition (`isPartitioned`). */
   readonly partitioned: boolean;
 
@@ -81,6 +87,15 @@ export class UserStates {
   committed(userId: string, acct: Accounting, version: string | undefined): void {
     if (this.#fencing !== null && version === undefined) this.#states.delete(userId);
     else this.#states.set(userId, { acct, version: version ?? '0' });
+  }
+
+  /**
+   * Reads the user's partition version now (the latest acknowledged state; not the cached one), or null without
+   * fencing. Needs no lock.
+   */
+  get versionReader(): ((userId: string) => Promise<string>) | null {
+    const f = this.#fencing;
+    return f === null ? null : (userId) => f.partitionVersion(userId);
   }
 
   /** The precondition of a batch of the user's partition (undefined without fencing). REQUIRES: the write lock. */
