@@ -38,8 +38,8 @@ async function texts(store: AkashicStore, userId: string, sessionId?: string): P
 
 /** The figures of `stats()` that describe the data (not the process or the directory). */
 function figures(s: StoreStats | Record<string, unknown>): Record<string, unknown> {
-  // Model usage is counted in memory per process (not persisted), and the format-5 engine had none.
-  const { diskBytes: _d, postingMerge: _p, modelUsage: _m, ...rest } = s as StoreStats;
+  // The format-5 engine recorded no model usage; conflicts retried are counted per process since open.
+  const { diskBytes: _d, postingMerge: _p, modelUsage: _m, conflictsRetried: _c, ...rest } = s as StoreStats;
   return rest;
 }
 
