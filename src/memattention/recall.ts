@@ -119,9 +119,11 @@ export async function retrieve(store: AkashicStore, model: CheckedModel, options
   const floor = req.floor ?? options.relevanceFloor;
   if (options.recallUnit !== 'chunk') {
     const dated = termsOf(req.query).some(isCalendarTerm);
+    const asked = new Set(queryTerms);
+    const namedSpeaker = (prefix: string): boolean => termsOf(prefix).some((t) => asked.has(t));
     const got =
       options.recallUnit === 'sentence'
-        ? await selectSentencePassages(ranked, score, req.budget, tok, chronological, dated, floor)
+        ? await selectSentencePassages(ranked, score, req.budget, tok, chronological, dated, floor, namedSpeaker)
         : await selectPassages(ranked, score, req.budget, tok, chronological, dated, floor);
     return {
       chunks: got.chunks,

@@ -65,6 +65,29 @@ describe('sentence recall (the default recallUnit)', () => {
     expect(wide.passages.map((p) => p.turnIds[0])).toEqual([`t${FILLER.length - 1}`, `t${FILLER.length}`, `t${FILLER.length + 1}`]);
   });
 
+  it('ranks first what the person the question names said, and never recalls a sentence on the name alone', async () => {
+    // Two people with the same hobby: the question names Carol, so her sentence outranks Dave's equal one.
+    const turns = [
+      'I bake sourdough bread every Sunday morning.',
+      'I bake sourdough bread every Sunday evening.',
+      ...FILLER,
+    ];
+    for (const [i, text] of turns.entries()) {
+      await memory.appendTurn({ user: U, session: 's1', role: i % 2 === 0 ? 'Dave' : 'Carol', text, at: T0 + i * 1000, turnId: `t${i}` });
+    }
+    await memory.endSession({ user: U, session: 's1' });
+    const tight = await memory.recall({ user: U, session: 's2', query: 'When does Carol bake sourdough bread?', memoryBudgetTokens: 24 });
+    expect(tight.passages.map((p) => p.turnIds[0])).toEqual(['t1']);
+    const forDave = await memory.recall({ user: U, session: 's2', query: 'When does Dave bake sourdough bread?', memoryBudgetTokens: 24 });
+    expect(forDave.passages.map((p) => p.turnIds[0])).toEqual(['t0']);
+    // With room, Carol's filler turns (t3, t5: they match only her name, and answer nothing) stay out.
+    const wide = await memory.recall({ user: U, session: 's2', query: 'When does Carol bake sourdough bread?', memoryBudgetTokens: 10_000 });
+    const scores = new Map(wide.passages.map((p) => [p.turnIds[0], p.score]));
+    expect(scores.get('t1')).toBeGreaterThan(scores.get('t0')!);
+    expect(wide.text).not.toContain(FILLER[1]);
+    expect(wide.text).not.toContain(FILLER[3]);
+  });
+
   it('keeps sentences that differ only in a number: they are different facts, not repeats', async () => {
     const turns = ['The greyhound collar cost 4 euros in March.', 'The greyhound collar cost 9 euros in May.', ...FILLER];
     for (const [i, text] of turns.entries()) {

@@ -236,7 +236,7 @@ function buildConversation(options: ResolvedSyntheticOptions, user: number): Con
   let previous: TopicState | undefined;
   for (let index = 1; index <= options.sessionsPerUser; index++) {
     const startedAt = Math.max(day + rng.int(8 * 60, 21 * 60) * 60_000, lastAt + 3_600_000);
-    const count = sessionTopicCount(rng, options.turnsPerSession);
+    const count = options.style === 'diary' ? diaryTopicCount(rng, options.turnsPerSession) : sessionTopicCount(rng, options.turnsPerSession);
     const chosen = chooseTopics(rng, topics, weights, count, options, previous);
     previous = chosen[chosen.length - 1];
     const build = options.style === 'assistant' ? buildAssistantSession : options.style === 'diary' ? buildDiarySession : buildSession;
@@ -369,8 +369,16 @@ function buildAssistantSession(
 }
 
 /** Words of a journal paragraph: longer than a chat turn, as entries are. */
-const PARAGRAPH_MIN_WORDS = 45;
-const PARAGRAPH_MAX_WORDS = 120;
+const PARAGRAPH_MIN_WORDS = 80;
+const PARAGRAPH_MAX_WORDS = 160;
+
+/**
+ * Topics (paragraphs) of a journal entry: three to five at the default session length, so an entry is about as
+ * long as a chat session (LoCoMo's ~600 tokens); fewer in shorter sessions.
+ */
+function diaryTopicCount(rng: Prng, turnCount: number): number {
+  return turnCount >= 14 ? rng.int(3, 5) : turnCount >= 8 ? 2 : 1;
+}
 
 /**
  * A journal entry: one paragraph (one turn) per topic, each holding what the person says about it in two
@@ -394,7 +402,7 @@ function buildDiarySession(
     const target = Math.round((PARAGRAPH_MIN_WORDS + rng.int(0, PARAGRAPH_MAX_WORDS - PARAGRAPH_MIN_WORDS)) * scale);
     for (let beat = 0; beat < 2; beat++) {
       parts.push(ownerSentence(ctx, topic, beat).text);
-      for (let tries = 0; wordCount(parts.join(' ')) < (target * (beat + 1)) / 2 && tries < 4; tries++) {
+      for (let tries = 0; wordCount(parts.join(' ')) < (target * (beat + 1)) / 2 && tries < 6; tries++) {
         const pool = rng.chance(0.75) ? topic.spec.chatter : rng.chance(0.5) ? DIARY_MUSINGS : OWNER_ASIDES;
         const sentence = pickUnused(ctx, pool);
         if (parts.includes(sentence)) continue;
