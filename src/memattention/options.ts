@@ -28,7 +28,7 @@ export const DEFAULT_CHUNK_GATE_TOKENS = 1024;
 /** p, the selection width of SELECT (the Akashic paper §4.1). */
 export const DEFAULT_TOP_P = 5;
 /** p of a recall: chunks SELECT may pick for a recall, whose passages then compete for the budget. */
-export const DEFAULT_RECALL_TOP_P = 20;
+export const DEFAULT_RECALL_TOP_P = 15;
 /** memory_budget_tokens of a recall. */
 export const DEFAULT_MEMORY_BUDGET_TOKENS = 1536;
 /** τ_assoc of COLOCATE. */
@@ -67,7 +67,7 @@ export interface MemoryOptions {
   readonly topP?: number;
   /**
    * p of a recall: chunks SELECT may pick for a recall. With passage recall they are a pool larger than the budget
-   * holds, and their best passages fill it. Default 20.
+   * holds, and their best passages fill it. Default 15.
    */
   readonly recallTopP?: number;
   /**

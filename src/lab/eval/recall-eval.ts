@@ -33,7 +33,7 @@ import { holdsAnswerSentence } from './answer-sentence.js';
 
 /** Options of {@link evaluateRecall}. Every field is optional; the defaults are the library's. */
 export interface RecallEvalOptions {
-  /** p of recall's SELECT (`recallTopP`). Default the library default, 20. */
+  /** p of recall's SELECT (`recallTopP`). Default the library default, 15. */
   readonly topP?: number;
   /** Token budget of both the recall and the baseline. Default the library default, 1536. */
   readonly memoryBudgetTokens?: number;
