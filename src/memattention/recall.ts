@@ -14,6 +14,7 @@ import { gatherCandidates, type Candidate, type CandidateView } from './candidat
 import type { SupersededMark } from '../api/results.js';
 import { denseRanking, fuseRankings } from './hybrid-select.js';
 import { selectSentencePassages } from './sentence-passages.js';
+import { speakerTermsOf, withoutSpeakers } from './speaker-names.js';
 import { CHUNK_SEPARATOR, lexicalPassageScores, selectPassages, type RecalledPassage } from './passages.js';
 import type { CheckedModel } from './model-calls.js';
 import type { MemoryScope, ResolvedMemoryOptions } from './options.js';
@@ -112,16 +113,21 @@ export async function retrieve(store: AkashicStore, model: CheckedModel, options
   const query = { text: req.query, keywords };
   const queryTerms = [...termsOf(keywords.join('\n')), ...termsOf(req.query)];
   const slot = questionSlot(req.query);
-  const score = async (texts: readonly string[]): Promise<number[]> => {
-    const scores = (await model.scorePassages(query, texts)) ?? lexicalPassageScores(queryTerms, texts);
+  type Query = { readonly text: string; readonly keywords: readonly string[] };
+  const scoreAgainst = (q: Query) => async (texts: readonly string[]): Promise<number[]> => {
+    const terms = q === query ? queryTerms : [...termsOf(q.keywords.join('\n')), ...termsOf(q.text)];
+    const scores = (await model.scorePassages(q, texts)) ?? lexicalPassageScores(terms, texts);
     return slot === null ? scores : withFactBonus(scores, texts, slot);
   };
+  const score = scoreAgainst(query);
   const floor = req.floor ?? options.relevanceFloor;
   if (options.recallUnit !== 'chunk') {
     const dated = termsOf(req.query).some(isCalendarTerm);
+    const asked = new Set(queryTerms);
+    const namedSpeaker = (prefix: string): boolean => termsOf(prefix).some((t) => asked.has(t));
     const got =
       options.recallUnit === 'sentence'
-        ? await selectSentencePassages(ranked, score, req.budget, tok, chronological, dated, floor)
+        ? await selectSentencePassages(ranked, scoreAgainst(withoutSpeakers(query, speakerTermsOf(ranked))), req.budget, tok, chronological, dated, floor, namedSpeaker)
         : await selectPassages(ranked, score, req.budget, tok, chronological, dated, floor);
     return {
       chunks: got.chunks,

@@ -2,7 +2,8 @@
  * Extractive passages (`recallUnit: 'sentence'`, the default): the budget is filled with sentences, not whole
  * turns. A verbatim chunk's turns are split into sentences; each sentence is scored against the query (the model's
  * `scorePassages`, else BM25 over the pool's sentences) plus half the best sentence score of the neighbouring turns
- * of its chunk (the question asked, the remark answered), and the budget is filled greedily in that order (ties
+ * of its chunk (the question asked, the remark answered), its own match counting double when the question names
+ * its speaker, and the budget is filled greedily in that order (ties
  * to the chunk SELECT ranked higher, then text order), a sentence repeating the content words of a better-ranked
  * one left out. A turn is
  * rendered once, `role: ` then its kept sentences in order (` … ` where sentences were left out), under its
@@ -23,6 +24,13 @@ import { CHUNK_SEPARATOR, fitToBudget, withDate, MAX_PASSAGES_PER_CHUNK, PASSAGE
  * the budget on the rest of a matching turn (docs/recall-quality.md).
  */
 const NEIGHBOUR_SHARE = 0.5;
+/**
+ * Weight of a sentence's own match when its turn's speaker is someone the question names ("What did Audrey make
+ * …?" and Audrey's "I made some goodies …"): what a person says is the first source of what the question asks
+ * about them. The speaker is not scored as a word of every sentence (that would let a sentence match on the name
+ * alone and pad the recall); it only multiplies a match the sentence already has.
+ */
+const NAMED_SPEAKER_WEIGHT = 2;
 const GAP = ' … ';
 
 const SENTENCE_BREAK = /(?<=[.!?])\s+(?=[\p{Lu}\p{N}"'“‘(])/gu;
@@ -88,6 +96,7 @@ export async function selectSentencePassages(
   chronological: (a: ChunkRecord, b: ChunkRecord) => number,
   dated = false,
   floor = 0,
+  namedSpeaker: (prefix: string) => boolean = () => false,
 ): Promise<PassageSelection> {
   const splits = ranked.map(splitChunk);
   const turns: Turn[] = [];
@@ -127,6 +136,7 @@ export async function selectSentencePassages(
   // A question naming a date is also matched against each sentence's date: its chunk's date line.
   const raw = await score(sentences.map((x) => withDate(x.text, dated ? splits[turns[x.turn]!.chunk]?.header : null)));
   await yieldToEventLoop();
+  const speakerWeight = turns.map((t) => (t.prefix !== '' && namedSpeaker(t.prefix) ? NAMED_SPEAKER_WEIGHT : 1));
   const best = new Array<number>(turns.length).fill(0);
   sentences.forEach((x, k) => {
     best[x.turn] = Math.max(best[x.turn] ?? 0, raw[k] ?? 0);
@@ -135,7 +145,7 @@ export async function selectSentencePassages(
     const t = turns[x.turn]!;
     const prev = x.turn > 0 && turns[x.turn - 1]?.chunk === t.chunk ? (best[x.turn - 1] ?? 0) : 0;
     const next = x.turn + 1 < turns.length && turns[x.turn + 1]?.chunk === t.chunk ? (best[x.turn + 1] ?? 0) : 0;
-    x.score = (raw[k] ?? 0) + NEIGHBOUR_SHARE * Math.max(prev, next);
+    x.score = (raw[k] ?? 0) * (speakerWeight[x.turn] ?? 1) + NEIGHBOUR_SHARE * Math.max(prev, next);
   });
   await yieldToEventLoop();
   // Below the relevance floor a sentence is never recalled; equal scores go to the newer statement (what is

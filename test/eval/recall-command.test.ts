@@ -44,6 +44,19 @@ describe('akashic eval recall', () => {
     expect(r.stdout).toContain('mean blocks touched');
   });
 
+  it('--style picks the synthetic conversations\' shape; an unknown style or --style with --locomo is a usage error', async () => {
+    const r = await runEvalCommand(['eval', 'recall', ...SMALL, '--style', 'diary', '--json']);
+    expect(r.code).toBe(0);
+    const json = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(json['dataset']).toContain('style=diary');
+    expect(json['questions']).toBeGreaterThan(0);
+    const bad = await runEvalCommand(['eval', 'recall', ...SMALL, '--style', 'sonnet']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('sonnet');
+    const mixed = await runEvalCommand(['eval', 'recall', '--style', 'assistant', '--locomo', file]);
+    expect(mixed.code).toBe(2);
+  });
+
   it('rejects --synthetic together with --locomo as a usage error', async () => {
     const r = await runEvalCommand(['eval', 'recall', '--synthetic', '--locomo', file]);
     expect(r.code).toBe(2);

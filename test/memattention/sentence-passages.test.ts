@@ -65,6 +65,45 @@ describe('sentence recall (the default recallUnit)', () => {
     expect(wide.passages.map((p) => p.turnIds[0])).toEqual([`t${FILLER.length - 1}`, `t${FILLER.length}`, `t${FILLER.length + 1}`]);
   });
 
+  it('ranks first what the person the question names said, and never recalls a sentence on the name alone', async () => {
+    // Two people with the same hobby: the question names Carol, so her sentence outranks Dave's equal one.
+    const turns = [
+      'I bake sourdough bread every Sunday morning.',
+      'I bake sourdough bread every Sunday evening.',
+      ...FILLER,
+    ];
+    for (const [i, text] of turns.entries()) {
+      await memory.appendTurn({ user: U, session: 's1', role: i % 2 === 0 ? 'Dave' : 'Carol', text, at: T0 + i * 1000, turnId: `t${i}` });
+    }
+    await memory.endSession({ user: U, session: 's1' });
+    const tight = await memory.recall({ user: U, session: 's2', query: 'When does Carol bake sourdough bread?', memoryBudgetTokens: 24 });
+    expect(tight.passages.map((p) => p.turnIds[0])).toEqual(['t1']);
+    const forDave = await memory.recall({ user: U, session: 's2', query: 'When does Dave bake sourdough bread?', memoryBudgetTokens: 24 });
+    expect(forDave.passages.map((p) => p.turnIds[0])).toEqual(['t0']);
+    // With room, Carol's filler turns (t3, t5: they match only her name, and answer nothing) stay out.
+    const wide = await memory.recall({ user: U, session: 's2', query: 'When does Carol bake sourdough bread?', memoryBudgetTokens: 10_000 });
+    const scores = new Map(wide.passages.map((p) => [p.turnIds[0], p.score]));
+    expect(scores.get('t1')).toBeGreaterThan(scores.get('t0')!);
+    expect(wide.text).not.toContain(FILLER[1]);
+    expect(wide.text).not.toContain(FILLER[3]);
+  });
+
+  it('does not score a speaker\'s name as a word of the sentences: a greeting naming them is not evidence', async () => {
+    const turns = ['Thanks so much, Carol! Good night.', 'I bake sourdough bread every Sunday morning.', ...FILLER];
+    for (const [i, text] of turns.entries()) {
+      await memory.appendTurn({ user: U, session: 's1', role: i % 2 === 0 ? 'Dave' : 'Carol', text, at: T0 + i * 1000, turnId: `t${i}` });
+    }
+    await memory.endSession({ user: U, session: 's1' });
+    const r = await memory.recall({ user: U, session: 's2', query: 'What does Carol bake?', memoryBudgetTokens: 10_000 });
+    const scores = new Map(r.passages.map((p) => [p.turnIds[0], p.score]));
+    expect(scores.get('t1')).toBeGreaterThan(0);
+    // Dave's greeting comes back only as the neighbour of Carol's answer, never on its own match of "Carol".
+    expect(scores.get('t0') ?? 0).toBeLessThanOrEqual(0.5 * scores.get('t1')! + 1e-9);
+    // A question that is nothing but a name still matches it.
+    const only = await memory.recall({ user: U, session: 's2', query: 'Carol', memoryBudgetTokens: 10_000 });
+    expect(only.text).toContain('Thanks so much, Carol!');
+  });
+
   it('keeps sentences that differ only in a number: they are different facts, not repeats', async () => {
     const turns = ['The greyhound collar cost 4 euros in March.', 'The greyhound collar cost 9 euros in May.', ...FILLER];
     for (const [i, text] of turns.entries()) {

@@ -45,6 +45,7 @@ describe('generateSynthetic: shape', () => {
       seed: 1,
       topicSkew: 0,
       followUpChance: 0,
+      style: 'chat',
     });
     expect(defaults).toHaveLength(4);
     for (const c of defaults) {

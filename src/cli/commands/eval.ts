@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { runRecallEval, type RecallEvalSource, runQaEval, runUpdateEval } from '../../lab/index.js';
+import { runRecallEval, type RecallEvalSource, runQaEval, runUpdateEval, SYNTHETIC_STYLES, type SyntheticStyle } from '../../lab/index.js';
 import { DEFAULT_CHUNK_GATE_TOKENS, DEFAULT_MEMORY_BUDGET_TOKENS, DEFAULT_RECALL_TOP_P, DEFAULT_RELEVANCE_FLOOR } from '../../memattention/options.js';
 import { DEFAULT_KEYWORD_LIMIT } from '../../model/keywords.js';
 import { SELECT_VARIANTS, type SelectVariant } from '../../model/select-variants.js';
@@ -11,6 +11,7 @@ interface RecallFlags {
   synthetic?: true;
   users?: number;
   seed?: number;
+  style?: SyntheticStyle;
   topP?: number;
   budget?: number;
   gate?: number;
@@ -41,7 +42,11 @@ function sourceOf(opts: RecallFlags): RecallEvalSource {
     ? { kind: 'locomo', path: opts.locomo }
     : {
         kind: 'synthetic',
-        options: { ...(opts.users === undefined ? {} : { users: opts.users }), ...(opts.seed === undefined ? {} : { seed: opts.seed }) },
+        options: {
+          ...(opts.users === undefined ? {} : { users: opts.users }),
+          ...(opts.seed === undefined ? {} : { seed: opts.seed }),
+          ...(opts.style === undefined ? {} : { style: opts.style }),
+        },
       };
 }
 
@@ -77,6 +82,11 @@ export function register(program: Command): void {
     .addOption(new Option('--synthetic', 'use the synthetic generator (the default when --locomo is not given)').conflicts('locomo'))
     .addOption(new Option('--users <n>', 'synthetic: conversations (default: generator default)').argParser(parsePositiveInt).conflicts('locomo'))
     .addOption(new Option('--seed <n>', 'synthetic: seed (default: generator default)').argParser(parsePositiveInt).conflicts('locomo'))
+    .addOption(
+      new Option('--style <style>', "synthetic: who speaks and how: two friends chatting, a person and a tool-using assistant, or one person's diary (default: chat)")
+        .choices(SYNTHETIC_STYLES)
+        .conflicts('locomo'),
+    )
     .option('--top-p <n>', `chunks recall may select, recallTopP (default: ${DEFAULT_RECALL_TOP_P})`, parsePositiveInt)
     .option('--budget <tokens>', `memory token budget of recall and baseline (default: ${DEFAULT_MEMORY_BUDGET_TOKENS})`, parsePositiveInt)
     .option('--gate <tokens>', `chunk gate τ_c (default: ${DEFAULT_CHUNK_GATE_TOKENS})`, parsePositiveInt)
@@ -124,6 +134,11 @@ export function register(program: Command): void {
     .addOption(new Option('--synthetic', 'use the synthetic generator (the default when --locomo is not given)').conflicts('locomo'))
     .addOption(new Option('--users <n>', 'synthetic: conversations (default: generator default)').argParser(parsePositiveInt).conflicts('locomo'))
     .addOption(new Option('--seed <n>', 'synthetic: seed (default: generator default)').argParser(parsePositiveInt).conflicts('locomo'))
+    .addOption(
+      new Option('--style <style>', "synthetic: who speaks and how: two friends chatting, a person and a tool-using assistant, or one person's diary (default: chat)")
+        .choices(SYNTHETIC_STYLES)
+        .conflicts('locomo'),
+    )
     .option('--limit <n>', 'answer only the first n questions (in replay order)', parsePositiveInt)
     .option('--top-p <n>', `chunks recall may select, recallTopP (default: ${DEFAULT_RECALL_TOP_P})`, parsePositiveInt)
     .option('--budget <tokens>', `token budget of both contexts (default: ${DEFAULT_MEMORY_BUDGET_TOKENS})`, parsePositiveInt)

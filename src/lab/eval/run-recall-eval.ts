@@ -23,7 +23,7 @@ export async function loadRecallEvalSource(source: RecallEvalSource): Promise<{ 
   if (source.kind === 'locomo') return { conversations: await loadLocomo(source.path), dataset: `locomo ${source.path}` };
   if (source.kind === 'synthetic') {
     const o = resolveSyntheticOptions(source.options ?? {});
-    const label = `synthetic users=${o.users} sessions=${o.sessionsPerUser} turns=${o.turnsPerSession} questions=${o.questionsPerUser} seed=${o.seed}`;
+    const label = `synthetic users=${o.users} sessions=${o.sessionsPerUser} turns=${o.turnsPerSession} questions=${o.questionsPerUser} seed=${o.seed}${o.style === 'chat' ? '' : ` style=${o.style}`}`;
     return { conversations: generateSynthetic(o), dataset: label };
   }
   throw invalidArgument(`source.kind must be 'locomo' or 'synthetic'`);

@@ -16,5 +16,7 @@ export {
   syntheticConversation,
 } from './synthetic.js';
 export type { ResolvedSyntheticOptions, SyntheticOptions } from './synthetic.js';
+export { SYNTHETIC_STYLES } from './synthetic-styles.js';
+export type { SyntheticStyle } from './synthetic-styles.js';
 export { SCENARIO_KINDS, generateUpdateScenarios } from './fact-update-scenarios.js';
 export type { ScenarioFact, ScenarioKind, ScenarioOptions, ScenarioTurn, UpdateScenario } from './fact-update-scenarios.js';

@@ -23,6 +23,22 @@ import {
 } from './synthetic-phrases.js';
 import { buildQuestions, fill, type StatedFact } from './synthetic-questions.js';
 import { MAX_STATE_VALUES, TOPICS, type TopicSpec } from './synthetic-topics.js';
+import {
+  ASSISTANT_CLOSERS,
+  ASSISTANT_GREETINGS,
+  ASSISTANT_NAME,
+  ASSISTANT_OPENERS,
+  ASSISTANT_SIGNOFFS,
+  CONFIRMATIONS,
+  DIARY_CLOSERS,
+  DIARY_MUSINGS,
+  DIARY_NAME,
+  DIARY_OPENERS,
+  REQUESTS,
+  SYNTHETIC_STYLES,
+  toolOutput,
+  type SyntheticStyle,
+} from './synthetic-styles.js';
 
 /** Options of {@link generateSynthetic} and {@link iterateSynthetic}; every field is optional. */
 export interface SyntheticOptions {
@@ -51,6 +67,12 @@ export interface SyntheticOptions {
    * their topics independently. A number in [0, 1].
    */
   followUpChance?: number;
+  /**
+   * Who speaks and how: `'chat'` (default) two friends catching up; `'assistant'` a person working with a
+   * tool-using assistant whose replies are confirmations and tool outputs; `'diary'` one person's journal, one
+   * entry of a few long paragraphs per session. The facts and questions are built the same way in every style.
+   */
+  style?: SyntheticStyle;
 }
 
 /** {@link SyntheticOptions} with the defaults filled in. */
@@ -65,6 +87,7 @@ export const SYNTHETIC_DEFAULTS: ResolvedSyntheticOptions = Object.freeze({
   seed: 1,
   topicSkew: 0,
   followUpChance: 0,
+  style: 'chat',
 });
 
 /** Turns are 10–40 words, LoCoMo's 5th to 95th percentile band (7 and 47) narrowed a little. */
@@ -111,6 +134,12 @@ export function resolveSyntheticOptions(options: SyntheticOptions = {}): Resolve
       throw invalidArgument(`synthetic option ${key} must be a number in [${lo}, ${hi}], got ${String(value)}`);
     }
     resolved[key] = value;
+  }
+  if (options.style !== undefined) {
+    if (!(SYNTHETIC_STYLES as readonly unknown[]).includes(options.style)) {
+      throw invalidArgument(`synthetic option style must be one of ${SYNTHETIC_STYLES.join(', ')}, got ${String(options.style)}`);
+    }
+    resolved.style = options.style;
   }
   return Object.freeze(resolved);
 }
@@ -188,13 +217,17 @@ interface SessionContext {
 function buildConversation(options: ResolvedSyntheticOptions, user: number): Conversation {
   const rng = createPrng(deriveSeed(options.seed, user));
   const forge = createNameForge(rng);
-  const speakers: [string, string] = [forge.person(), forge.person()];
+  const first = forge.person();
+  const speakers: [string, string] =
+    options.style === 'assistant' ? [first, ASSISTANT_NAME] : options.style === 'diary' ? [first, DIARY_NAME] : [first, forge.person()];
+  // In the one-voice styles every fact is the person's own.
+  const ownerOf = (): 0 | 1 => (options.style !== 'chat' ? 0 : rng.chance(0.5) ? 0 : 1);
   // Longer conversations get more topics, so a topic still recurs every few sessions instead of every one.
   const topicCount = Math.min(TOPICS.length, 4 + Math.ceil(options.sessionsPerUser / 10));
   const topics: TopicState[] = rng
     .shuffle(TOPICS)
     .slice(0, topicCount)
-    .map((spec) => ({ spec, owner: rng.chance(0.5) ? 0 : 1, facts: [] }));
+    .map((spec) => ({ spec, owner: ownerOf(), facts: [] }));
 
   const sessions: Session[] = [];
   let day = EPOCH + rng.int(0, 364) * DAY_MS;
@@ -203,10 +236,11 @@ function buildConversation(options: ResolvedSyntheticOptions, user: number): Con
   let previous: TopicState | undefined;
   for (let index = 1; index <= options.sessionsPerUser; index++) {
     const startedAt = Math.max(day + rng.int(8 * 60, 21 * 60) * 60_000, lastAt + 3_600_000);
-    const count = sessionTopicCount(rng, options.turnsPerSession);
+    const count = options.style === 'diary' ? diaryTopicCount(rng, options.turnsPerSession) : sessionTopicCount(rng, options.turnsPerSession);
     const chosen = chooseTopics(rng, topics, weights, count, options, previous);
     previous = chosen[chosen.length - 1];
-    const session = buildSession(rng, forge, speakers, chosen, index, startedAt, options.turnsPerSession);
+    const build = options.style === 'assistant' ? buildAssistantSession : options.style === 'diary' ? buildDiarySession : buildSession;
+    const session = build(rng, forge, speakers, chosen, index, startedAt, options.turnsPerSession);
     sessions.push(session);
     lastAt = session.turns[session.turns.length - 1]?.at ?? startedAt;
     day += rng.int(2, 21) * DAY_MS;
@@ -300,6 +334,85 @@ function buildSession(
   const closer = speakerOf(i);
   const goodbye = fill(rng.pick(CLOSERS), { other: speakers[1 - closer] ?? '' });
   push(ctx, closer, compose(ctx, [], goodbye, SMALL_TALK, SMALL_TALK));
+  return { id: `session_${index}`, index, startedAt, turns: ctx.turns };
+}
+
+/**
+ * A session with a tool-using assistant: the person opens, then for each topic alternates a request (with what they
+ * say about the topic) and the assistant's confirmation and tool output, and closes. `turnCount` counts both sides.
+ */
+function buildAssistantSession(
+  rng: Prng,
+  forge: NameForge,
+  speakers: [string, string],
+  chosen: readonly TopicState[],
+  index: number,
+  startedAt: number,
+  turnCount: number,
+): Session {
+  const ctx: SessionContext = { rng, forge, speakers, index, startedAt, turns: [], at: startedAt, used: new Set() };
+  push(ctx, 0, freshPick(ctx, ASSISTANT_OPENERS));
+  push(ctx, 1, freshPick(ctx, ASSISTANT_GREETINGS));
+  const pairs = splitEvenly(rng, Math.max(chosen.length, Math.floor((turnCount - 4) / 2)), chosen.length);
+  chosen.forEach((topic, block) => {
+    for (let j = 0; j < (pairs[block] ?? 0); j++) {
+      const said = ownerSentence(ctx, topic, j);
+      const parts = rng.chance(0.5) ? [freshPick(ctx, REQUESTS), said.text] : [said.text, freshPick(ctx, REQUESTS)];
+      if (rng.chance(0.4)) parts.push(pickUnused(ctx, topic.spec.chatter));
+      push(ctx, 0, parts.join(' '));
+      push(ctx, 1, `${rng.pick(CONFIRMATIONS)}\n${toolOutput(rng, [...topic.spec.chatter, ...topic.spec.replies])}`);
+    }
+  });
+  push(ctx, 0, freshPick(ctx, ASSISTANT_CLOSERS));
+  push(ctx, 1, freshPick(ctx, ASSISTANT_SIGNOFFS));
+  return { id: `session_${index}`, index, startedAt, turns: ctx.turns };
+}
+
+/** Words of a journal paragraph: longer than a chat turn, as entries are. */
+const PARAGRAPH_MIN_WORDS = 80;
+const PARAGRAPH_MAX_WORDS = 160;
+
+/**
+ * Topics (paragraphs) of a journal entry: three to five at the default session length, so an entry is about as
+ * long as a chat session (LoCoMo's ~600 tokens); fewer in shorter sessions.
+ */
+function diaryTopicCount(rng: Prng, turnCount: number): number {
+  return turnCount >= 14 ? rng.int(3, 5) : turnCount >= 8 ? 2 : 1;
+}
+
+/**
+ * A journal entry: one paragraph (one turn) per topic, each holding what the person says about it in two
+ * consecutive "beats" and musings around them; the entry's opening and closing lines join the first and last
+ * paragraphs. `turnCount` sets the length of the paragraphs, not their number.
+ */
+function buildDiarySession(
+  rng: Prng,
+  forge: NameForge,
+  speakers: [string, string],
+  chosen: readonly TopicState[],
+  index: number,
+  startedAt: number,
+  turnCount: number,
+): Session {
+  const ctx: SessionContext = { rng, forge, speakers, index, startedAt, turns: [], at: startedAt, used: new Set() };
+  const scale = Math.min(1, turnCount / SYNTHETIC_DEFAULTS.turnsPerSession);
+  chosen.forEach((topic, block) => {
+    const parts: string[] = [];
+    if (block === 0) parts.push(freshPick(ctx, DIARY_OPENERS));
+    const target = Math.round((PARAGRAPH_MIN_WORDS + rng.int(0, PARAGRAPH_MAX_WORDS - PARAGRAPH_MIN_WORDS)) * scale);
+    for (let beat = 0; beat < 2; beat++) {
+      parts.push(ownerSentence(ctx, topic, beat).text);
+      for (let tries = 0; wordCount(parts.join(' ')) < (target * (beat + 1)) / 2 && tries < 6; tries++) {
+        const pool = rng.chance(0.75) ? topic.spec.chatter : rng.chance(0.5) ? DIARY_MUSINGS : OWNER_ASIDES;
+        const sentence = pickUnused(ctx, pool);
+        if (parts.includes(sentence)) continue;
+        ctx.used.add(sentence);
+        parts.push(sentence);
+      }
+    }
+    if (block === chosen.length - 1) parts.push(freshPick(ctx, DIARY_CLOSERS));
+    push(ctx, 0, parts.join(' '));
+  });
   return { id: `session_${index}`, index, startedAt, turns: ctx.turns };
 }
 
