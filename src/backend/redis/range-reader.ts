@@ -17,7 +17,8 @@ export interface RangeSource {
   readonly retryMs: number;
 }
 
-const FIRST_PAGE = 64;
+/** The first page a cursor reads when the caller asks for less (values may be block frames: start small). */
+const FIRST_PAGE = 16;
 /** Pages stay well below Lua's unpack limit (~8000 values) in READ_RANGE. */
 const MAX_PAGE = 1024;
 
@@ -51,11 +52,16 @@ export class PartitionCursor {
     this.#values = values;
   }
 
-  /** The next entry without consuming it, reading a page when needed; undefined at the end. `budget` caps the page. */
-  async peek(budget: number): Promise<Entry | undefined> {
+  /**
+   * The next entry without consuming it, reading a page when needed; undefined at the end. A page holds at least
+   * `want` entries (what the caller asked for now) and otherwise reads ahead by the cursor's growing page size, but
+   * never more than `most` (what the range's limit still allows): a caller stepping one entry at a time (`next()`,
+   * `for await`) then costs one command per page, not one per entry.
+   */
+  async peek(want: number, most: number): Promise<Entry | undefined> {
     if (this.#pos < this.#page.length) return this.#page[this.#pos];
     if (this.#exhausted) return undefined;
-    await this.#fetch(Math.max(1, Math.min(budget, this.#pageSize)));
+    await this.#fetch(Math.max(1, Math.min(most, MAX_PAGE, Math.max(want, this.#pageSize))));
     this.#pageSize = Math.min(MAX_PAGE, this.#pageSize * 2);
     return this.#pos < this.#page.length ? this.#page[this.#pos] : undefined;
   }
@@ -104,13 +110,16 @@ export class MergedRange {
     return this.#reverse ? c > 0 : c < 0;
   }
 
-  /** Up to `size` entries in order; fewer only at the end of the range. */
-  async take(size: number): Promise<Entry[]> {
+  /**
+   * Up to `size` entries in order; fewer only at the end of the range. `most` bounds how far any cursor reads
+   * ahead (the entries the range's limit still allows, `size` included).
+   */
+  async take(size: number, most: number = size): Promise<Entry[]> {
     const out: Entry[] = [];
     if (this.#cursors.length === 1) {
       const c = this.#cursors[0]!;
       while (out.length < size) {
-        const e = await c.peek(size - out.length);
+        const e = await c.peek(size - out.length, most - out.length);
         if (e === undefined) break;
         c.advance();
         out.push(e);
@@ -118,7 +127,7 @@ export class MergedRange {
       return out;
     }
     if (this.#heap === null) {
-      const heads = await Promise.all(this.#cursors.map((c) => c.peek(size)));
+      const heads = await Promise.all(this.#cursors.map((c) => c.peek(size, most)));
       this.#heap = [];
       heads.forEach((e, i) => {
         if (e !== undefined) this.#push({ i, key: e[0] });
@@ -128,9 +137,9 @@ export class MergedRange {
     while (out.length < size && heap.length > 0) {
       const top = heap[0]!;
       const c = this.#cursors[top.i]!;
-      out.push((await c.peek(size - out.length))!);
+      out.push((await c.peek(size - out.length, most - out.length))!);
       c.advance();
-      const next = await c.peek(size - out.length);
+      const next = await c.peek(size - out.length, most - out.length);
       if (next === undefined) {
         const last = heap.pop()!;
         if (heap.length > 0) {

@@ -381,7 +381,7 @@ class RangeState {
     const n = Math.min(size, this.left);
     if (n <= 0) return [];
     this.#range ??= this.db.openRange(this.options, this.values);
-    const out = await (await this.#range).take(n);
+    const out = await (await this.#range).take(n, this.left);
     this.left -= out.length;
     return out;
   }
