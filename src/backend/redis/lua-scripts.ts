@@ -135,3 +135,18 @@ if redis.call('PEXPIRE', KEYS[4], ARGV[1]) == 0 then return 0 end
 for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
 return 1
 `);
+
+/**
+ * Point reads of one partition together with its version, at one instant (a writer's view of a user: its state and
+ * the version that state is valid at, in one round trip).
+ * KEYS: values, version. ARGV: the keys to read. Returns {version ('0' when the partition holds nothing), v1, …}
+ * with false (nil) for a missing key.
+ */
+export const READ_AT_VERSION = script(`
+local out = {redis.call('HGET', KEYS[2], 'n') or '0'}
+if #ARGV > 0 then
+  local vs = redis.call('HMGET', KEYS[1], unpack(ARGV))
+  for j = 1, #ARGV do out[j + 1] = vs[j] end
+end
+return out
+`);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { AbstractIterator, AbstractKeyIterator, AbstractLevel, AbstractSnapshot, AbstractValueIterator } from 'abstract-level';
 import { AkashicError, invalidArgument } from '../../errors.js';
 import { DEFAULT_PARTITION_RULE, GLOBAL_PARTITION, type PartitionRule } from '../partition.js';
-import { APPLY_BATCH } from './lua-scripts.js';
+import { APPLY_BATCH, READ_AT_VERSION } from './lua-scripts.js';
 import { partitionKeys, registryKey, type PartitionKeys } from './partition-keys.js';
 import { FrozenSnapshot } from './partition-snapshot.js';
 import { MergedRange, PartitionCursor, type Bound, type Entry } from './range-reader.js';
@@ -203,7 +203,10 @@ export class RedisLevel extends AbstractLevel<Buffer | string, string, Buffer> {
 
   async _get(key: KeyLike, options: ReadOptions): Promise<string | Buffer | undefined> {
     const p = this.#rule.partitionOf(text(key));
-    const where = await this.#readKeys(p, options.snapshot);
+    // Not awaited unless frozen: the command is then issued in the caller's own tick (ioredis pipelines it with
+    // the caller's other commands, and a stack trace names the caller).
+    const found = this.#readKeys(p, options.snapshot);
+    const where = found instanceof Promise ? await found : found;
     const v = await withRetry(this.#retryMs, () => this.client.hgetBuffer(where.values, bytes(key)));
     return v === null ? undefined : decodeAs(options.valueEncoding, v);
   }
@@ -219,7 +222,8 @@ export class RedisLevel extends AbstractLevel<Buffer | string, string, Buffer> {
     const out: (string | Buffer | undefined)[] = new Array(keys.length).fill(undefined);
     await Promise.all(
       [...groups].map(async ([p, idx]) => {
-        const where = await this.#readKeys(p, options.snapshot);
+        const found = this.#readKeys(p, options.snapshot);
+        const where = found instanceof Promise ? await found : found;
         const vs = await withRetry(this.#retryMs, () => this.client.hmgetBuffer(where.values, ...idx.map((i) => bytes(keys[i]!))));
         idx.forEach((i, j) => {
           const v = vs[j];
@@ -326,6 +330,17 @@ export class RedisLevel extends AbstractLevel<Buffer | string, string, Buffer> {
   async partitionVersion(partition: string): Promise<string> {
     const v = await withRetry(this.#retryMs, () => this.client.hget(this.#keys(partition).version, 'n'));
     return v ?? '0';
+  }
+
+  /**
+   * Values of keys of one partition (root keys, as bytes or UTF-8) and the partition's version, read at one instant
+   * in one script: a writer's view of a user and the version it is valid at. REQUIRES: every key in `partition`
+   * (at most a few thousand: one script's arguments).
+   */
+  async readAtVersion(partition: string, keys: readonly KeyLike[]): Promise<{ version: string; values: (Buffer | undefined)[] }> {
+    const k = this.#keys(partition);
+    const reply = (await withRetry(this.#retryMs, () => runScript(this.client, READ_AT_VERSION, [k.values, k.version], keys.map(bytes)))) as (Buffer | null)[];
+    return { version: String(reply[0]), values: keys.map((_, i) => reply[i + 1] ?? undefined) };
   }
 
   /** The partition a key belongs to under this database's rule. */

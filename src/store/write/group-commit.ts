@@ -170,6 +170,10 @@ export class GroupCommit {
         staged.push({ w, results: await stageWrite(this.#scope, txn, w.userId, w.mutations, w.extra) });
       } catch (err) {
         txn.rollback(sp);
+        // Fenced writes stage on this process's caches without a version read first (fenced-write.ts): an error
+        // over state another process moved meanwhile is a conflict of the whole attempt, staged again; only an
+        // error over the user's latest state is this write's own.
+        if (this.#ctx.users.fenced && !(await this.#ctx.users.current(w.userId))) throw err;
         w.reject(err);
       }
     }
