@@ -9,10 +9,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AkashicStore, type ChunkRef } from '../../src/index.js';
 import { runMain, tempDir } from '../cli/fixtures.js';
-import { REDIS_URL, dropPrefix, everyNode, quitAll, scanKeys, testPrefix, urlWithPrefix } from '../helpers/redis-test-url.js';
+import { REDIS_SINGLE_URL, REDIS_URL, dropPrefix, everyNode, quitAll, scanKeys, testPrefix, urlWithPrefix } from '../helpers/redis-test-url.js';
 
 const USERS = ['ada', 'bo', 'cy', 'di'];
-const ROUNDS = 3;
 
 /** One writer: a loop of puts, updates and deletes over USERS until `stop()`; counts its acknowledged writes. */
 function writer(store: AkashicStore, name: string): { stop: () => Promise<void>; count: () => number } {
@@ -47,12 +46,19 @@ function writer(store: AkashicStore, name: string): { stop: () => Promise<void>;
   };
 }
 
-describe.skipIf(REDIS_URL === null)('verify and dump beside writers on Redis Cluster', () => {
-  const prefix = testPrefix();
-  const url = urlWithPrefix(prefix);
-  afterAll(async () => dropPrefix(prefix));
+const DEPLOYMENTS = [
+  { name: 'Redis Cluster', base: REDIS_URL, rounds: 3 },
+  { name: 'one Redis node', base: REDIS_SINGLE_URL, rounds: 2 },
+];
 
-  it('are clean and whole on every run while two clients write the same users', async () => {
+describe.each(DEPLOYMENTS)('verify and dump beside writers on $name', ({ base, rounds }) => {
+  const prefix = testPrefix();
+  const url = base === null ? '' : urlWithPrefix(prefix, base);
+  afterAll(async () => {
+    if (base !== null) await dropPrefix(prefix, base);
+  });
+
+  it.skipIf(base === null)('are clean and whole on every run while two clients write the same users', async () => {
     const tmp = await tempDir();
     const a = await AkashicStore.open({ url, gc: { intervalMs: 0 } });
     const b = await AkashicStore.open({ url, gc: { intervalMs: 0 } });
@@ -60,7 +66,7 @@ describe.skipIf(REDIS_URL === null)('verify and dump beside writers on Redis Clu
     const total = (): number => writers.reduce((s, w) => s + w.count(), 0);
     try {
       while (total() < 40) await new Promise((r) => setTimeout(r, 20));
-      for (let round = 0; round < ROUNDS; round++) {
+      for (let round = 0; round < rounds; round++) {
         const before = total();
         const verify = await runMain(['verify', '--db', url]);
         expect(verify.code, `round ${round}: ${verify.stdout.slice(0, 2000)} ${verify.stderr}`).toBe(0);
@@ -90,7 +96,7 @@ describe.skipIf(REDIS_URL === null)('verify and dump beside writers on Redis Clu
       await tmp.dispose();
     }
     // The admin reads left none of their partition copies behind (closed, they delete them), on any node.
-    const nodes = await everyNode();
+    const nodes = await everyNode(base!);
     try {
       for (const n of nodes) expect(await scanKeys(n, `{${prefix}:*}:s:*`)).toEqual([]);
     } finally {
