@@ -286,7 +286,12 @@ export class RedisLevel extends AbstractLevel<Buffer | string, string, Buffer> {
     }
     for (const p of parts) for (const a of groups.get(p)!) args.push(a);
     const replicas = durability === 'replicated' ? 1 : 0;
-    const reply = (await withRetry(this.#retryMs, () => runScript(client, APPLY_BATCH, keys, args, replicas, this.#waitMs)).catch((err: unknown) => {
+    // Two phases of waiting, each with the full retry budget: for the slot's primary (a failover, a slot move), then,
+    // from the first time the applied batch lacked a replica's acknowledgement, for a replica (after a failover the
+    // promoted primary has none until one rejoins).
+    let replicaPhase = false;
+    const toReplicaPhase = (err: unknown): boolean => err instanceof NoReplicaError && !replicaPhase && (replicaPhase = true);
+    const reply = (await withRetry(this.#retryMs, () => runScript(client, APPLY_BATCH, keys, args, replicas, this.#waitMs), toReplicaPhase).catch((err: unknown) => {
       throw err instanceof NoReplicaError ? replicationError(err) : err;
     })) as (Buffer | number)[];
     const status = Number(reply[0]);
