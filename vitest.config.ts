@@ -1,9 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Two tiers, both run by `npm test` (hence CI): `fast` (in-process behaviour suites) and `slow` (child processes:
- * the CLI, lock and damage probes, the crash and memory-bound runs; long property runs). A new slow test is named
- * `*.slow.test.ts`; the files listed here predate that convention. Run one tier with `--project fast|slow`.
+ * Three projects, all run by `npm test` (hence CI): `fast` (in-process behaviour suites), `slow` (child processes:
+ * the CLI, lock and damage probes, the crash and memory-bound runs; long property runs) and `redis` (the MemAttention
+ * and adapter suites again, over Redis Cluster). A new slow test is named `*.slow.test.ts`; the files listed here
+ * predate that convention. Run one with `--project fast|slow|redis`.
  */
 const SLOW = [
   'test/**/*.slow.test.ts',
@@ -25,6 +26,38 @@ const SLOW = [
   'test/reliability/resources.test.ts',
 ];
 
+/**
+ * The behaviour suites that open their stores through the test engine switch (test/helpers/test-engine.ts):
+ * MemAttention's, the adapters' and the service's. The `redis` project runs them again with
+ * AKASHIC_TEST_ENGINE=redis, each store on a prefix of its own on the suite's Redis Cluster. The shared store suites
+ * (test/store) and the files that take every backend from test/helpers/backends.ts already run over Redis in the
+ * fast tier, so they are not repeated here.
+ */
+const ON_TEST_ENGINE = [
+  'test/memattention/*.test.ts',
+  'test/adapters/ai-sdk-memory.test.ts',
+  'test/adapters/langchain-chat-history.test.ts',
+  'test/adapters/langgraph-graph.test.ts',
+  'test/adapters/langgraph-saver-validation.test.ts',
+  'test/adapters/langgraph-store-differential.test.ts',
+  'test/adapters/langgraph-store-filter-pushdown.test.ts',
+  'test/adapters/langgraph-store.test.ts',
+  // The service the remote adapters talk to: its tenancy, concurrent clients, bad input and operations routes.
+  'test/service/*.test.ts',
+];
+const REDIS_PROJECT = {
+  extends: true,
+  test: {
+    name: 'redis',
+    include: ON_TEST_ENGINE,
+    // These two already take every backend from test/helpers/backends.ts in the fast tier.
+    exclude: [...SLOW, 'test/memattention/backends.test.ts', 'test/memattention/model-usage-persistence.test.ts'],
+    env: { AKASHIC_TEST_ENGINE: 'redis' },
+    globalSetup: ['test/helpers/worker-freshness.ts', 'test/helpers/redis-cluster.ts'],
+    setupFiles: ['test/helpers/test-engine-setup.ts'],
+  },
+} as const;
+
 export default defineConfig({
   test: {
     testTimeout: 60_000,
@@ -39,6 +72,8 @@ export default defineConfig({
         // The slow tier runs the built dist/: refuse to test a dist older than its sources.
         test: { name: 'slow', include: SLOW, globalSetup: ['test/helpers/dist-freshness.ts', 'test/helpers/redis-cluster.ts'] },
       },
+      // AKASHIC_TEST_REDIS=off leaves Redis out of the run altogether.
+      ...(process.env.AKASHIC_TEST_REDIS === 'off' ? [] : [REDIS_PROJECT]),
     ],
   },
 });

@@ -34,7 +34,12 @@ export type AkashicErrorCode =
    * A service request did not finish within the service's request timeout. The reply is an error, but a write
    * that was already under way may still land: read back before retrying a non-idempotent write.
    */
-  | 'AKASHIC_TIMEOUT';
+  | 'AKASHIC_TIMEOUT'
+  /**
+   * A feature was used whose optional packages are not installed (the HTTP service, the MCP server, the Redis
+   * backend); the message names the packages and the command that installs them. Nothing was opened or changed.
+   */
+  | 'AKASHIC_MISSING_PACKAGE';
 
 export class AkashicError extends Error {
   readonly code: AkashicErrorCode;

@@ -21,5 +21,5 @@ export type {
 } from './results.js';
 export type { ScopeSelector } from './scope-filter.js';
 export type { AkashicStoreOptions, GcOptions, HistoryRetention, ScopeTtlRule, StoreOptions } from './store-options.js';
-export type { ModelCallKind, ModelCallReceipt, ModelOperationKind, ModelUsageReport, ModelUsageStats, UsageTotals } from './model-usage.js';
+export type { ModelCallKind, ModelCallReceipt, ModelOperationKind, ModelUsageReport, ModelUsageStats, UsageKind, UsageTotals } from './model-usage.js';
 export type { ExpiryEvent, GcEvent, StoreErrorEvent, StoreEventBase, StoreEvents, StoreRelocationEvent } from './store-events.js';

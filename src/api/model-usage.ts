@@ -18,11 +18,17 @@ export interface ModelUsageReport {
   readonly local?: boolean;
 }
 
-/** The model calls a receipt can name: MemAttention's MemoryModel methods, GC's grouping, and embeddings. */
-export type ModelCallKind = 'compress' | 'buildMeta' | 'select' | 'jointCompact' | 'colocate' | 'group' | 'scorePassages';
+/** The model calls a receipt can name: MemAttention's MemoryModel methods, GC's grouping, and embeddings (`embed`). */
+export type ModelCallKind = 'compress' | 'buildMeta' | 'select' | 'jointCompact' | 'colocate' | 'group' | 'scorePassages' | 'embed';
 
 /** The operations that make model calls. */
 export type ModelOperationKind = 'compaction' | 'recall' | 'relocation' | 'gc';
+
+/**
+ * The kinds usage totals are kept under: the operation that made the call, except that every embedder call (a
+ * compaction's or a recall's) is counted under `embedding`.
+ */
+export type UsageKind = ModelOperationKind | 'embedding';
 
 /** One model call: what it cost and how it went. */
 export interface ModelCallReceipt {
@@ -55,10 +61,11 @@ export interface UsageTotals {
   readonly latencyMs: number;
 }
 
-/** Totals of a ledger: overall, per operation, per call kind, per user. */
+/** Totals of model usage: overall, per usage kind, per call kind, per user. */
 export interface ModelUsageStats {
   readonly total: UsageTotals;
-  readonly byOperation: Readonly<Partial<Record<ModelOperationKind, UsageTotals>>>;
+  /** Per usage kind: the operation that made the calls, and `embedding` for every embedder call. */
+  readonly byOperation: Readonly<Partial<Record<UsageKind, UsageTotals>>>;
   readonly byCall: Readonly<Partial<Record<ModelCallKind, UsageTotals>>>;
   readonly byUser: Readonly<Record<string, UsageTotals>>;
 }

@@ -109,8 +109,15 @@ export interface StoreStats {
    */
   readonly postingMerge: PostingMergeReport;
   /**
-   * Model calls since the store was opened (in memory, not persisted): GC grouping and what AkashicMemory's
-   * compactions, recalls and relocations cost, in total, per operation, per call and per user.
+   * Writes this process staged again since open because another process changed the same user first (each retry
+   * rereads the user; nothing of the losing attempt was applied). Always 0 when one process holds the store.
+   */
+  readonly conflictsRetried: number;
+  /**
+   * Model calls over the database's life: what AkashicMemory's compactions, recalls, relocations and embedder
+   * calls and GC's grouping cost, in total, per kind (`embedding` holds every embedder call), per call and per
+   * user (users without usage are absent). Persisted in each user's accounting with the user's next commit (a
+   * compaction's with its own commit) or at close; usage this process noted but has not persisted yet is included.
    */
   readonly modelUsage: ModelUsageStats;
 }

@@ -1,4 +1,4 @@
-import { compress, decompress } from '@mongodb-js/zstd';
+import { compress, decompress } from './zstd-binding.js';
 import { corruption } from '../errors.js';
 import { decodeBlockFrame, encodeBlockFrame, type BlockFrameValue } from '../record/block-frame.js';
 

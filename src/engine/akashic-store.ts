@@ -4,14 +4,13 @@ import { classicLevel } from './classic-level-module.js';
 import { stat } from 'node:fs/promises';
 import { AkashicError, invalidArgument } from '../errors.js';
 import type { AffinityModel, CoAccessStats } from '../api/affinity-model.js';
-import { runGcPass } from '../gc/gc-pass.js';
 import { type GcReport } from '../api/reports.js';
-import { findVictims, type GcPassOptions } from '../gc/victim-selection.js';
+import type { GcPassOptions } from '../gc/victim-selection.js';
 import { DefaultAffinityModel } from '../gc/default-affinity.js';
 import { GcPool } from '../gc/gc-pool.js';
 import { invalidRatio } from '../record/block-info.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
-import { activeNamespaces, activeSessions, appendActiveTurns, readActiveTurns, scanActiveTurns } from '../store/write/active-turns.js';
+import { activeNamespaces, activeSessions, appendActiveTurns, checkStillActive, readActiveTurns, scanActiveTurns } from '../store/write/active-turns.js';
 import type { CandidateRead } from '../store/index/candidate-reader.js';
 import { candidateIndexPurgeHook } from '../store/index/candidate-index.js';
 import { isExpired } from '../record/dir-entry.js';
@@ -38,7 +37,6 @@ import { computeStats } from '../store/ops/stats.js';
 import { StoreCore } from '../store/store-core.js';
 import type { Expiry, Mutation } from '../store/write/mutations.js';
 import type { LocatedRef } from '../api/chunk-input.js';
-import { verifyStore } from '../store/ops/verify.js';
 import {
   activeTurnLog,
   backgroundGcPasses,
@@ -56,8 +54,9 @@ import {
 } from './internal-seams.js';
 import { NextEvent } from '../util/next-event.js';
 import { EventChannel } from '../util/typed-events.js';
-import { collectModelUsage, noteReceipt, sumReceipts, UsageLedger, withReceipts, type ModelCallReceipt } from '../util/model-usage.js';
-import { ulid } from 'ulid';
+import { collectModelUsage, noteReceipt, sumReceipts, withReceipts, type ModelCallReceipt } from '../util/model-usage.js';
+import { ModelUsageRecorder } from './model-usage-recorder.js';
+import { ulid } from '../util/ulid-module.js';
 import type { StoreEvents } from '../api/store-events.js';
 import type { PutInput, WriteOp, ListOptions } from '../api/requests.js';
 import { isRedisUrl } from '../backend/redis/redis-url.js';
@@ -85,8 +84,11 @@ export class AkashicStore {
   /** The private copy a read-only store on a path reads (the source directory is never opened by LevelDB). */
   #workingCopy: WorkingCopy | null = null;
   readonly #events = new EventChannel<StoreEvents>();
-  /** Model usage since open: GC grouping here, and what AkashicMemory notes through `modelUsageLedger`. */
-  readonly #usage = new UsageLedger();
+  /**
+   * Model usage: GC grouping here, and what AkashicMemory notes through `modelUsageLedger`; persisted per user with
+   * the accounting, and kept since open in memory.
+   */
+  readonly #usage = new ModelUsageRecorder({ noteModelUsage: (userId, rows) => this.#core.noteModelUsage(userId, rows) });
 
   private constructor(core: StoreCore, location: string | null, affinity: AffinityModel) {
     this.#core = core;
@@ -185,7 +187,12 @@ export class AkashicStore {
       },
       commitCompaction: (userId, mutations, consumed) => {
         this.#checkWritable();
-        return this.#track(core.write(userId, mutations, (txn) => txn.deleteActiveTurns(consumed.map((t) => t.key))));
+        return this.#track(
+          core.write(userId, mutations, async (txn) => {
+            await checkStillActive(core, userId, consumed);
+            txn.deleteActiveTurns(consumed.map((t) => t.key));
+          }),
+        );
       },
     };
   }
@@ -198,7 +205,8 @@ export class AkashicStore {
       meta: core.meta,
       gcVictims: (threshold, maxBlocks) => {
         this.#checkOpen();
-        return this.#track(findVictims(core, this.#gcPassOptions(threshold, maxBlocks)).then((r) => r.victims.length));
+        const options = this.#gcPassOptions(threshold, maxBlocks);
+        return this.#track(import('../gc/victim-selection.js').then(({ findVictims }) => findVictims(core, options)).then((r) => r.victims.length));
       },
       snapshot: (): SnapshotView => {
         this.#checkOpen();
@@ -237,8 +245,8 @@ export class AkashicStore {
     return { next: () => this.#gcPassEvents.next() };
   }
 
-  /** The store's model-usage ledger, which AkashicMemory adds its receipts to (`modelUsageLedger`). @internal */
-  get [modelUsageLedger](): UsageLedger {
+  /** The store's model-usage recorder, which AkashicMemory adds its receipts to (`modelUsageLedger`). @internal */
+  get [modelUsageLedger](): ModelUsageRecorder {
     return this.#usage;
   }
 
@@ -662,8 +670,10 @@ export class AkashicStore {
     const t0 = performance.now();
     await this.#sweep(10_000);
     await sweepHistory(this.#core, 10_000);
-    const r = await withReceipts(() => runGcPass(this.#core, this.#pool, this.#costedAffinity, passOpts));
-    this.#usage.note('gc', passOpts.userId ?? null, r.receipts);
+    // GC's modules load with the first pass, not with the package: a process that never collects never loads them.
+    const { runGcPass } = await import('../gc/gc-pass.js');
+    // Each grouping is charged to the user whose chunks it grouped, before that user's GC commit.
+    const r = await withReceipts(() => runGcPass(this.#core, this.#pool, (userId) => this.#costedAffinity(userId), passOpts));
     if (r.failed) throw r.error;
     const report = r.value!;
     if (this.#events.listening('gc')) {
@@ -682,32 +692,35 @@ export class AkashicStore {
     return report;
   }
 
-  /** The affinity model, each `group` call costed like a MemAttention model call. */
-  readonly #costedAffinity: AffinityModel = {
-    group: async (chunks, coAccess) => {
-      const model = this.#affinity;
-      const startedAt = Date.now();
-      const t0 = performance.now();
-      const local = (model as { local?: unknown }).local === true;
-      const r = await collectModelUsage(() => model.group(chunks, coAccess));
-      const u = r.usage;
-      const known = u !== null && u.tokensReported;
-      const receipt: ModelCallReceipt = {
-        call: 'group',
-        model: u?.model ?? modelName(model),
-        promptTokens: known ? u.promptTokens : local ? 0 : estimateTokens(chunks),
-        completionTokens: known ? u.completionTokens : local || r.failed ? 0 : estimateTokens(r.value),
-        usageSource: known ? 'server' : local ? 'local' : 'estimated',
-        startedAt,
-        latencyMs: performance.now() - t0,
-        retries: u?.retries ?? 0,
-        ok: !r.failed,
-      };
-      noteReceipt(receipt);
-      if (r.failed) throw r.error;
-      return r.value!;
-    },
-  };
+  /** The affinity model for a user's chunks, each `group` call costed like a MemAttention model call. */
+  #costedAffinity(userId: string): AffinityModel {
+    return {
+      group: async (chunks, coAccess) => {
+        const model = this.#affinity;
+        const startedAt = Date.now();
+        const t0 = performance.now();
+        const local = (model as { local?: unknown }).local === true;
+        const r = await collectModelUsage(() => model.group(chunks, coAccess));
+        const u = r.usage;
+        const known = u !== null && u.tokensReported;
+        const receipt: ModelCallReceipt = {
+          call: 'group',
+          model: u?.model ?? modelName(model),
+          promptTokens: known ? u.promptTokens : local ? 0 : estimateTokens(chunks),
+          completionTokens: known ? u.completionTokens : local || r.failed ? 0 : estimateTokens(r.value),
+          usageSource: known ? 'server' : local ? 'local' : 'estimated',
+          startedAt,
+          latencyMs: performance.now() - t0,
+          retries: u?.retries ?? 0,
+          ok: !r.failed,
+        };
+        noteReceipt(receipt);
+        this.#usage.record('gc', userId, receipt);
+        if (r.failed) throw r.error;
+        return r.value!;
+      },
+    };
+  }
 
   /** What a GC pass (and the victim count of `readOnlyScans.gcVictims`) decides with: θ and the rate limit (the merge rule is the store's). */
   #gcPassOptions(threshold: number, maxBlocks: number, userId?: string): GcPassOptions {
@@ -780,15 +793,15 @@ export class AkashicStore {
   /** Engine figures (see StoreStats). */
   async stats(): Promise<StoreStats> {
     this.#checkOpen();
-    const figures = await this.#track(computeStats(this.#core, this.#location));
-    return { ...figures, modelUsage: this.#usage.snapshot() };
+    return this.#track(computeStats(this.#core, this.#location));
   }
 
   /** Checks every invariant; see VerifyReport. Never throws for damage: it reports it. */
   async verify(progress?: (blocksDone: number) => void): Promise<VerifyReport> {
     this.#checkOpen();
     if (progress !== undefined && typeof progress !== 'function') throw invalidArgument('progress must be a function');
-    return this.#track(verifyStore(this.#core, progress));
+    // The checker's modules load with the first verify, not with the package.
+    return this.#track(import('../store/ops/verify.js').then(({ verifyStore }) => verifyStore(this.#core, progress)));
   }
 
   /** Block infos (optionally one user's) with φ, in block id order. */

@@ -32,6 +32,8 @@ export type { NamespacedTurn, StoredTurn } from '../store/write/active-turns.js'
 export type { Mutation } from '../store/write/mutations.js';
 /** The mapping of storage failures to AkashicError that the store applies to its own calls, for the layers above. */
 export { storageError } from '../store/kv/level-errors.js';
+/** Whether a compaction commit failed because another process consumed its turns first (see ActiveTurnLog). */
+export { isConsumedElsewhere } from '../store/write/active-turns.js';
 export type { MutationResult } from '../api/results.js';
 export type { ListedEntry } from '../api/results.js';
 
@@ -109,7 +111,9 @@ export interface ActiveTurnLog {
   append(userId: string, sessionId: string, turns: readonly ActiveTurnValue[]): Promise<StoredTurn[]>;
   /**
    * Applies a compaction: the chunk mutations (trusted: already validated) and the deletion of the turns it
-   * consumed, in ONE batch under the write lock; any error changes nothing.
+   * consumed, in ONE batch under the write lock; any error changes nothing. When a consumed turn is no longer in the
+   * active chunk (another process compacted or purged it first), nothing is applied and the AKASHIC_CONFLICT it
+   * rejects with satisfies `isConsumedElsewhere`: read the active chunk again.
    */
   commitCompaction(userId: string, mutations: readonly Mutation[], consumed: readonly StoredTurn[]): Promise<MutationResult[]>;
 }

@@ -25,9 +25,10 @@ export const GC_BATCH_SLOTS = 1024;
  * One GC pass (the Akashic paper, Algorithm 2 lines 11–24), per user: extract the victims' live chunks
  * (in a worker), partition them by namespace, group each partition by affinity, pack the groups in temporal
  * order into fresh sealed blocks (in a worker), and commit on the engine thread with a compare-and-swap on
- * every directory entry. Victims whose live slots all moved are released by that commit.
+ * every directory entry. Victims whose live slots all moved are released by that commit. `affinityFor` gives the
+ * affinity model that groups one user's chunks.
  */
-export async function runGcPass(core: StoreCore, pool: GcPool, affinity: AffinityModel, opts: GcPassOptions): Promise<GcReport> {
+export async function runGcPass(core: StoreCore, pool: GcPool, affinityFor: (userId: string) => AffinityModel, opts: GcPassOptions): Promise<GcReport> {
   const { eligible, victims } = await findVictims(core, opts);
   const byUser = new Map<string, Victim[]>();
   for (const v of victims) {
@@ -41,7 +42,7 @@ export async function runGcPass(core: StoreCore, pool: GcPool, affinity: Affinit
       let end = at + 1;
       let slots = blocks[at]!.slots;
       while (end < blocks.length && end - at < GC_BATCH_BLOCKS && slots + blocks[end]!.slots <= GC_BATCH_SLOTS) slots += blocks[end++]!.slots;
-      const r = await collectUserBatch(core, pool, affinity, userId, blocks.slice(at, end));
+      const r = await collectUserBatch(core, pool, affinityFor(userId), userId, blocks.slice(at, end));
       at = end;
       report.blocksReleased += r.released;
       report.blocksWritten += r.written;

@@ -9,14 +9,20 @@ import type { Embedder } from '../model/embedder.js';
 import type { ChunkEmbedding } from '../record/chunk-embedding.js';
 import { LIMITS } from '../api/chunk-input.js';
 import { modelContract } from './layer-errors.js';
+import type { Tokenizer } from '../model/tokenizer.js';
+import { collectModelUsage, noteReceipt } from '../util/model-usage.js';
 
 export class CheckedEmbedder {
   readonly #e: Embedder;
+  readonly #tokenizer: Tokenizer | null;
   readonly id: string;
   readonly dimensions: number;
 
-  /** @throws AkashicError `AKASHIC_INVALID_ARGUMENT` when `e` is not an Embedder. */
-  constructor(e: unknown) {
+  /**
+   * `tokenizer` estimates the input tokens of calls whose embedder reports no usage (else ~4 characters a token).
+   * @throws AkashicError `AKASHIC_INVALID_ARGUMENT` when `e` is not an Embedder.
+   */
+  constructor(e: unknown, tokenizer: Tokenizer | null = null) {
     if (e === null || typeof e !== 'object' || typeof (e as Embedder).embed !== 'function') throw invalidArgument('option embedder must implement Embedder (id, dimensions, embed)');
     const { id, dimensions } = e as Embedder;
     if (typeof id !== 'string' || id === '' || Buffer.byteLength(id, 'utf8') > LIMITS.embeddingModelBytes) {
@@ -26,20 +32,42 @@ export class CheckedEmbedder {
       throw invalidArgument(`option embedder.dimensions must be an integer in [1, ${LIMITS.embeddingDimensions}], got ${String(dimensions)}`);
     }
     this.#e = e as Embedder;
+    this.#tokenizer = tokenizer;
     this.id = id;
     this.dimensions = dimensions;
   }
 
-  /** One checked vector per text, tagged with the embedder's id. */
+  /**
+   * One checked vector per text, tagged with the embedder's id. The call's cost receipt (call `embed`: input tokens
+   * as the embedder reported them, else the tokenizer's count of the texts; no completion tokens) is noted for the
+   * operation around it.
+   */
   async embed(texts: readonly string[]): Promise<ChunkEmbedding[]> {
     if (texts.length === 0) return [];
-    let r: unknown;
-    try {
-      r = await this.#e.embed(texts);
-    } catch (err) {
+    const startedAt = Date.now();
+    const t0 = performance.now();
+    const local = this.#e.local === true;
+    const call = await collectModelUsage(() => this.#e.embed(texts));
+    const latencyMs = performance.now() - t0;
+    const u = call.usage;
+    const reported = u !== null && u.tokensReported;
+    noteReceipt({
+      call: 'embed',
+      model: u?.model ?? this.id,
+      promptTokens: reported ? u.promptTokens : local ? 0 : this.#estimate(texts),
+      completionTokens: reported ? u.completionTokens : 0,
+      usageSource: reported ? (u.local ? 'local' : 'server') : local ? 'local' : 'estimated',
+      startedAt,
+      latencyMs,
+      retries: u?.retries ?? 0,
+      ok: !call.failed,
+    });
+    if (call.failed) {
+      const err = call.error;
       if (isAkashicError(err)) throw err;
       throw new AkashicError('AKASHIC_MODEL', `embedder ${this.id} failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
+    const r: unknown = call.value;
     if (!Array.isArray(r) || r.length !== texts.length) throw modelContract(this.id, 'embed', `must return ${texts.length} vectors`);
     return (r as unknown[]).map((v, i) => {
       if (!(v instanceof Float32Array) && !Array.isArray(v)) throw modelContract(this.id, 'embed', `vector ${i} is not a Float32Array`);
@@ -54,4 +82,11 @@ export class CheckedEmbedder {
       return { model: this.id, vector };
     });
   }
+
+  #estimate(texts: readonly string[]): number {
+    let n = 0;
+    for (const t of texts) n += this.#tokenizer === null ? Math.ceil(t.length / 4) : this.#tokenizer.count(t);
+    return n;
+  }
 }
+

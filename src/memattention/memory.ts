@@ -3,10 +3,10 @@
  * (user, session), gate-triggered compaction with cross-chunk reconciliation, query-aware recall under a token
  * budget, and online co-access relocation.
  */
-import { monotonicFactory, ulid } from 'ulid';
+import { ulid, ulidModule } from '../util/ulid-module.js';
 import type { AkashicStore } from '../engine/akashic-store.js';
 import type { ChunkVersion } from '../api/results.js';
-import { activeTurnLog, modelUsageLedger, trustedCalls, type StoredTurn } from '../engine/internal-seams.js';
+import { activeTurnLog, isConsumedElsewhere, modelUsageLedger, trustedCalls, type StoredTurn } from '../engine/internal-seams.js';
 import { NextEvent } from '../util/next-event.js';
 import { idleCompactions, type IdleCompactions } from './internal-seams.js';
 import { AkashicError, invalidArgument } from '../errors.js';
@@ -31,7 +31,8 @@ import { retrieve, type RecalledChunk } from './recall.js';
 import { compileScope } from '../api/scope-filter.js';
 import { countTokensYielding } from '../model/tokenizer.js';
 import { EventChannel } from '../util/typed-events.js';
-import { sumReceipts, withReceipts, type ModelCallReceipt, type ModelUsageStats, type UsageLedger } from '../util/model-usage.js';
+import { sumReceipts, withReceipts, type ModelCallReceipt, type ModelUsageStats } from '../util/model-usage.js';
+import type { ModelUsageRecorder } from '../engine/model-usage-recorder.js';
 import type { CompactionTrigger, MemoryEvents } from './memory-events.js';
 import { WriteBackQueue, type JobFailure, type WriteBackQueueStats } from './write-back-queue.js';
 import type { WriteBackMode } from './options.js';
@@ -81,9 +82,10 @@ export interface MemoryStats {
     readonly lastError: { readonly code: string; readonly message: string; readonly at: number } | null;
   };
   /**
-   * Model calls since the store was opened, in total, per operation (compaction, recall, relocation, gc), per
-   * call (compress, buildMeta, select, jointCompact, colocate, group, scorePassages) and per user: the store's
-   * figures (`AkashicStore.stats().modelUsage`), which every AkashicMemory over it adds to.
+   * Model calls since the store was opened, in this process: in total, per kind (compaction, recall, relocation,
+   * gc, and embedding for every embedder call), per call (compress, buildMeta, select, jointCompact, colocate,
+   * group, scorePassages, embed) and per user, which every AkashicMemory over the store adds to. The totals over
+   * the database's whole life, persisted, are `AkashicStore.stats().modelUsage`.
    */
   readonly modelUsage: ModelUsageStats;
 }
@@ -179,7 +181,7 @@ export class AkashicMemory {
   /** The write-back queue (`writeBack: 'background'`), else null. */
   readonly #writeBack: WriteBackQueue | null;
   readonly #events: EventChannel<MemoryEvents>;
-  readonly #usage: UsageLedger;
+  readonly #usage: ModelUsageRecorder;
   #lastError: MemoryStats['writeBack']['lastError'] = null;
   /** Namespaces queued by the resume at construction (their first compaction's trigger is 'resume'). */
   readonly #resumed = new Set<string>();
@@ -196,7 +198,7 @@ export class AkashicMemory {
       tauAssoc: this.#options.tauAssoc,
       minRecurrence: this.#options.relocateMinRecurrence,
     });
-    const ids = monotonicFactory();
+    const ids = ulidModule().monotonicFactory();
     this.#ctx = { store, model: this.#model, options: this.#options, ulid: (now) => ids(now) };
     this.#usage = store[modelUsageLedger];
     this.#events = new EventChannel<MemoryEvents>();
@@ -236,7 +238,7 @@ export class AkashicMemory {
   /** The write-back queue's state and the model usage of the store. */
   stats(): MemoryStats {
     const q = this.#writeBack?.stats() ?? { queued: 0, running: 0, retrying: 0, completed: 0, failures: 0, abandoned: 0 };
-    return { writeBack: { ...q, mode: this.#options.writeBack, lastError: this.#lastError }, modelUsage: this.#usage.snapshot() };
+    return { writeBack: { ...q, mode: this.#options.writeBack, lastError: this.#lastError }, modelUsage: this.#usage.sinceOpen() };
   }
 
   /**
@@ -358,7 +360,8 @@ export class AkashicMemory {
           left -= result.compacted.turnTokens;
           result.activeTokens = left;
         } catch (err) {
-          result.compactionError = err instanceof AkashicError ? err : new AkashicError('AKASHIC_IO', String(err), { cause: err });
+          // Another process compacted (or purged) these turns first: they are no longer this append's to compact.
+          if (!isConsumedElsewhere(err)) result.compactionError = err instanceof AkashicError ? err : new AkashicError('AKASHIC_IO', String(err), { cause: err });
         }
       }
       this.#armIdle(ns, turns.length > (result.compacted?.turnIds.length ?? 0));
@@ -376,8 +379,8 @@ export class AkashicMemory {
   async #compact(ns: Namespace, turns: readonly StoredTurn[], trigger: CompactionTrigger, attempt: number): Promise<CompactionResult> {
     const startedAt = Date.now();
     const t0 = performance.now();
-    const r = await withReceipts(() => compactTurns(this.#ctx, ns.user, ns.session, turns));
-    this.#usage.note('compaction', ns.user, r.receipts);
+    // Each call's usage is charged to the user as it ends, so the compaction's commit persists it with the chunk.
+    const r = await withReceipts(() => compactTurns(this.#ctx, ns.user, ns.session, turns), this.#usage.recorder('compaction', ns.user));
     if (r.failed) throw Object.assign(asAkashic(r.error), { [RECEIPTS]: r.receipts });
     const c = r.value!;
     if (this.#events.listening('compaction')) {
@@ -415,7 +418,8 @@ export class AkashicMemory {
         let prefix: StoredTurn[] | null = null;
         for (const group of scopeGroups(turns)) if ((prefix = gatedPrefix(group, this.#options.chunkGateTokens)) !== null) break;
         if (prefix === null) return;
-        await this.#compact(ns, prefix, trigger, attempt);
+        // Another process compacted or purged some of these turns first: read the active chunk again.
+        if ((await this.#compactUnlessConsumed(ns, prefix, trigger, attempt)) === null) continue;
         trigger = 'gate';
       }
     });
@@ -458,7 +462,21 @@ export class AkashicMemory {
       const turns = await storage(this.#store[activeTurnLog].read(ns.user, ns.session));
       if (turns.length === 0) return out;
       const group = scopeGroups(turns)[0]!;
-      out.push(await this.#compact(ns, gatedPrefix(group, this.#options.chunkGateTokens) ?? group, trigger, 1));
+      const c = await this.#compactUnlessConsumed(ns, gatedPrefix(group, this.#options.chunkGateTokens) ?? group, trigger, 1);
+      if (c !== null) out.push(c);
+    }
+  }
+
+  /**
+   * `#compact`, or null when another process consumed some of the turns first (compacted or purged them; nothing
+   * was applied): the caller reads the active chunk again. Requires: the namespace's lane is held.
+   */
+  async #compactUnlessConsumed(ns: Namespace, turns: readonly StoredTurn[], trigger: CompactionTrigger, attempt: number): Promise<CompactionResult | null> {
+    try {
+      return await this.#compact(ns, turns, trigger, attempt);
+    } catch (err) {
+      if (isConsumedElsewhere(err)) return null;
+      throw err;
     }
   }
 
@@ -528,8 +546,8 @@ export class AkashicMemory {
   async recall(input: RecallInput): Promise<RecallResult> {
     const startedAt = Date.now();
     const t0 = performance.now();
-    const r = await withReceipts(() => this.#recall(input));
-    if (r.receipts.length > 0) this.#usage.note('recall', input.user, r.receipts);
+    // Read at the first receipt, when #recall has checked the input (a bad input makes no model call).
+    const r = await withReceipts(() => this.#recall(input), (receipt) => this.#usage.record('recall', input.user, receipt));
     if (r.failed) throw r.error;
     const got = r.value!;
     if (this.#events.listening('recall')) {
@@ -603,8 +621,7 @@ export class AkashicMemory {
   async #costedRelocation(userId: string, chunks: readonly ChunkRecord[]): Promise<RelocationOutcome> {
     const startedAt = Date.now();
     const t0 = performance.now();
-    const r = await withReceipts(() => storage(this.#relocation.run(this.#store, this.#model, userId, chunks)));
-    this.#usage.note('relocation', userId, r.receipts);
+    const r = await withReceipts(() => storage(this.#relocation.run(this.#store, this.#model, userId, chunks)), this.#usage.recorder('relocation', userId));
     const base = { id: ulid(), user: userId, startedAt, durationMs: performance.now() - t0, modelCalls: r.receipts, usage: sumReceipts(r.receipts) };
     if (r.failed) {
       const error = asAkashic(r.error);

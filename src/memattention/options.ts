@@ -224,8 +224,7 @@ export function resolveMemoryOptions(o: MemoryOptions = {}): ResolvedMemoryOptio
   if (o.writeBack !== undefined && o.writeBack !== 'background' && o.writeBack !== 'await') throw invalidArgument(`option writeBack must be 'background' or 'await', got ${show(o.writeBack)}`);
   return {
     model: o.model ?? new EmbeddedModel(),
-    embedder: o.embedder === undefined ? null : new CheckedEmbedder(o.embedder),
-    tokenizer: o.tokenizer ?? createTokenizer(),
+    ...tokenizerAndEmbedder(o.tokenizer ?? createTokenizer(), o.embedder),
     chunkGateTokens: intOption('chunkGateTokens', o.chunkGateTokens, 1, 1_000_000, DEFAULT_CHUNK_GATE_TOKENS),
     topP: intOption('topP', o.topP, 1, 64, DEFAULT_TOP_P),
     recallTopP: intOption('recallTopP', o.recallTopP, 1, 64, DEFAULT_RECALL_TOP_P),
@@ -280,4 +279,9 @@ function show(v: unknown): string {
   } catch {
     return Object.prototype.toString.call(v);
   }
+}
+
+/** The tokenizer, and the checked embedder (none: null) that estimates with it. */
+function tokenizerAndEmbedder(tokenizer: Tokenizer, embedder: Embedder | undefined): { tokenizer: Tokenizer; embedder: CheckedEmbedder | null } {
+  return { tokenizer, embedder: embedder === undefined ? null : new CheckedEmbedder(embedder, tokenizer) };
 }

@@ -16,6 +16,12 @@ export interface Embedder {
   readonly id: string;
   /** Length of every vector. */
   readonly dimensions: number;
+  /**
+   * True for an embedder that makes no remote call: its cost receipts carry 0 tokens and no estimate is made.
+   * Default false: input tokens come from the usage the embedder reports (`reportModelUsage`), else from the
+   * tokenizer's count of the texts.
+   */
+  readonly local?: boolean;
   /** One vector per text, in order. `signal` aborts the call (it then rejects). */
   embed(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]>;
 }

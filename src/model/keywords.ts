@@ -11,7 +11,8 @@
  *
  * Everything here is deterministic: same text, same output, on every platform.
  */
-import porter2Stem from 'wink-porter2-stemmer';
+import { createRequire } from 'node:module';
+import type Porter2Stem from 'wink-porter2-stemmer';
 import { invalidArgument } from '../errors.js';
 import { STOP_WORDS } from './stop-words.js';
 import { BoundedMemo } from '../util/bounded-memo.js';
@@ -76,10 +77,18 @@ function toWord(raw: string): string | undefined {
  */
 const STEM_MEMO = new BoundedMemo<string, string>(65_536);
 
+/**
+ * The stemmer, required on the first word stemmed rather than with the package (a CommonJS module: loading it is
+ * the process's first `require`, which costs a few megabytes). Synchronous, as `termsOf` is.
+ */
+const requireHere = createRequire(import.meta.url);
+let porter2Stem: typeof Porter2Stem | undefined;
+
 function toTerm(word: string): string {
   if (!STEMMABLE.test(word)) return word;
   let stem = STEM_MEMO.get(word);
   if (stem === undefined) {
+    porter2Stem ??= requireHere('wink-porter2-stemmer') as typeof Porter2Stem;
     stem = porter2Stem(word);
     STEM_MEMO.set(word, stem);
   }

@@ -3,6 +3,7 @@
  * Ollama, text-embeddings-inference, ...), through the official `openai` package (an optional peer dependency,
  * loaded on the first call).
  */
+import { reportModelUsage } from '../util/model-usage.js';
 import { invalidArgument } from '../errors.js';
 import type { Embedder } from './embedder.js';
 import { nonEmptyEnv, OpenAIConnection, type OpenAIConnectionOptions } from './openai-connection.js';
@@ -122,14 +123,21 @@ export class OpenAIEmbedder implements Embedder {
           { model: this.model, input, encoding_format: 'float', ...(this.#requestDimensions ? { dimensions: this.dimensions } : {}) },
           signal === undefined ? {} : { signal },
         );
-        if (reply.usage !== undefined && reply.usage !== null) stats.promptTokens += reply.usage.prompt_tokens ?? 0;
+        if (reply.usage !== undefined && reply.usage !== null) {
+          stats.promptTokens += reply.usage.prompt_tokens ?? 0;
+          // The call's cost receipt (a caller collecting usage sees each request's input tokens).
+          reportModelUsage({ promptTokens: reply.usage.prompt_tokens ?? 0, completionTokens: 0, model: reply.model || this.model });
+        }
         return this.#vectors(reply, batch.length);
       },
       {
         retryable: (err) => err instanceof MalformedEmbeddingReply || err instanceof SyntaxError,
         failed: `${this.id} embeddings failed`,
         signal,
-        onRetry: () => (stats.retries += 1),
+        onRetry: () => {
+          stats.retries += 1;
+          reportModelUsage({ retries: 1, model: this.model });
+        },
         onRequest: () => (stats.requests += 1),
         onFailure: () => (stats.failures += 1),
       },

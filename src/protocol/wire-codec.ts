@@ -27,9 +27,31 @@ function isBufferJson(v: unknown): v is { type: 'Buffer'; data: number[] } {
   return v !== null && typeof v === 'object' && (v as { type?: unknown }).type === 'Buffer' && Array.isArray((v as { data?: unknown }).data);
 }
 
-/** Serializes a response value with `wireReplacer`. */
+/**
+ * Serializes a response value with `wireReplacer`. Most values (a recall's text and records without payloads or
+ * vectors) hold nothing the replacer changes; they skip it, because a replacer makes V8 call back into JavaScript
+ * for every key of the value, which costs more than one walk looking for what needs replacing.
+ */
 export function toWireJson(value: unknown): string {
-  return JSON.stringify(value ?? null, wireReplacer);
+  return needsReplacer(value, 0) ? JSON.stringify(value ?? null, wireReplacer) : JSON.stringify(value ?? null);
+}
+
+/** Deeper than this, the walk gives up and says yes (the replacer is always right, only slower). */
+const WALK_DEPTH = 32;
+
+/** Whether `v` holds bytes, a typed array or an AkashicError anywhere JSON.stringify would reach. */
+function needsReplacer(v: unknown, depth: number): boolean {
+  if (v === null || typeof v !== 'object') return false;
+  if (ArrayBuffer.isView(v) || v instanceof Error || depth > WALK_DEPTH) return true;
+  if (Array.isArray(v)) {
+    for (const item of v as unknown[]) if (item !== null && typeof item === 'object' && needsReplacer(item, depth + 1)) return true;
+    return false;
+  }
+  for (const key in v) {
+    const item = (v as Record<string, unknown>)[key];
+    if (item !== null && typeof item === 'object' && needsReplacer(item, depth + 1)) return true;
+  }
+  return false;
 }
 
 /** Base64 on the wire → bytes; null stays null. Throws TypeError on anything else (callers validate first). */

@@ -3,6 +3,8 @@ import { scratchBuilder } from './scratch-builder.js';
 import { undecodable } from './undecodable.js';
 import { FORMAT_VERSION, ValueType, unwrapEnvelope, wrapEnvelope } from './envelope.js';
 import { Accounting as FbAccounting } from './generated/akashic/fb/accounting.js';
+import { ModelUsage as FbModelUsage } from './generated/akashic/fb/model-usage.js';
+import type { ModelUsageRow } from './model-usage-rows.js';
 
 /**
  * Exact, persistent byte and event counters. Written in the same batch as every change they describe,
@@ -32,6 +34,11 @@ export interface Accounting {
   /** Superseded versions kept as history, and their encoded record bytes (uncompressed). */
   historyVersions: number;
   historyBytes: number;
+  /**
+   * Model calls charged to the user, per (usage kind, call kind), sorted (appended field; absent in records written
+   * before it, which read as none). Immutable: a change replaces the array.
+   */
+  modelUsage: readonly ModelUsageRow[];
 }
 
 export const ACCOUNTING_FIELDS = [
@@ -54,13 +61,33 @@ export const ACCOUNTING_FIELDS = [
 ] as const satisfies readonly (keyof Accounting)[];
 
 export function emptyAccounting(): Accounting {
-  const a = {} as Record<keyof Accounting, number>;
+  const a = { modelUsage: [] } as unknown as Record<(typeof ACCOUNTING_FIELDS)[number], number> & { modelUsage: readonly ModelUsageRow[] };
   for (const f of ACCOUNTING_FIELDS) a[f] = 0;
   return a;
 }
 
 export function encodeAccounting(a: Accounting): Buffer {
   const b = scratchBuilder();
+  // A record without model usage is written as before the field existed (no vector).
+  let usage = 0;
+  if (a.modelUsage.length > 0) {
+    const rows = a.modelUsage.map((r) => {
+      // Shared: a kind repeats across a user's rows, and a call across kinds (the builder writes each string once).
+      const kind = b.createSharedString(r.kind);
+      const call = b.createSharedString(r.call);
+      FbModelUsage.startModelUsage(b);
+      FbModelUsage.addKind(b, kind);
+      FbModelUsage.addCall(b, call);
+      FbModelUsage.addCalls(b, BigInt(r.calls));
+      FbModelUsage.addFailedCalls(b, BigInt(r.failedCalls));
+      FbModelUsage.addPromptTokens(b, BigInt(r.promptTokens));
+      FbModelUsage.addCompletionTokens(b, BigInt(r.completionTokens));
+      FbModelUsage.addRetries(b, BigInt(r.retries));
+      FbModelUsage.addLatencyUs(b, BigInt(r.latencyUs));
+      return FbModelUsage.endModelUsage(b);
+    });
+    usage = FbAccounting.createModelUsageVector(b, rows);
+  }
   FbAccounting.startAccounting(b);
   FbAccounting.addFormatVersion(b, FORMAT_VERSION);
   FbAccounting.addLogicalBytesIngested(b, BigInt(a.logicalBytesIngested));
@@ -79,6 +106,7 @@ export function encodeAccounting(a: Accounting): Buffer {
   FbAccounting.addRetrievalBlocks(b, BigInt(a.retrievalBlocks));
   FbAccounting.addHistoryVersions(b, BigInt(a.historyVersions));
   FbAccounting.addHistoryBytes(b, BigInt(a.historyBytes));
+  if (usage !== 0) FbAccounting.addModelUsage(b, usage);
   b.finish(FbAccounting.endAccounting(b));
   return wrapEnvelope(ValueType.Accounting, b.asUint8Array());
 }
@@ -104,8 +132,27 @@ export function decodeAccounting(value: Uint8Array, what: string): Accounting {
       retrievalBlocks: Number(a.retrievalBlocks()),
       historyVersions: Number(a.historyVersions()),
       historyBytes: Number(a.historyBytes()),
+      modelUsage: decodeUsage(a),
     };
   } catch (err) {
     throw undecodable(what, 'accounting record', err);
   }
+}
+
+function decodeUsage(a: FbAccounting): ModelUsageRow[] {
+  const rows: ModelUsageRow[] = [];
+  for (let i = 0; i < a.modelUsageLength(); i++) {
+    const r = a.modelUsage(i)!;
+    rows.push({
+      kind: r.kind() ?? '',
+      call: r.call() ?? '',
+      calls: Number(r.calls()),
+      failedCalls: Number(r.failedCalls()),
+      promptTokens: Number(r.promptTokens()),
+      completionTokens: Number(r.completionTokens()),
+      retries: Number(r.retries()),
+      latencyUs: Number(r.latencyUs()),
+    });
+  }
+  return rows;
 }

@@ -24,6 +24,8 @@ export const HTTP_STATUS: Readonly<Record<AkashicErrorCode, ContentfulStatusCode
   AKASHIC_CORRUPTION: 500,
   AKASHIC_FORMAT_VERSION: 500,
   AKASHIC_IO: 500,
+  /** A running service has its packages; a Redis URL without ioredis installed is a server-side fault. */
+  AKASHIC_MISSING_PACKAGE: 500,
 };
 
 /**

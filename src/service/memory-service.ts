@@ -15,12 +15,7 @@ import type { ApiKeys } from './api-keys.js';
 import { createServiceApp } from './service-app.js';
 import { ServiceLifecycle } from './service-lifecycle.js';
 import { ServiceMetrics } from './service-metrics.js';
-
-export const DEFAULT_PORT = 8787;
-export const DEFAULT_HOST = '127.0.0.1';
-/** Room for a chunk at the engine's limits (1 MiB of text, 4 MiB of payload as base64) with its JSON around it. */
-export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
-export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+import { DEFAULT_HOST, DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT, DEFAULT_REQUEST_TIMEOUT_MS, storeLocation } from './service-settings.js';
 /** How long a closing service waits for answered responses to finish going out. */
 const CLOSE_GRACE_MS = 2_000;
 
@@ -60,12 +55,6 @@ export interface RunningService {
 }
 
 const OPTION_KEYS = new Set(['db', 'storeOptions', 'store', 'memoryOptions', 'host', 'port', 'keys', 'maxBodyBytes', 'requestTimeoutMs', 'logError']);
-
-/** `--db` as the store's open options: a URL (scheme://…) names a backend by URL, anything else is a directory. */
-export function storeLocation(db: string): { path: string } | { url: string } {
-  if (typeof db !== 'string' || db === '') throw invalidArgument('option db must be a non-empty string');
-  return /^[a-z][a-z0-9+.-]*:\/\//i.test(db) ? { url: db } : { path: db };
-}
 
 /** True for 127.0.0.0/8, ::1 and localhost. */
 export function isLoopback(host: string): boolean {

@@ -7,7 +7,6 @@
  */
 import { OpenAPIHono, createRoute, type z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { stream } from 'hono/streaming';
 import { AkashicError, invalidArgument } from '../errors.js';
@@ -19,6 +18,7 @@ import { failure } from './error-status.js';
 import { handleMcpRequest } from './mcp-route.js';
 import { MEMORY_ROUTE_DEFS } from './memory-routes.js';
 import type { RouteDef, ServiceDeps } from './route-definition.js';
+import { requestBodyLimit } from './request-body-limit.js';
 import { withTimeout, type ServiceLifecycle } from './service-lifecycle.js';
 import type { ServiceMetrics } from './service-metrics.js';
 import { STORE_ROUTE_DEFS } from './store-routes.js';
@@ -70,7 +70,7 @@ export function createServiceApp(o: ServiceAppOptions): OpenAPIHono<ServiceEnv> 
     c.set('tenant', authenticate(o.keys, c.req.header(API_KEY_HEADER), c.req.header('authorization')));
     await next();
   };
-  const limit = bodyLimit({ maxSize: o.maxBodyBytes, onError: (c) => fail(c, invalidArgument(`the request body is over the limit of ${o.maxBodyBytes} bytes`)) });
+  const limit = requestBodyLimit(o.maxBodyBytes, (c) => fail(c, invalidArgument(`the request body is over the limit of ${o.maxBodyBytes} bytes`)));
   for (const prefix of ['/v1/*', OPS_ROUTES.mcp]) app.use(prefix, guard, limit);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'apiKey', { type: 'apiKey', in: 'header', name: API_KEY_HEADER });

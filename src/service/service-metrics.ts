@@ -23,6 +23,7 @@ const STATS_GAUGES: readonly (readonly [string, keyof StoreStats, string])[] = [
   ['disk_bytes', 'diskBytes', 'Bytes of the database files on disk.'],
   ['write_amplification', 'writeAmplification', 'Engine bytes written per logical byte ingested.'],
   ['space_amplification', 'spaceAmplification', 'Stored bytes (history included) per live byte, uncompressed.'],
+  ['conflicts_retried', 'conflictsRetried', 'Writes staged again since open because another process changed the same user first.'],
 ];
 
 export class ServiceMetrics {

@@ -1,3 +1,4 @@
+import type { ModelUsageRow } from '../record/model-usage-rows.js';
 import type { AbstractSnapshot } from 'abstract-level';
 import { BlockCache } from '../block/block-cache.js';
 import { AkashicError } from '../errors.js';
@@ -10,6 +11,7 @@ import { readSlots, type SlotReadResult, type UserSlot } from './read/block-read
 import { BlockIdAllocator } from './write/block-id-allocator.js';
 import { UserStates } from './write/user-states.js';
 import { retryOnConflict, writeUserBatch } from './write/fenced-write.js';
+import { readConsistent } from './read/consistent-read.js';
 import { upgradeToFormat6 } from './kv/format-upgrade.js';
 import { isPartitioned, partitionFencing } from './kv/partition-fencing.js';
 import { BatchWriter, type BatchOp } from './kv/batch-writer.js';
@@ -197,7 +199,8 @@ export class StoreCore {
   /** A bounded candidate set through the candidate index (candidate-reader.ts). REQUIRES: `indexReady`. */
   candidates(q: CandidateQuery): Promise<CandidateRead> {
     // With other processes writing (fencing), this process's pending counts bound nothing: the scan reads them all.
-    return readCandidates(this.db, this.cf, q, this.ctx.users.fenced ? undefined : (user) => this.ctx.pendingPostings.get(user) ?? 0);
+    // Index then directory: on a backend without snapshots, retried when another process's commit lands in between.
+    return readConsistent(this.ctx.users.versionReader, q.userId, () => readCandidates(this.db, this.cf, q, this.ctx.users.fenced ? undefined : (user) => this.ctx.pendingPostings.get(user) ?? 0));
   }
 
   /**
@@ -212,10 +215,19 @@ export class StoreCore {
 
   /**
    * The database's accounting totals: the sum over users' records (plus the counters a format-5 database carried
-   * over, and this process's reads not yet persisted). One range read of the accounting records.
+   * over, and this process's reads and model usage not yet persisted). One range read of the accounting records.
+   * `usageByUser` receives each user's model usage.
    */
-  accountingTotals(snapshot?: AbstractSnapshot): Promise<Accounting> {
-    return this.ctx.users.totals(snapshot);
+  accountingTotals(snapshot?: AbstractSnapshot, usageByUser?: Map<string, readonly ModelUsageRow[]>): Promise<Accounting> {
+    return this.ctx.users.totals(snapshot, usageByUser);
+  }
+
+  /**
+   * Charges model usage to the user: held in memory and persisted with the user's accounting by the user's next
+   * commit (a compaction's own commit, when noted before it) or by close. Needs no lock.
+   */
+  noteModelUsage(userId: string, rows: readonly ModelUsageRow[]): void {
+    this.ctx.users.noteUsage(userId, rows);
   }
 
   /**
@@ -252,11 +264,11 @@ export class StoreCore {
 
   /**
    * Persists the retrieval counters that reads bumped in memory since the user's last write (reads write nothing),
-   * one transaction per such user. Called by close(); a no-op when nothing changed or the store is read-only.
+   * and the model usage noted since, one transaction per such user. Called by close(); a no-op when nothing changed or the store is read-only.
    */
   async flushCounters(): Promise<void> {
     if (this.options.readOnly) return;
-    for (const userId of this.ctx.users.usersWithPendingReads()) {
+    for (const userId of this.ctx.users.usersWithPendingCounters()) {
       if (this.writer.failure !== null) return;
       await this.transact(userId, async () => undefined);
     }
@@ -311,7 +323,8 @@ export class StoreCore {
 
   /** Materializes chunks from one consistent snapshot (`read-path.ts`). */
   read(userId: string, refs: readonly ChunkRef[]): Promise<ReadResult> {
-    return readChunks(this, this.ctx.users.readCounters(userId), () => this.options.now(), userId, refs);
+    // Directory then frames: on a backend without snapshots, retried when another process's commit lands in between.
+    return readConsistent(this.ctx.users.versionReader, userId, () => readChunks(this, this.ctx.users.readCounters(userId), () => this.options.now(), userId, refs));
   }
 
   /** Location hints of chunks, from the directory (`read-path.ts`). */

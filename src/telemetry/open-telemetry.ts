@@ -164,11 +164,13 @@ class Bridge {
   #modelCall(r: ModelCallReceipt, op: ModelOperationKind | 'expiry', parent: OtelApi.Context): void {
     const api = this.#api;
     // The GenAI conventions describe remote model calls; a local model's call is still a span, without them.
+    // An embedder call is the conventions' `embeddings` operation; every other model call is a `chat`.
+    const operationName = r.call === 'embed' ? 'embeddings' : 'chat';
     const genAi: Attributes =
       r.usageSource === 'local'
         ? {}
         : {
-            'gen_ai.operation.name': 'chat',
+            'gen_ai.operation.name': operationName,
             'gen_ai.request.model': r.model,
             'gen_ai.usage.input_tokens': r.promptTokens,
             'gen_ai.usage.output_tokens': r.completionTokens,
@@ -185,7 +187,7 @@ class Bridge {
     if (!r.ok) span.setStatus({ code: api.SpanStatusCode.ERROR });
     span.end(r.startedAt + r.latencyMs);
     if (r.usageSource === 'local') return;
-    const attrs = { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': r.model, 'akashic.operation': op, 'akashic.model.call': r.call };
+    const attrs = { 'gen_ai.operation.name': operationName, 'gen_ai.request.model': r.model, 'akashic.operation': op, 'akashic.model.call': r.call };
     this.#tokens.record(r.promptTokens, { ...attrs, 'gen_ai.token.type': 'input' });
     this.#tokens.record(r.completionTokens, { ...attrs, 'gen_ai.token.type': 'output' });
     this.#callDuration.record(r.latencyMs / 1000, r.ok ? attrs : { ...attrs, 'error.type': 'model' });

@@ -7,9 +7,14 @@
  * `UsageLedger` keeps the running totals: per operation, per model call and per user, since it was made.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { ModelCallKind, ModelCallReceipt, ModelOperationKind, ModelUsageReport, ModelUsageStats, UsageTotals } from '../api/model-usage.js';
+import type { ModelCallKind, ModelCallReceipt, ModelOperationKind, ModelUsageReport, ModelUsageStats, UsageKind, UsageTotals } from '../api/model-usage.js';
 
-export type { ModelCallKind, ModelCallReceipt, ModelOperationKind, ModelUsageReport, ModelUsageStats, UsageTotals } from '../api/model-usage.js';
+export type { ModelCallKind, ModelCallReceipt, ModelOperationKind, ModelUsageReport, ModelUsageStats, UsageKind, UsageTotals } from '../api/model-usage.js';
+
+/** The kind a call's usage is totalled under: its operation, except embedder calls, which have their own. */
+export function usageKindOf(operation: ModelOperationKind, call: ModelCallKind): UsageKind {
+  return call === 'embed' ? 'embedding' : operation;
+}
 
 /** The sum of what one call reported; null when it reported nothing. */
 export interface CollectedUsage {
@@ -55,16 +60,20 @@ function finite(n: number): number {
   return typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : 0;
 }
 
-const operation = new AsyncLocalStorage<ModelCallReceipt[]>();
+const operation = new AsyncLocalStorage<{ receipts: ModelCallReceipt[]; onReceipt: ((r: ModelCallReceipt) => void) | undefined }>();
 
 /**
  * Runs one operation (a compaction, a recall, a GC pass) and gathers the receipts of the model calls made inside
- * it (`noteReceipt`), whether it succeeded or failed.
+ * it (`noteReceipt`), whether it succeeded or failed. `onReceipt`, when given, also sees each receipt as the call
+ * ends (before the operation goes on), so its usage can be persisted with the operation's own commit.
  */
-export async function withReceipts<T>(fn: () => Promise<T>): Promise<{ value?: T; error?: unknown; failed: boolean; receipts: ModelCallReceipt[] }> {
+export async function withReceipts<T>(
+  fn: () => Promise<T>,
+  onReceipt?: (r: ModelCallReceipt) => void,
+): Promise<{ value?: T; error?: unknown; failed: boolean; receipts: ModelCallReceipt[] }> {
   const receipts: ModelCallReceipt[] = [];
   try {
-    const value = await operation.run(receipts, fn);
+    const value = await operation.run({ receipts, onReceipt }, fn);
     return { value, failed: false, receipts };
   } catch (error) {
     return { error, failed: true, receipts };
@@ -73,9 +82,10 @@ export async function withReceipts<T>(fn: () => Promise<T>): Promise<{ value?: T
 
 /** Adds a model call's receipt to the operation around it (`withReceipts`); returns false when there is none. */
 export function noteReceipt(r: ModelCallReceipt): boolean {
-  const list = operation.getStore();
-  if (list === undefined) return false;
-  list.push(r);
+  const op = operation.getStore();
+  if (op === undefined) return false;
+  op.receipts.push(r);
+  op.onReceipt?.(r);
   return true;
 }
 
@@ -101,10 +111,13 @@ export function sumReceipts(receipts: readonly ModelCallReceipt[]): UsageTotals 
   return t;
 }
 
-/** Running totals since construction, in memory. Users are kept up to `maxUsers` (the oldest is forgotten first). */
+/**
+ * Running totals since construction, in memory. Users are kept up to `maxUsers` (the oldest is forgotten first).
+ * Embedder calls are totalled under the `embedding` kind (`usageKindOf`), whatever operation made them.
+ */
 export class UsageLedger {
   readonly #total = emptyTotals();
-  readonly #byOperation = new Map<ModelOperationKind, MutableTotals>();
+  readonly #byOperation = new Map<UsageKind, MutableTotals>();
   readonly #byCall = new Map<ModelCallKind, MutableTotals>();
   readonly #byUser = new Map<string, MutableTotals>();
   readonly #maxUsers: number;
@@ -125,10 +138,9 @@ export class UsageLedger {
         this.#byUser.set(user, perUser);
       }
     }
-    const op = get(this.#byOperation, operation);
     for (const r of receipts) {
       add(this.#total, r);
-      add(op, r);
+      add(get(this.#byOperation, usageKindOf(operation, r.call)), r);
       add(get(this.#byCall, r.call), r);
       if (perUser !== undefined) add(perUser, r);
     }

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AkashicMemory } from '../../src/memattention/index.js';
 import type { AkashicStore as Engine } from '../../src/index.js';
 import { akashicMemory } from '../../src/adapters/ai-sdk/index.js';
-import { diskEngine, memoryEngine } from './engines.js';
+import { DURABLE_ENGINE_NAME, MEMORY_ENGINE_NAME, diskEngine, memoryEngine } from './engines.js';
 import type { MemorySurface } from '../../src/client/index.js';
 import { BACKENDS, type Attached } from './backends.js';
 
@@ -86,7 +86,7 @@ describe('akashicMemory with default options: the two-conversation scenario', ()
   });
 });
 
-describe.each(BACKENDS)('akashicMemory middleware on memory-level ($name)', (backend) => {
+describe.each(BACKENDS)(`akashicMemory middleware on ${MEMORY_ENGINE_NAME} ($name)`, (backend) => {
   let engine: Engine;
   let memory: MemorySurface;
   let attached: Attached;
@@ -195,7 +195,7 @@ describe.each(BACKENDS)('akashicMemory middleware on memory-level ($name)', (bac
   });
 });
 
-describe('akashicMemory middleware on classic-level', () => {
+describe(`akashicMemory middleware on ${DURABLE_ENGINE_NAME}`, () => {
   it('recalls, after a reopen, what an earlier process wrote back', async () => {
     const disk = await diskEngine();
     try {

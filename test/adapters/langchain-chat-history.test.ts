@@ -2,7 +2,7 @@ import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AkashicStore as Engine } from '../../src/index.js';
 import { AkashicChatMessageHistory } from '../../src/adapters/langchain/index.js';
-import { diskEngine, memoryEngine } from './engines.js';
+import { DURABLE_ENGINE_NAME, MEMORY_ENGINE_NAME, diskEngine, memoryEngine } from './engines.js';
 import type { StoreSurface } from '../../src/client/index.js';
 import { BACKENDS, type Attached } from './backends.js';
 
@@ -14,7 +14,7 @@ const conversation = () => [
   new AIMessage('Cold: 3°C with snow.'),
 ];
 
-describe.each(BACKENDS)('AkashicChatMessageHistory on memory-level ($name)', (backend) => {
+describe.each(BACKENDS)(`AkashicChatMessageHistory on ${MEMORY_ENGINE_NAME} ($name)`, (backend) => {
   let engine: Engine;
   let store: StoreSurface;
   let attached: Attached;
@@ -77,7 +77,7 @@ describe.each(BACKENDS)('AkashicChatMessageHistory on memory-level ($name)', (ba
   });
 });
 
-describe('AkashicChatMessageHistory on classic-level', () => {
+describe(`AkashicChatMessageHistory on ${DURABLE_ENGINE_NAME}`, () => {
   it('reads the transcript back after a reopen', async () => {
     const disk = await diskEngine();
     try {

@@ -4,22 +4,25 @@
  * through `akashic/client` against an in-process service. The suite is written against Jest-style globals, so
  * vitest's are installed on globalThis before it is loaded.
  */
-import { MemoryLevel } from 'memory-level';
 import * as vitest from 'vitest';
 import { AkashicStore as Engine } from '../../src/index.js';
 import { AkashicSaver } from '../../src/adapters/langgraph/index.js';
-import { BACKENDS, type Attached } from './backends.js';
+import { BACKENDS, EMBEDDED, type Attached } from './backends.js';
+import { TEST_ENGINE } from '../helpers/test-engine.js';
+import { DURABLE_ENGINE_NAME, memoryEngine } from './engines.js';
 
 const { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } = vitest;
 Object.assign(globalThis, { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it });
 const { validate, deltaChannelHistoryTests } = await import('@langchain/langgraph-checkpoint-validation');
 
-for (const backend of BACKENDS) {
+// Over Redis the suite (about 700 tests, each on a store of its own) runs once, embedded: the remote path adds the
+// service and its wire, which do not depend on the backend and run over memory-level in the default tier.
+for (const backend of TEST_ENGINE === 'redis' ? [EMBEDDED] : BACKENDS) {
   const opened = new WeakMap<AkashicSaver, { engine: Engine; attached: Attached }>();
   const initializer = {
     checkpointerName: `AkashicSaver (${backend.name})`,
     async createCheckpointer(): Promise<AkashicSaver> {
-      const engine = await Engine.open({ db: new MemoryLevel({ keyEncoding: 'utf8', valueEncoding: 'buffer' }), gc: { intervalMs: 0 }, durability: 'relaxed' });
+      const engine = await memoryEngine();
       const attached = await backend.attach(engine);
       const saver = new AkashicSaver({ store: attached.store });
       opened.set(saver, { engine, attached });
@@ -35,7 +38,7 @@ for (const backend of BACKENDS) {
   deltaChannelHistoryTests(initializer);
 }
 
-describe('AkashicSaver on classic-level', () => {
+describe(`AkashicSaver on ${DURABLE_ENGINE_NAME}`, () => {
   it('keeps checkpoints, blobs and writes across a reopen, and deletes a thread', async () => {
     const { diskEngine } = await import('./engines.js');
     const { emptyCheckpoint } = await import('@langchain/langgraph-checkpoint');

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AkashicStore as Engine } from '../../src/index.js';
 import { AkashicLangGraphStore } from '../../src/adapters/langgraph/index.js';
-import { diskEngine, memoryEngine } from './engines.js';
+import { durableEngines } from './engines.js';
 
 /** LangGraph's filter semantics, written out independently of the adapter. */
 function reference(value: Record<string, unknown>, filter: Record<string, unknown>): boolean {
@@ -39,10 +39,7 @@ const condition = fc.oneof(
 );
 const filter = fc.dictionary(fc.constantFrom(...FIELDS), condition, { minKeys: 1, maxKeys: 2 });
 
-describe.each([
-  ['memory-level', async () => ({ engine: await memoryEngine(), cleanup: async () => {} })],
-  ['classic-level', diskEngine],
-] as const)('LangGraph store search filters pushed down to attributes (%s)', (_name, open) => {
+describe.each(durableEngines())('LangGraph store search filters pushed down to attributes (%s)', (_name, open) => {
   let engine: Engine;
   let cleanup: () => Promise<void>;
   let store: AkashicLangGraphStore;

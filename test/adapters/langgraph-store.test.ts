@@ -1,9 +1,8 @@
 import { InvalidNamespaceError, type Item, type Operation, type SearchItem } from '@langchain/langgraph-checkpoint';
-import { MemoryLevel } from 'memory-level';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AkashicError, AkashicStore as Engine } from '../../src/index.js';
 import { AkashicLangGraphStore } from '../../src/adapters/langgraph/index.js';
-import { diskEngine, memoryEngine } from './engines.js';
+import { DURABLE_ENGINE_NAME, MEMORY_ENGINE_NAME, diskEngine, memoryEngine } from './engines.js';
 import { BACKENDS, type Attached } from './backends.js';
 
 /** A deterministic bag-of-words embedding over a tiny vocabulary, enough to rank by cosine. */
@@ -23,14 +22,14 @@ class WordEmbeddings {
   }
 }
 
-describe.each(BACKENDS)('AkashicLangGraphStore on memory-level ($name)', (backend) => {
+describe.each(BACKENDS)(`AkashicLangGraphStore on ${MEMORY_ENGINE_NAME} ($name)`, (backend) => {
   let engine: Engine;
   let attached: Attached;
   let store: AkashicLangGraphStore;
   let clock = 1_000;
   beforeEach(async () => {
     clock = 1_000;
-    engine = await Engine.open({ db: new MemoryLevel({ keyEncoding: 'utf8', valueEncoding: 'buffer' }), gc: { intervalMs: 0 }, now: () => clock });
+    engine = await memoryEngine({ now: () => clock });
     attached = await backend.attach(engine);
     store = new AkashicLangGraphStore({ store: attached.store });
   });
@@ -155,7 +154,7 @@ describe.each(BACKENDS)('AkashicLangGraphStore on memory-level ($name)', (backen
   });
 });
 
-describe('AkashicLangGraphStore on classic-level', () => {
+describe(`AkashicLangGraphStore on ${DURABLE_ENGINE_NAME}`, () => {
   it('keeps items across a close and reopen', async () => {
     const disk = await diskEngine();
     try {

@@ -60,6 +60,9 @@ export async function dropPrefix(prefix: string, base: string = REDIS_URL!): Pro
   const t = parseRedisUrl(base);
   const client = t.mode === 'single' ? new Redis({ host: t.nodes[0]!.host, port: t.nodes[0]!.port, db: t.database }) : new Cluster(t.nodes.map((n) => ({ host: n.host, port: n.port })));
   try {
+    // A new Cluster client knows no node until its first slot refresh: one command waits for it (nodes() would be
+    // empty, and nothing dropped).
+    await client.ping();
     const primaries = client instanceof Cluster ? client.nodes('master') : [client];
     for (const node of primaries) {
       const keys = await scanKeys(node, `{${prefix}[-:]*`);

@@ -2,15 +2,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AkashicStore } from '../../src/engine/akashic-store.js';
 import { AkashicError } from '../../src/errors.js';
 import { AkashicMemory } from '../../src/memattention/memory.js';
-import { classicStore, listAll, memoryStore, ScriptedModel } from './fixtures.js';
+import { durableStores, listAll, ScriptedModel } from './fixtures.js';
 
 const U = 'team';
 const S = 'job-1';
 
-describe.each([
-  ['memory-level', async () => ({ ...(await memoryStore()), cleanup: async () => {} })],
-  ['classic-level', classicStore],
-] as const)('AkashicMemory agent and run scopes (%s)', (_name, open) => {
+describe.each(durableStores())('AkashicMemory agent and run scopes (%s)', (_name, open) => {
   let store: AkashicStore;
   let reopen: () => Promise<AkashicStore>;
   let cleanup: () => Promise<void>;

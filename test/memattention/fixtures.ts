@@ -2,7 +2,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MemoryLevel } from 'memory-level';
 import { AkashicStore } from '../../src/engine/akashic-store.js';
 import type { AkashicStoreOptions } from '../../src/api/store-options.js';
 import { EmbeddedModel } from '../../src/model/embedded-model.js';
@@ -18,17 +17,27 @@ import type {
   ModelTurn,
 } from '../../src/model/memory-model.js';
 import { createTokenizer } from '../../src/model/tokenizer.js';
+import type { AnyLevel } from '../../src/api/store-options.js';
+import { TEST_ENGINE, closeAfterFile, freshDb } from '../helpers/test-engine.js';
+import { reportModelUsage } from '../../src/util/model-usage.js';
 
 export const tokenizer = createTokenizer();
 
 type StoreTweaks = Omit<AkashicStoreOptions, 'db' | 'path'>;
 
-/** A store over a fresh MemoryLevel, background GC off. The db is returned so a test can reopen it. */
-export async function memoryStore(tweaks: StoreTweaks = {}): Promise<{ store: AkashicStore; db: MemoryLevel; reopen(): Promise<AkashicStore> }> {
-  const db = new MemoryLevel();
+/**
+ * A store over a fresh database of the run's test engine (memory-level, or a Redis prefix of its own under
+ * AKASHIC_TEST_ENGINE=redis), background GC off. `reopen` opens a store over the same data again (after `close`).
+ */
+export async function memoryStore(tweaks: StoreTweaks = {}): Promise<{ store: AkashicStore; db: AnyLevel; reopen(): Promise<AkashicStore> }> {
+  const fresh = freshDb();
   const options = { ...tweaks, gc: { intervalMs: 0 } };
-  const store = await AkashicStore.open({ ...options, db });
-  return { store, db, reopen: () => AkashicStore.open({ ...options, db }) };
+  const open = async (db: AnyLevel): Promise<AkashicStore> => {
+    const store = await AkashicStore.open({ ...options, db });
+    if (TEST_ENGINE === 'redis') closeAfterFile(store);
+    return store;
+  };
+  return { store: await open(fresh.db), db: fresh.db, reopen: () => open(fresh.again()) };
 }
 
 /** A store in a fresh classic-level temp dir; `cleanup` closes nothing, it removes the directory. */
@@ -42,6 +51,26 @@ export async function classicStore(tweaks: StoreTweaks = {}): Promise<{ store: A
     reopen: () => AkashicStore.open({ ...options, path }),
     cleanup: () => rm(path, { recursive: true, force: true }),
   };
+}
+
+/** A store whose data outlives it, with what to remove after the test. */
+export interface DurableStore {
+  store: AkashicStore;
+  reopen(): Promise<AkashicStore>;
+  cleanup(): Promise<void>;
+}
+
+/**
+ * The backends a suite that reopens its store runs over: memory-level and classic-level, or under
+ * AKASHIC_TEST_ENGINE=redis only Redis (the classic-level run belongs to the default tier).
+ */
+export function durableStores(): readonly (readonly [string, (tweaks?: StoreTweaks) => Promise<DurableStore>])[] {
+  const onTestEngine = async (tweaks: StoreTweaks = {}): Promise<DurableStore> => ({ ...(await memoryStore(tweaks)), cleanup: async () => undefined });
+  if (TEST_ENGINE === 'redis') return [['redis', onTestEngine]];
+  return [
+    ['memory-level', onTestEngine],
+    ['classic-level', classicStore],
+  ];
 }
 
 /** Every chunk metadata entry (live by default) of a user, in key order. */
@@ -163,4 +192,19 @@ export class CountingModel implements MemoryModel {
   group(chunks: readonly ChunkMetaView[], coAccess: CoAccessView): Promise<string[][]> {
     return this.#inner.group(chunks, coAccess);
   }
+}
+
+/** The embedded model's decisions, each call reporting fixed server-style usage, as a remote model would. */
+export function reportingModel(): MemoryModel {
+  const inner = new EmbeddedModel({ denseSignal: false });
+  const report = (promptTokens: number, completionTokens: number): void => reportModelUsage({ promptTokens, completionTokens, model: 'reporting' });
+  return {
+    name: 'reporting',
+    compress: async (turns) => (report(100, 20), inner.compress(turns)),
+    buildMeta: async (text) => (report(10, 5), inner.buildMeta(text)),
+    select: async (q, c, p) => (report(30, 2), inner.select(q, c, p)),
+    jointCompact: async (f, r) => (report(40, 8), inner.jointCompact(f, r)),
+    colocate: async (c, co, t) => (report(7, 1), inner.colocate(c, co, t)),
+    group: async (c, co) => (report(9, 1), inner.group(c, co)),
+  };
 }

@@ -26,8 +26,8 @@ class HeldModel extends EmbeddedModel {
   override async compress(turns: readonly ModelTurn[]): Promise<CompressResult> {
     this.compressCalls++;
     for (const w of this.#waiters.splice(0)) w();
-    if (this.failing) throw new Error('model unavailable');
     if (this.held) await new Promise<void>((resolve) => this.#release.push(resolve));
+    if (this.failing) throw new Error('model unavailable');
     return super.compress(turns);
   }
 
@@ -174,21 +174,24 @@ describe('background write-back with the embedded model', () => {
   it('retries a failing compaction with back-off, leaves the turns in place, and reports it as events and in stats()', async () => {
     const { store } = await memoryStore();
     const model = new HeldModel();
-    model.held = false;
+    // Held until every turn is appended, so the attempts and their back-off do not race the appends (a slower store,
+    // such as Redis, makes each append take longer than the first retries); back-off steps long enough that the
+    // checks below finish before the third attempt.
     model.failing = true;
     const backgroundErrors: unknown[] = [];
-    const memory = new AkashicMemory(store, { model, chunkGateTokens: 20, writeBackRetryMs: 5, writeBackMaxRetries: 3, relocateEveryRecalls: 0, onBackgroundError: (err) => backgroundErrors.push(err) });
+    const memory = new AkashicMemory(store, { model, chunkGateTokens: 20, writeBackRetryMs: 50, writeBackMaxRetries: 3, relocateEveryRecalls: 0, onBackgroundError: (err) => backgroundErrors.push(err) });
     const errors: ErrorEvent[] = [];
     memory.on('error', (e) => errors.push(e));
     const secondFailure = nextEvent<ErrorEvent>((fn) => memory.on('error', fn), (e) => e.attempt === 2);
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) ids.push((await memory.appendTurn({ user: U, session: 's1', role: 'user', text: `a fact worth keeping, number ${i}`, turnId: `f${i}` })).turnId);
+    model.release();
     const second = await secondFailure;
     expect(second.operation).toBe('compaction');
     expect(second.session).toBe('s1');
     expect(isAkashicError(second.error, 'AKASHIC_MODEL')).toBe(true);
-    expect(second.retryInMs).toBe(10);
-    expect(errors[0]!.retryInMs).toBe(5);
+    expect(second.retryInMs).toBe(100);
+    expect(errors[0]!.retryInMs).toBe(50);
     expect((await memory.activeTurns({ user: U, session: 's1' })).map((t) => t.turnId)).toEqual(ids);
     const s = memory.stats().writeBack;
     expect(s.failures).toBeGreaterThanOrEqual(2);
@@ -213,11 +216,13 @@ describe('background write-back with the embedded model', () => {
   it('gives a failing compaction up after its retries; flush tries it once more and does not throw', async () => {
     const { store } = await memoryStore();
     const model = new HeldModel();
-    model.held = false;
+    // Held until every turn is appended: otherwise a slow store lets the job give up mid-way and a later append
+    // schedule a fresh one, which flush would then run.
     model.failing = true;
     const memory = new AkashicMemory(store, { model, chunkGateTokens: 20, writeBackRetryMs: 1, writeBackMaxRetries: 1, relocateEveryRecalls: 0 });
     const gaveUp = nextEvent<ErrorEvent>((fn) => memory.on('error', fn), (e) => e.retryInMs === null);
     for (let i = 0; i < 6; i++) await memory.appendTurn({ user: U, session: 's1', role: 'user', text: `another fact to keep, ${i}` });
+    model.release();
     const last = await gaveUp;
     expect(last.attempt).toBe(2);
     expect(memory.stats().writeBack.abandoned).toBe(1);

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, posix, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -74,19 +74,44 @@ describe('the packed tarball, installed offline into a fresh project', () => {
     if (work !== undefined) await rm(work, { recursive: true, force: true });
   });
 
-  it('ships the library, its sources for the source maps, the CLI, a LICENSE, and no tests or tools', async () => {
+  it('ships the library, its types, the CLI, a LICENSE, and no sources, source maps, tests or tools', async () => {
     expect(files).toContain('LICENSE');
     expect(files).toContain('bin/akashic.js');
     expect(files).toContain('dist/src/index.js');
     expect(files).toContain('dist/src/index.d.ts');
-    expect(files.filter((f) => f.startsWith('dist/test/') || f.startsWith('dist/tools/') || f.startsWith('test/'))).toEqual([]);
-    const shipped = new Set(files);
-    const maps = files.filter((f) => f.endsWith('.js.map'));
-    expect(maps.length).toBeGreaterThan(0);
-    for (const m of maps) {
-      const map = JSON.parse(await readFile(join(ROOT, m), 'utf8')) as { sources: string[] };
-      for (const s of map.sources) expect(shipped.has(posix.join(posix.dirname(m), s)), `${m} → ${s}`).toBe(true);
+    expect(files.filter((f) => f.startsWith('dist/test/') || f.startsWith('dist/tools/') || f.startsWith('test/') || f.startsWith('src/'))).toEqual([]);
+    expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
+    // No shipped module points at a source map that is not there.
+    const index = await readFile(join(project, 'node_modules', 'akashic', 'dist', 'src', 'index.js'), 'utf8');
+    expect(index).not.toContain('sourceMappingURL');
+  });
+
+  it('installs none of the optional service packages (hono, the MCP SDK, prom-client, ioredis)', () => {
+    for (const p of ['hono', '@hono/node-server', '@hono/zod-openapi', '@modelcontextprotocol/sdk', 'prom-client', 'ioredis']) {
+      expect(existsSync(join(project, 'node_modules', ...p.split('/'))), p).toBe(false);
     }
+  });
+
+  it('without them, serve, mcp and a Redis URL fail with AKASHIC_MISSING_PACKAGE naming the install command', async () => {
+    const cli = join(project, 'node_modules', 'akashic', 'bin', 'akashic.js');
+    const serve = await run(process.execPath, [cli, 'serve', '--db', join(work, 'served'), '--port', '0'], { cwd: project }).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(serve.code).not.toBe(0);
+    expect(serve.stderr).toContain('AKASHIC_MISSING_PACKAGE');
+    expect(serve.stderr).toContain('npm install hono@');
+    expect(existsSync(join(work, 'served'))).toBe(false);
+    const mcp = await run(process.execPath, [cli, 'mcp', '--db', join(work, 'mcp-db')], { cwd: project }).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(mcp.code).not.toBe(0);
+    expect(mcp.stderr).toContain('npm install @modelcontextprotocol/sdk@');
+    const script = `import { AkashicStore } from 'akashic';
+      try { await AkashicStore.open({ url: 'redis://127.0.0.1:9' }); console.log('no error'); } catch (e) { console.log(e.code + ' ' + e.message); }`;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: project });
+    expect(stdout.trim()).toMatch(/^AKASHIC_MISSING_PACKAGE .*'ioredis'.*npm install ioredis@\^6/);
   });
 
   it('does not install openai (optional) and imports every entry point as ESM', async () => {

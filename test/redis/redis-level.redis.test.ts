@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { MemoryLevel } from 'memory-level';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { isAkashicError } from '../../src/errors.js';
 import { partitionOf, partitionOfRange } from '../../src/backend/partition.js';
 import { APPLY_BATCH } from '../../src/backend/redis/lua-scripts.js';
@@ -116,6 +116,28 @@ for (const [name, base] of TARGETS) {
       } finally {
         await db.close();
         await ref.close();
+      }
+    });
+
+    it('reads a range a page at a time even when the reader takes one entry per next()', async () => {
+      for (const partitions of [undefined, byFirstChar]) {
+        const db = await open(partitions);
+        try {
+          const keys = Array.from({ length: 300 }, (_, i) => `${'abcde'[i % 5]!}${String(i).padStart(4, '0')}`);
+          await db.batch(keys.map((k) => ({ type: 'put' as const, key: k, value: Buffer.from(k) })));
+          const scripts = vi.spyOn(db.client, 'pipeline');
+          const seen: string[] = [];
+          const it = db.iterator();
+          for (let e = await it.next(); e !== undefined; e = await it.next()) seen.push(e[0]);
+          await it.close();
+          expect(seen).toEqual([...keys].sort());
+          // Every command is a pipeline (auto-pipelining): the registry read, then one partition's pages of 64, 128 and
+          // 256 entries, or five partitions' first pages of 64 (60 keys each). Never one round trip per entry.
+          expect(scripts.mock.calls.length).toBeLessThanOrEqual(partitions === undefined ? 4 : 6);
+          scripts.mockRestore();
+        } finally {
+          await db.close();
+        }
       }
     });
 

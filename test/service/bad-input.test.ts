@@ -2,6 +2,7 @@
  * Bad input over HTTP: malformed JSON, a body over the limit, wrong types, unknown fields, ids and filters out of
  * range. Each answers 400 with the engine's code AKASHIC_INVALID_ARGUMENT and changes nothing.
  */
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AkashicError } from '../../src/index.js';
 import { RemoteStore } from '../../src/client/index.js';
@@ -56,6 +57,30 @@ describe('bad input answers 400 AKASHIC_INVALID_ARGUMENT and changes nothing', (
       expect(await everything()).toBe(before);
     });
   }
+
+  it('a body of undeclared length (chunked) is limited as it arrives, and one under the limit is served', async () => {
+    const chunked = (text: string): Promise<{ status: number; body: { code?: string } }> =>
+      new Promise((resolve, reject) => {
+        const req = request(url + '/v1/memory/append-turn', { method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
+          let answer = '';
+          res.setEncoding('utf8');
+          res.on('data', (piece: string) => (answer += piece));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(answer) as { code?: string } }));
+        });
+        req.on('error', reject);
+        // Several writes, so the body really goes out in chunks of no declared total.
+        for (let i = 0; i < text.length; i += 8 * 1024) req.write(text.slice(i, i + 8 * 1024));
+        req.end();
+      });
+    const before = await everything();
+    const over = await chunked(JSON.stringify({ user: 'alice', session: 's1', role: 'user', text: 'x'.repeat(80 * 1024) }));
+    expect(over.status).toBe(400);
+    expect(over.body.code).toBe('AKASHIC_INVALID_ARGUMENT');
+    expect(await everything()).toBe(before);
+    const under = await chunked(JSON.stringify({ user: 'carol', session: 's1', role: 'user', text: 'y'.repeat(20 * 1024) }));
+    expect(under.status).toBe(200);
+    expect((await svc.service.memory.activeTurns({ user: 'carol', session: 's1' })).map((t) => t.text.length)).toEqual([20 * 1024]);
+  });
 
   it('a wrong content type is refused', async () => {
     const r = await fetch(url + '/v1/store/users', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' });

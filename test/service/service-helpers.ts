@@ -1,10 +1,12 @@
-import { MemoryLevel } from 'memory-level';
 import { AkashicStore } from '../../src/index.js';
+import { TEST_ENGINE, closeAfterFile, freshDb } from '../helpers/test-engine.js';
 import { ApiKeys, hashApiKey, startService, type RunningService, type ServiceOptions } from '../../src/service/index.js';
 
-/** A quiet in-memory store (no background GC). */
-export function memoryStore(): Promise<AkashicStore> {
-  return AkashicStore.open({ db: new MemoryLevel({ keyEncoding: 'utf8', valueEncoding: 'buffer' }), gc: { intervalMs: 0 }, durability: 'relaxed' });
+/** A quiet store (no background GC) over a fresh database of the run's test engine: memory-level, or a Redis prefix. */
+export async function memoryStore(): Promise<AkashicStore> {
+  const store = await AkashicStore.open({ db: freshDb().db, gc: { intervalMs: 0 }, durability: 'relaxed' });
+  if (TEST_ENGINE === 'redis') closeAfterFile(store);
+  return store;
 }
 
 /** Two tenants and an admin: key-a owns alice and every `a:` user, key-b owns bob and every `b:` user. */
@@ -18,7 +20,7 @@ export function tenantKeys(): ApiKeys {
   ]);
 }
 
-/** A service on a free loopback port over a fresh in-memory store; `stop` closes both. */
+/** A service on a free loopback port over a fresh store (see memoryStore); `stop` closes both. */
 export async function inProcessService(opts: Omit<ServiceOptions, 'store' | 'db'> = {}): Promise<{ service: RunningService; stop(): Promise<void> }> {
   const store = await memoryStore();
   const service = await startService({ port: 0, ...opts, store });

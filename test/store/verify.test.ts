@@ -77,6 +77,19 @@ describe.each(BACKENDS)('verify on $name', ({ make }) => {
     await expect(store.get('u', 's', refs[1]!.chunkId)).rejects.toMatchObject({ code: 'AKASHIC_CORRUPTION' });
   });
 
+  it('names model usage rows it does not know in an accounting record', async () => {
+    be = await make();
+    store = await be.open({ blockCapacity: 4 });
+    await seed(2);
+    const stored = decodeAccounting((await be.raw().alloc.get(accountingKey('u')))!, 'test');
+    const row = { kind: 'recall', call: 'select', calls: 1, failedCalls: 2, promptTokens: 3, completionTokens: 1, retries: 0, latencyUs: 5 };
+    await be.raw().alloc.put(accountingKey('u'), encodeAccounting({ ...stored, modelUsage: [row] }));
+    await store.close();
+    store = await be.reopen({ blockCapacity: 4 });
+    const v = await store.verify();
+    expect(v.problems).toEqual([{ kind: 'accounting', message: 'the model usage in the accounting of "u": recall/select has 2 failed calls of 1' }]);
+  });
+
   it('names accounting that drifted from the blocks', async () => {
     be = await make();
     store = await be.open({ blockCapacity: 4 });

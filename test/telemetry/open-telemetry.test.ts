@@ -12,6 +12,8 @@ import { instrumentOpenTelemetry } from '../../src/telemetry/open-telemetry.js';
 import type { ExpiryEvent, GcEvent } from '../../src/api/store-events.js';
 import { SCRIPTED_USAGE, startScriptedChatServer, type ScriptedChatServer } from '../model/scripted-chat-server.js';
 import { memoryStore } from '../memattention/fixtures.js';
+import type { Embedder } from '../../src/model/embedder.js';
+import { reportModelUsage } from '../../src/util/model-usage.js';
 
 /** A reader that only collects when asked. */
 class TestReader extends MetricReader {
@@ -144,6 +146,32 @@ describe('events and OpenTelemetry', () => {
     expect(() => store.on('nothing' as 'gc', () => undefined)).toThrow(/unknown store event/);
     await expect(instrumentOpenTelemetry({})).rejects.toThrow(/memory/);
     await expect(instrumentOpenTelemetry({ store }, { tracer: 1 } as never)).rejects.toThrow(/unknown option/);
+    await store.close();
+  });
+
+  it('names an embedder call the GenAI embeddings operation, with input tokens only', async () => {
+    const { store } = await memoryStore();
+    const embedder: Embedder = {
+      id: 'remote-2d',
+      dimensions: 2,
+      embed: async (texts) => {
+        reportModelUsage({ promptTokens: 4 * texts.length, completionTokens: 0, model: 'remote-2d' });
+        return texts.map((t) => Float32Array.of(1, t.length % 3));
+      },
+    };
+    const memory = new AkashicMemory(store, { embedder, relocateEveryRecalls: 0 });
+    const exporter = new InMemorySpanExporter();
+    const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    const reader = new TestReader();
+    const meterProvider = new MeterProvider({ readers: [reader] });
+    const otel = await instrumentOpenTelemetry({ memory, store }, { tracerProvider, meterProvider });
+    await memory.recall({ user: 'e', session: 's', query: 'where is the garden' });
+    const span = exporter.getFinishedSpans().find((x) => x.name === 'embed remote-2d')!;
+    expect(span.attributes).toMatchObject({ 'gen_ai.operation.name': 'embeddings', 'gen_ai.usage.input_tokens': 4, 'gen_ai.usage.output_tokens': 0, 'akashic.model.call': 'embed' });
+    const { resourceMetrics } = await reader.collect();
+    expect(sumOf(resourceMetrics, 'gen_ai.client.token.usage', { 'gen_ai.operation.name': 'embeddings', 'gen_ai.token.type': 'input' })).toBe(4);
+    otel.stop();
+    await memory.close();
     await store.close();
   });
 });

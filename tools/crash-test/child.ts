@@ -1,5 +1,6 @@
 /**
- * The crash test's child process: `node dist/tools/crash-test/child.js <db> <plan.json> <log> [<fault.json>]`.
+ * The crash test's child process: `node dist/tools/crash-test/child.js <db> <plan.json> <log> [<fault.json>]`,
+ * where <db> is a LevelDB directory or a Redis URL (fault files need a directory).
  *
  * With a fault file (`{"failAt": k, "message": "..."}`), the k-th LevelDB write after the open fails as a full
  * disk or an I/O error fails it. The first op (or background GC pass) to hit it fails; the child then tries one
@@ -19,7 +20,7 @@ import type { CompressResult, ModelTurn } from '../../src/model/memory-model.js'
 import { createPrng } from '../../src/lab/workload/prng.js';
 import { PlanExecutor } from './executor.js';
 import { OpLog } from './op-log.js';
-import { CRASH_MEMORY_OPTIONS, CRASH_STORE_OPTIONS, isMemoryOp, type Plan } from './plan.js';
+import { CRASH_MEMORY_OPTIONS, CRASH_STORE_OPTIONS, crashStoreTarget, isMemoryOp, type Plan } from './plan.js';
 
 const [dbPath, planPath, logPath, faultPath] = process.argv.slice(2);
 if (dbPath === undefined || planPath === undefined || logPath === undefined) {
@@ -70,7 +71,7 @@ async function gcLoop(store: AkashicStore, stop: { now: boolean }): Promise<void
 async function main(): Promise<void> {
   let store: AkashicStore;
   if (fault === null) {
-    store = await AkashicStore.open({ ...CRASH_STORE_OPTIONS, path: dbPath! });
+    store = await AkashicStore.open({ ...CRASH_STORE_OPTIONS, ...crashStoreTarget(dbPath!) });
   } else {
     // The engine's own open path (checks, lock) with the failure injected below it: open once as usual to run the
     // checks, then hand the same directory over as a classic-level handle whose writes can fail.

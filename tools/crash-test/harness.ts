@@ -13,7 +13,7 @@ import { AkashicStore } from '../../src/engine/akashic-store.js';
 import { createPrng, deriveSeed } from '../../src/lab/workload/prng.js';
 import { parseLog } from './op-log.js';
 import { MemoryModel, StoreModel, compareMemory, compareStore, readMemoryState, readStoreState } from './oracle.js';
-import { CRASH_STORE_OPTIONS, generatePlan, type PlanOp } from './plan.js';
+import { CRASH_STORE_OPTIONS, crashStoreTarget, generatePlan, type PlanOp } from './plan.js';
 import { isAkashicError } from '../../src/errors.js';
 import { chooseFault, damageNewestLog, faultMessage, type DamagedLog, type FaultKind } from './faults.js';
 
@@ -25,6 +25,12 @@ export interface CrashTestOptions {
   readonly seed: number;
   /** Working directory: the database, the plan and the logs. Created if missing; the database is kept. */
   readonly dir: string;
+  /**
+   * The store on Redis instead of a LevelDB directory under `dir`: a `redis://` or `redis+cluster://` URL whose
+   * `?prefix=` no other store uses (the run writes users u0..u2, m0, m1 there). Not with `faults` (those damage
+   * LevelDB files or inject LevelDB write errors).
+   */
+  readonly url?: string;
   /** Ops per plan (the child rarely gets through them before the kill). Default 300. */
   readonly opsPerCycle?: number;
   /** Share of cycles whose plan includes MemAttention ops. Default 0.5. */
@@ -85,6 +91,7 @@ export interface CrashTestReport {
   /** Chunks the oracle tracks (live and deleted) and acknowledged turns at the end. */
   readonly chunks: number;
   readonly turns: number;
+  /** The LevelDB directory, or the Redis URL (`url`). */
   readonly dbPath: string;
   readonly faults: FaultReport;
 }
@@ -118,7 +125,9 @@ function killPoint(op: PlanOp | undefined): KillPoint {
 
 export async function runCrashTest(opts: CrashTestOptions): Promise<CrashTestReport> {
   mkdirSync(opts.dir, { recursive: true });
-  const dbPath = join(opts.dir, 'db');
+  if (opts.url !== undefined && opts.faults === true) throw new Error('fault steps need a LevelDB directory: run them without a Redis url');
+  const dbPath = opts.url ?? join(opts.dir, 'db');
+  const target = crashStoreTarget(dbPath);
   const planPath = join(opts.dir, 'plan.json');
   const rng = createPrng(deriveSeed(opts.seed, 1_000_000));
   const maxKill = opts.maxKillMs ?? 600;
@@ -230,7 +239,7 @@ export async function runCrashTest(opts: CrashTestOptions): Promise<CrashTestRep
     // Reopen, verify, compare with the oracle.
     let store: AkashicStore;
     try {
-      store = await AkashicStore.open({ ...CRASH_STORE_OPTIONS, path: dbPath });
+      store = await AkashicStore.open({ ...CRASH_STORE_OPTIONS, ...target });
     } catch (err) {
       if (damage === null || !isAkashicError(err, 'AKASHIC_CORRUPTION')) {
         fail(`the database does not reopen after the kill${damage === null ? '' : ` (${damage.what})`}`, [String(err)]);
@@ -245,7 +254,7 @@ export async function runCrashTest(opts: CrashTestOptions): Promise<CrashTestRep
       damage = null;
       logRefused++;
       try {
-        store = await AkashicStore.open({ ...CRASH_STORE_OPTIONS, path: dbPath });
+        store = await AkashicStore.open({ ...CRASH_STORE_OPTIONS, ...target });
       } catch (err2) {
         fail('the database does not reopen once its log is restored', [String(err2)]);
         break;

@@ -6,6 +6,7 @@
  * GC passes run both in the op stream and in a background loop of the child.
  */
 import { createPrng, type Prng } from '../../src/lab/workload/prng.js';
+import { isRedisUrl } from '../../src/backend/redis/redis-url.js';
 import { KEYWORDS, planUlid, type ContentSpec, type TextSpec, type TurnSpec } from './content.js';
 import type { StoreModel } from './oracle.js';
 
@@ -34,6 +35,14 @@ export type PlanOp =
 /** Store options shared by the child and the parent's reopen. */
 // postingMergeAt 4: crashes also land during the candidate index's posting merges, and verify() checks both states.
 export const CRASH_STORE_OPTIONS = { blockCapacity: 4, blockMaxBytes: 16 * 1024, durability: 'sync', gc: { intervalMs: 0 }, postingMergeAt: 4 } as const;
+
+/**
+ * Where the store is: a LevelDB directory, or a Redis deployment (`redis://…`, `redis+cluster://…`, with a
+ * `?prefix=` of the run's own). The child and the parent's reopen pass the result to `AkashicStore.open`.
+ */
+export function crashStoreTarget(db: string): { readonly path: string } | { readonly url: string } {
+  return isRedisUrl(db) ? { url: db } : { path: db };
+}
 
 /** MemAttention options of the child: a small gate, so appends compact often; relocation on the recall's path. */
 export const CRASH_MEMORY_OPTIONS = { chunkGateTokens: 64, topP: 4, relocateSync: true, relocateEveryRecalls: 1, relocateMinRecurrence: 1 } as const;

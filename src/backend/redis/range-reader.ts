@@ -17,8 +17,7 @@ export interface RangeSource {
   readonly retryMs: number;
 }
 
-/** The first page a cursor reads when the caller asks for less (values may be block frames: start small). */
-const FIRST_PAGE = 16;
+const FIRST_PAGE = 64;
 /** The same for a keys-only read (keys are short: counting a user's pending keys, listing ids). */
 const FIRST_KEYS_PAGE = 256;
 /** Pages stay well below Lua's unpack limit (~8000 values) in READ_RANGE. */
@@ -56,15 +55,13 @@ export class PartitionCursor {
   }
 
   /**
-   * The next entry without consuming it, reading a page when needed; undefined at the end. A page holds at least
-   * `want` entries (what the caller asked for now) and otherwise reads ahead by the cursor's growing page size, but
-   * never more than `most` (what the range's limit still allows): a caller stepping one entry at a time (`next()`,
-   * `for await`) then costs one command per page, not one per entry.
+   * The next entry without consuming it, reading a page when needed; undefined at the end. `budget` caps the page:
+   * the most entries the reader may still consume (its limit), not how many it asks for now.
    */
-  async peek(want: number, most: number): Promise<Entry | undefined> {
+  async peek(budget: number): Promise<Entry | undefined> {
     if (this.#pos < this.#page.length) return this.#page[this.#pos];
     if (this.#exhausted) return undefined;
-    await this.#fetch(Math.max(1, Math.min(most, MAX_PAGE, Math.max(want, this.#pageSize))));
+    await this.#fetch(Math.max(1, Math.min(budget, this.#pageSize)));
     this.#pageSize = Math.min(MAX_PAGE, this.#pageSize * 2);
     return this.#pos < this.#page.length ? this.#page[this.#pos] : undefined;
   }
@@ -114,15 +111,17 @@ export class MergedRange {
   }
 
   /**
-   * Up to `size` entries in order; fewer only at the end of the range. `most` bounds how far any cursor reads
-   * ahead (the entries the range's limit still allows, `size` included).
+   * Up to `size` entries in order; fewer only at the end of the range. `budget` (at least `size`; default `size`) is
+   * how many entries the reader may still take in all, its limit: pages are read up to it, so a reader that takes
+   * one entry at a time does not pay one round trip per entry.
    */
-  async take(size: number, most: number = size): Promise<Entry[]> {
+  async take(size: number, budget: number = size): Promise<Entry[]> {
     const out: Entry[] = [];
+    const room = (): number => Math.max(1, budget - out.length);
     if (this.#cursors.length === 1) {
       const c = this.#cursors[0]!;
       while (out.length < size) {
-        const e = await c.peek(size - out.length, most - out.length);
+        const e = await c.peek(room());
         if (e === undefined) break;
         c.advance();
         out.push(e);
@@ -130,7 +129,7 @@ export class MergedRange {
       return out;
     }
     if (this.#heap === null) {
-      const heads = await Promise.all(this.#cursors.map((c) => c.peek(size, most)));
+      const heads = await Promise.all(this.#cursors.map((c) => c.peek(room())));
       this.#heap = [];
       heads.forEach((e, i) => {
         if (e !== undefined) this.#push({ i, key: e[0] });
@@ -140,9 +139,9 @@ export class MergedRange {
     while (out.length < size && heap.length > 0) {
       const top = heap[0]!;
       const c = this.#cursors[top.i]!;
-      out.push((await c.peek(size - out.length, most - out.length))!);
+      out.push((await c.peek(room()))!);
       c.advance();
-      const next = await c.peek(size - out.length, most - out.length);
+      const next = await c.peek(room());
       if (next === undefined) {
         const last = heap.pop()!;
         if (heap.length > 0) {

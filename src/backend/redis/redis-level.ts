@@ -428,6 +428,7 @@ class RangeState {
     const n = Math.min(size, this.left);
     if (n <= 0) return [];
     this.#range ??= this.db.openRange(this.options, this.values);
+    // Pages are read up to what the limit still allows, not up to `n`: `_next` asks for one entry at a time.
     const out = await (await this.#range).take(n, this.left);
     this.left -= out.length;
     return out;

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { AkashicStore } from '../../engine/akashic-store.js';
 import { AkashicMemory } from '../../memattention/index.js';
-import { serveMcpStdio } from '../../mcp/index.js';
-import { storeLocation } from '../../service/index.js';
+import { storeLocation } from '../../service/service-settings.js';
+import { MCP_SERVER, importFeature } from '../../util/optional-packages.js';
 import { example } from '../cli-context.js';
 
 export function register(program: Command): void {
@@ -12,6 +12,8 @@ export function register(program: Command): void {
     .requiredOption('--db <dir|url>', 'database directory (created if missing), or a redis:// or redis+cluster:// URL')
     .addHelpText('after', example('akashic mcp --db ~/.akashic/memory'))
     .action(async (opts: { db: string }) => {
+      // Loaded before the store opens: a missing package is reported without touching the database.
+      const { serveMcpStdio } = await importFeature(MCP_SERVER, () => import('../../mcp/index.js'));
       const store = await AkashicStore.open(storeLocation(opts.db));
       const memory = new AkashicMemory(store);
       try {

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { closeOnSignals, DEFAULT_HOST, DEFAULT_PORT, loadApiKeys, startService } from '../../service/index.js';
+import { DEFAULT_HOST, DEFAULT_PORT } from '../../service/service-settings.js';
+import { HTTP_SERVICE, importFeature } from '../../util/optional-packages.js';
 import { example, ioOf, parsePositiveInt } from '../cli-context.js';
 
 export function register(program: Command): void {
@@ -15,6 +16,8 @@ export function register(program: Command): void {
     .addHelpText('after', example('akashic serve --db ./memory --port 8787'))
     .action(async (opts: { db: string; host: string; port: number; keys?: string; maxBodyBytes?: number; requestTimeoutMs?: number }, cmd: Command) => {
       const io = ioOf(cmd);
+      // The service's packages are optional: loaded here, so every other command runs without them.
+      const { closeOnSignals, loadApiKeys, startService } = await importFeature(HTTP_SERVICE, () => import('../../service/index.js'));
       const service = await startService({
         db: opts.db,
         host: opts.host,

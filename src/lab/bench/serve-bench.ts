@@ -4,6 +4,11 @@
  * embedded run first, then a server process on it), seeded with the same conversations, with default options
  * (sync durability, the embedded model). The HTTP path is `akashic/client` against `akashic serve` in a child
  * process: JSON encoding, the HTTP exchange, validation, tenancy and metrics are all in the figure.
+ *
+ * Next to latency, each row gives the CPU time spent per call by every process involved (the embedded caller's; the
+ * client's plus the server's over HTTP). On a shared machine latency carries the wait for a core, which grows with
+ * the load and with the number of processes a call crosses; CPU time per call does not, so it is what compares
+ * runs taken at different loads.
  */
 import { fork } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -13,7 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { RemoteMemory } from '../../client/index.js';
 import { AkashicStore } from '../../engine/akashic-store.js';
 import { AkashicMemory } from '../../memattention/index.js';
-import { startService } from '../../service/index.js';
+import { HTTP_SERVICE, importFeature } from '../../util/optional-packages.js';
 import type { MemorySurface } from '../../protocol/surfaces.js';
 import { quantile, round } from './summary-stats.js';
 
@@ -41,6 +46,8 @@ export interface ServeBenchRow {
   readonly p50Ms: number | null;
   readonly p99Ms: number | null;
   readonly perSecond: number | null;
+  /** CPU time per call (user + system) of every process the call ran in: the caller's, and the server's over HTTP. */
+  readonly cpuMsPerCall: number | null;
 }
 
 export interface ServeBenchReport {
@@ -49,6 +56,8 @@ export interface ServeBenchReport {
   readonly rows: readonly ServeBenchRow[];
   /** HTTP p50 minus embedded p50 of recall, per concurrency (ms). */
   readonly recallOverheadP50Ms: Readonly<Record<number, number | null>>;
+  /** HTTP minus embedded CPU time per recall, per concurrency (ms). */
+  readonly recallOverheadCpuMs: Readonly<Record<number, number | null>>;
 }
 
 const TOPICS = ['tea', 'Berlin', 'cycling', 'chess', 'violin', 'Lisbon', 'sourdough', 'climbing', 'Tokyo', 'jazz', 'gardening', 'astronomy'];
@@ -68,10 +77,19 @@ async function seed(memory: AkashicMemory, users: number): Promise<void> {
   }
 }
 
-/** Runs `total` calls of `op` over `concurrency` workers; latencies in ms and the wall time. */
-async function measure(concurrency: number, total: number, op: (worker: number, i: number) => Promise<unknown>): Promise<{ ms: number[]; wallMs: number }> {
+/** CPU microseconds (user + system) used so far by the processes a path runs in. */
+type CpuClock = () => Promise<number>;
+
+const ownCpu: CpuClock = async () => {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+};
+
+/** Runs `total` calls of `op` over `concurrency` workers; latencies in ms, the wall time and the CPU time in ms. */
+async function measure(concurrency: number, total: number, cpu: CpuClock, op: (worker: number, i: number) => Promise<unknown>): Promise<{ ms: number[]; wallMs: number; cpuMs: number }> {
   const ms: number[] = [];
   let next = 0;
+  const cpuStart = await cpu();
   const start = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async (_, w) => {
@@ -82,13 +100,14 @@ async function measure(concurrency: number, total: number, op: (worker: number, 
       }
     }),
   );
-  return { ms, wallMs: performance.now() - start };
+  const wallMs = performance.now() - start;
+  return { ms, wallMs, cpuMs: ((await cpu()) - cpuStart) / 1000 };
 }
 
-async function runPath(path: 'embedded' | 'http', memory: MemorySurface, o: Required<Omit<ServeBenchOptions, 'workDir' | 'inProcess'>>, rows: ServeBenchRow[]): Promise<void> {
+async function runPath(path: 'embedded' | 'http', memory: MemorySurface, cpu: CpuClock, o: Required<Omit<ServeBenchOptions, 'workDir' | 'inProcess'>>, rows: ServeBenchRow[]): Promise<void> {
   for (const c of o.concurrency) {
-    const append = await measure(c, o.requests, (w, i) => memory.appendTurn({ user: `user${i % o.users}`, session: `${path}-c${c}-w${w}`, role: 'user', text: fact(i % o.users, i) }));
-    const recall = await measure(c, o.requests, (_w, i) =>
+    const append = await measure(c, o.requests, cpu, (w, i) => memory.appendTurn({ user: `user${i % o.users}`, session: `${path}-c${c}-w${w}`, role: 'user', text: fact(i % o.users, i) }));
+    const recall = await measure(c, o.requests, cpu, (_w, i) =>
       memory.recall({ user: `user${i % o.users}`, session: 's0', scope: 'user', query: `what about ${TOPICS[i % TOPICS.length]}?` }),
     );
     for (const [op, m] of [['append', append], ['recall', recall]] as const) {
@@ -100,6 +119,7 @@ async function runPath(path: 'embedded' | 'http', memory: MemorySurface, o: Requ
         p50Ms: round(quantile(m.ms, 0.5)),
         p99Ms: round(quantile(m.ms, 0.99)),
         perSecond: round((m.ms.length / m.wallMs) * 1000, 1),
+        cpuMsPerCall: m.ms.length === 0 ? null : round(m.cpuMs / m.ms.length),
       });
     }
   }
@@ -108,6 +128,8 @@ async function runPath(path: 'embedded' | 'http', memory: MemorySurface, o: Requ
 /** Runs the benchmark (about a minute at the defaults on two cores). */
 export async function runServeBench(options: ServeBenchOptions = {}): Promise<ServeBenchReport> {
   const o = { concurrency: options.concurrency ?? [1, 16, 64], requests: options.requests ?? 400, users: options.users ?? 8 };
+  // The service's packages are optional: checked before any work, for the child server process as well.
+  const { startService } = await importFeature(HTTP_SERVICE, () => import('../../service/index.js'));
   const startedAt = new Date().toISOString();
   const dir = options.workDir ?? (await mkdtemp(join(tmpdir(), 'akashic-serve-bench-')));
   const db = join(dir, 'db');
@@ -117,11 +139,12 @@ export async function runServeBench(options: ServeBenchOptions = {}): Promise<Se
     const memory = new AkashicMemory(store);
     try {
       await seed(memory, o.users);
-      await runPath('embedded', memory, o, rows);
+      await runPath('embedded', memory, ownCpu, o, rows);
       if (options.inProcess === true) {
         const service = await startService({ store, port: 0 });
         try {
-          await runPath('http', new RemoteMemory({ baseUrl: service.url }), o, rows);
+          // One process serves and calls: its CPU time is both ends of the exchange.
+          await runPath('http', new RemoteMemory({ baseUrl: service.url }), ownCpu, o, rows);
         } finally {
           await service.close();
         }
@@ -135,13 +158,14 @@ export async function runServeBench(options: ServeBenchOptions = {}): Promise<Se
     if (options.workDir === undefined) await rm(dir, { recursive: true, force: true });
   }
   const overhead: Record<number, number | null> = {};
+  const overheadCpu: Record<number, number | null> = {};
   for (const c of o.concurrency) {
-    const p50 = (path: string): number | null => rows.find((r) => r.path === path && r.op === 'recall' && r.concurrency === c)?.p50Ms ?? null;
-    const h = p50('http');
-    const e = p50('embedded');
-    overhead[c] = h === null || e === null ? null : round(h - e);
+    const recall = (path: string): ServeBenchRow | undefined => rows.find((r) => r.path === path && r.op === 'recall' && r.concurrency === c);
+    const minus = (a: number | null | undefined, b: number | null | undefined): number | null => (a === null || a === undefined || b === null || b === undefined ? null : round(a - b));
+    overhead[c] = minus(recall('http')?.p50Ms, recall('embedded')?.p50Ms);
+    overheadCpu[c] = minus(recall('http')?.cpuMsPerCall, recall('embedded')?.cpuMsPerCall);
   }
-  return { startedAt, serverInProcess: options.inProcess === true, rows, recallOverheadP50Ms: overhead };
+  return { startedAt, serverInProcess: options.inProcess === true, rows, recallOverheadP50Ms: overhead, recallOverheadCpuMs: overheadCpu };
 }
 
 /** The HTTP path against `akashic serve` in a child process over the directory. */
@@ -152,7 +176,13 @@ async function runInChild(db: string, o: Required<Omit<ServeBenchOptions, 'workD
       server.once('message', (m: { url: string }) => ok(m.url));
       server.once('exit', (code) => fail(new Error(`the benchmark server exited with ${code}`)));
     });
-    await runPath('http', new RemoteMemory({ baseUrl: url }), o, rows);
+    // The client's CPU time plus the server's, which the server reports over IPC when asked.
+    const cpu: CpuClock = async () => {
+      const served = new Promise<number>((ok) => server.once('message', (m: { cpuMicros: number }) => ok(m.cpuMicros)));
+      server.send({ cpu: true });
+      return (await ownCpu()) + (await served);
+    };
+    await runPath('http', new RemoteMemory({ baseUrl: url }), cpu, o, rows);
   } finally {
     const exited = new Promise((ok) => server.once('exit', ok));
     server.disconnect();
@@ -161,15 +191,21 @@ async function runInChild(db: string, o: Required<Omit<ServeBenchOptions, 'workD
 }
 /** The report as a Markdown table. */
 export function serveBenchMarkdown(r: ServeBenchReport): string {
-  const lines = ['| op | clients | embedded p50 ms | embedded p99 ms | embedded req/s | HTTP p50 ms | HTTP p99 ms | HTTP req/s |', '|---|---:|---:|---:|---:|---:|---:|---:|'];
+  const lines = [
+    '| op | clients | embedded p50 ms | embedded p99 ms | embedded req/s | embedded CPU ms/call | HTTP p50 ms | HTTP p99 ms | HTTP req/s | HTTP CPU ms/call |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
   const concurrencies = [...new Set(r.rows.map((x) => x.concurrency))];
   for (const op of ['append', 'recall'] as const) {
     for (const c of concurrencies) {
       const e = r.rows.find((x) => x.path === 'embedded' && x.op === op && x.concurrency === c);
       const h = r.rows.find((x) => x.path === 'http' && x.op === op && x.concurrency === c);
-      lines.push(`| ${op} | ${c} | ${e?.p50Ms} | ${e?.p99Ms} | ${e?.perSecond} | ${h?.p50Ms} | ${h?.p99Ms} | ${h?.perSecond} |`);
+      lines.push(`| ${op} | ${c} | ${e?.p50Ms} | ${e?.p99Ms} | ${e?.perSecond} | ${e?.cpuMsPerCall} | ${h?.p50Ms} | ${h?.p99Ms} | ${h?.perSecond} | ${h?.cpuMsPerCall} |`);
     }
   }
-  lines.push('', `Server ${r.serverInProcess ? 'in the benchmark process' : 'in a child process'}. Recall p50 over HTTP minus embedded: ${concurrencies.map((c) => `${c} client(s) ${r.recallOverheadP50Ms[c]} ms`).join(', ')}.`);
+  lines.push(
+    '',
+    `Server ${r.serverInProcess ? 'in the benchmark process' : 'in a child process'}. Recall over HTTP minus embedded, p50: ${concurrencies.map((c) => `${c} client(s) ${r.recallOverheadP50Ms[c]} ms`).join(', ')}; CPU per call: ${concurrencies.map((c) => `${c} client(s) ${r.recallOverheadCpuMs[c]} ms`).join(', ')}.`,
+  );
   return lines.join('\n');
 }

@@ -9,3 +9,4 @@ export { ChunkRef } from './akashic/fb/chunk-ref.js';
 export { Codec } from './akashic/fb/codec.js';
 export { EntryState } from './akashic/fb/entry-state.js';
 export { HistoryCause } from './akashic/fb/history-cause.js';
+export { ModelUsage } from './akashic/fb/model-usage.js';

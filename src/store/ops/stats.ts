@@ -6,6 +6,8 @@ import { decodeDirEntry } from '../../record/dir-entry.js';
 import { FORMAT_VERSION } from '../../record/envelope.js';
 import type { StoreCore } from '../store-core.js';
 import type { StoreStats } from '../../api/reports.js';
+import type { ModelUsageRow } from '../../record/model-usage-rows.js';
+import { modelUsageStats } from './model-usage-stats.js';
 
 
 /** LevelDB's diagnostic files: its text log (rewritten on every open, read-only ones too) and the lock. */
@@ -27,7 +29,7 @@ async function dirSize(path: string): Promise<number> {
   return total;
 }
 
-export async function computeStats(core: StoreCore, location: string | null): Promise<Omit<StoreStats, 'modelUsage'>> {
+export async function computeStats(core: StoreCore, location: string | null): Promise<StoreStats> {
   let chunks = 0;
   let deleted = 0;
   let updated = 0;
@@ -50,7 +52,8 @@ export async function computeStats(core: StoreCore, location: string | null): Pr
     byState[info.state]++;
     if (info.state !== 'released') phi[Math.min(9, Math.floor(invalidRatio(info) * 10))]!++;
   }
-  const a = await core.accountingTotals();
+  const usageByUser = new Map<string, readonly ModelUsageRow[]>();
+  const a = await core.accountingTotals(undefined, usageByUser);
   const ratio = (n: number, d: number): number | null => (d === 0 ? null : n / d);
   return {
     formatVersion: FORMAT_VERSION,
@@ -84,6 +87,8 @@ export async function computeStats(core: StoreCore, location: string | null): Pr
     blocksPerRetrieval: ratio(a.retrievalBlocks, a.retrievals),
     blockCapacity: core.options.blockCapacity,
     postingMerge: core.postingMergeReport(),
+    conflictsRetried: core.ctx.users.conflictsRetried,
+    modelUsage: modelUsageStats(a.modelUsage, usageByUser),
   };
 }
 

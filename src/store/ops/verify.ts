@@ -2,6 +2,7 @@ import type { AbstractSnapshot } from 'abstract-level';
 import { decodeFrame } from '../../block/frame-codec.js';
 import { isAkashicError } from '../../errors.js';
 import { decodeAccounting } from '../../record/accounting.js';
+import { usageRowsProblem } from '../../record/model-usage-rows.js';
 import { decodeBlockInfo, totalSlots, type BlockInfo } from '../../record/block-info.js';
 import { decodeChunkRecord } from '../../record/chunk-record.js';
 import { decodeDirEntry, type DirEntry } from '../../record/dir-entry.js';
@@ -187,6 +188,7 @@ async function verifySnapshot(core: StoreCore, snapshot: AbstractSnapshot, progr
     if (carried !== undefined) {
       const c = decodeAccounting(carried, 'accounting carried over from format 5');
       if (c.liveBytes !== 0 || c.storedRawBytes !== 0 || c.storedBytes !== 0) add({ kind: 'accounting', message: 'the accounting carried over from format 5 still holds byte figures' });
+      if (c.modelUsage.length > 0) add({ kind: 'accounting', message: 'the accounting carried over from format 5 holds model usage' });
     }
     const seen = new Set<string>();
     for await (const [k, v] of resilientEntries(cf.alloc, { ...prefixRange('acct'), snapshot }, storageError('accounting'))) {
@@ -200,6 +202,8 @@ async function verifySnapshot(core: StoreCore, snapshot: AbstractSnapshot, progr
       cmp('liveBytes', a.liveBytes, t.live);
       cmp('storedRawBytes', a.storedRawBytes, t.raw);
       cmp('storedBytes', a.storedBytes, t.stored);
+      const usage = usageRowsProblem(a.modelUsage);
+      if (usage !== null) add({ kind: 'accounting', message: `the model usage in the accounting of ${JSON.stringify(userId)}: ${usage}` });
     }
     for (const [userId, t] of totals) {
       if (!seen.has(userId) && (t.live !== 0 || t.raw !== 0 || t.stored !== 0)) add({ kind: 'accounting', message: `the accounting record of ${JSON.stringify(userId)} is missing` });

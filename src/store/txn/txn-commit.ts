@@ -6,6 +6,7 @@ import { accountingKey, blockInfoKey, parseDirKey } from '../kv/keys.js';
 import type { Fence } from '../kv/partition-fencing.js';
 import type { DeferredSync } from '../frame-store.js';
 import type { ReadCounters } from '../write/user-states.js';
+import { addUsageRows, type ModelUsageRow } from '../../record/model-usage-rows.js';
 import type { BatchOp } from '../kv/batch-writer.js';
 import { settleFrames, type BlockPlacement } from './block-placement.js';
 import { setBlockInfo, type TxnState } from './txn-state.js';
@@ -18,6 +19,8 @@ export interface PreparedCommit {
   readonly pending: ReadonlyMap<string, number>;
   /** The reads of the user the batch persists. */
   readonly reads: ReadCounters;
+  /** The model usage of the user the batch persists. */
+  readonly usage: readonly ModelUsageRow[];
 }
 
 /**
@@ -75,9 +78,16 @@ export async function prepareCommit(s: TxnState, placement: BlockPlacement, defe
     if (s.retired.get(info.blockId)?.forget === true) s.ops.push({ type: 'del', sublevel: cf.blockInfo, key });
     else s.ops.push({ type: 'put', sublevel: cf.blockInfo, key, value: encodeBlockInfo(info) });
   }
-  // Reads bump the user's read counters without the write lock: the batch persists what they say now.
+  // Reads bump the user's read counters, and model calls note their usage, without the write lock: the batch
+  // persists what they say now.
   const reads = s.ctx.users.pendingReads(s.userId);
-  const acct = { ...s.acct, retrievals: s.acct.retrievals + reads.retrievals, retrievalBlocks: s.acct.retrievalBlocks + reads.retrievalBlocks };
+  const usage = s.ctx.users.pendingUsage(s.userId);
+  const acct = {
+    ...s.acct,
+    retrievals: s.acct.retrievals + reads.retrievals,
+    retrievalBlocks: s.acct.retrievalBlocks + reads.retrievalBlocks,
+    modelUsage: addUsageRows(s.acct.modelUsage, usage),
+  };
   if (s.dropAccounting) s.ops.push({ type: 'del', sublevel: cf.alloc, key: accountingKey(s.userId) });
   else s.ops.push({ type: 'put', sublevel: cf.alloc, key: accountingKey(s.userId), value: encodeAccounting(acct) });
   s.ctx.writer.check();
@@ -91,7 +101,7 @@ export async function prepareCommit(s: TxnState, placement: BlockPlacement, defe
   // snapshot never holds more pending keys of a user than the count says (readCandidates relies on it).
   addPending(s, pending, 1);
   const fence = s.ctx.users.fenced ? { partition: s.userId, version: s.version } : undefined;
-  return { ops: s.ops, fence, pending, reads };
+  return { ops: s.ops, fence, pending, reads, usage };
 }
 
 /** The prepared batch was not written (or failed): takes back what `prepareCommit` counted ahead. */
@@ -109,6 +119,8 @@ export async function publishCommit(s: TxnState, placement: BlockPlacement, prep
   users.readsPersisted(s.userId, prepared.reads);
   s.acct.retrievals += prepared.reads.retrievals;
   s.acct.retrievalBlocks += prepared.reads.retrievalBlocks;
+  users.usagePersisted(s.userId, prepared.usage);
+  s.acct.modelUsage = addUsageRows(s.acct.modelUsage, prepared.usage);
   if (s.dropAccounting) users.forget(s.userId);
   else users.committed(s.userId, s.acct, version);
   publishOpenBlocks(s, placement);

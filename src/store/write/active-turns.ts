@@ -7,7 +7,7 @@
  * @internal
  */
 import type { AbstractSnapshot } from 'abstract-level';
-import { corruption } from '../../errors.js';
+import { AkashicError, corruption } from '../../errors.js';
 import { decodeActiveTurn, encodeActiveTurn, type ActiveTurnValue } from '../../record/engine-records.js';
 import { SEP, activeKey, parseActiveKey, prefixRange } from '../kv/keys.js';
 import type { StoreCore } from '../store-core.js';
@@ -106,4 +106,37 @@ export function appendActiveTurns(core: StoreCore, userId: string, sessionId: st
     });
     return stored;
   });
+}
+
+/** Marks the conflict `checkStillActive` raises (turns another process compacted or purged first). */
+const CONSUMED_ELSEWHERE = Symbol('akashic.turnsConsumedElsewhere');
+
+/**
+ * Checks, while a compaction is staged, that every turn it read is still in the active chunk under the same key.
+ * Several processes may compact one namespace at once (each has its own per-namespace queue); the first to commit
+ * consumes the turns, and another that read them before then would otherwise commit a second chunk of the same
+ * turns and delete, by key, turns appended since (keys are reused once an active chunk empties). Staged inside the
+ * compaction's fenced transaction: a change to the active chunk after this read fails the batch's fence, so the
+ * check holds at the commit. Throws AKASHIC_CONFLICT (see `isConsumedElsewhere`); nothing is applied.
+ * REQUIRES: `consumed` all belong to one namespace of `userId`; the write lock.
+ */
+export async function checkStillActive(core: StoreCore, userId: string, consumed: readonly StoredTurn[]): Promise<void> {
+  const first = consumed[0];
+  if (first === undefined) return;
+  const at = parseActiveKey(first.key);
+  if (at === null || at.userId !== userId) throw corruption(`active turn key ${JSON.stringify(first.key)} is not of user ${JSON.stringify(userId)}`);
+  const now = new Map<string, string>();
+  for (const t of await readActiveTurns(core, userId, at.sessionId)) now.set(t.key, t.turnId);
+  const gone = consumed.filter((t) => now.get(t.key) !== t.turnId);
+  if (gone.length === 0) return;
+  const err = new AkashicError(
+    'AKASHIC_CONFLICT',
+    `${gone.length} of the ${consumed.length} turns this compaction read (first ${JSON.stringify(gone[0]!.turnId)}) left the active chunk of ${JSON.stringify(at.sessionId)} meanwhile (compacted or purged by another process); nothing was applied`,
+  );
+  throw Object.assign(err, { [CONSUMED_ELSEWHERE]: true });
+}
+
+/** True for the conflict of `checkStillActive`: read the active chunk again and compact what is there. */
+export function isConsumedElsewhere(err: unknown): boolean {
+  return err !== null && typeof err === 'object' && (err as { [CONSUMED_ELSEWHERE]?: boolean })[CONSUMED_ELSEWHERE] === true;
 }

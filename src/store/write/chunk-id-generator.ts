@@ -1,18 +1,20 @@
-import { randomFillSync } from 'node:crypto';
-import { decodeTime, monotonicFactory, type ULIDFactory } from 'ulid';
+import type { ULIDFactory } from 'ulid';
+import { ulidModule } from '../../util/ulid-module.js';
 import type { ColumnFamilies } from '../kv/column-families.js';
 import { SEP, parseDirKey, prefixRange } from '../kv/keys.js';
 
 /**
  * The ULIDs' randomness: crypto-strong bytes drawn from a pool refilled 4 KiB at a time. ulid's default draws each
  * of an id's 16 random characters with its own `crypto.getRandomValues` call, which was ~5 % of a put's CPU.
- * Returns a fraction in [0, 1) whose `× 32` is a uniform character index (a byte / 256).
+ * Returns a fraction in [0, 1) whose `× 32` is a uniform character index (a byte / 256). Web Crypto's
+ * `getRandomValues` (the same source as `randomFillSync`) loads Node's crypto module on the first refill, not when
+ * Akashic is imported.
  */
 const RANDOM_POOL = Buffer.alloc(4096);
 let randomAt = RANDOM_POOL.length;
 function pooledRandom(): number {
   if (randomAt >= RANDOM_POOL.length) {
-    randomFillSync(RANDOM_POOL);
+    globalThis.crypto.getRandomValues(RANDOM_POOL);
     randomAt = 0;
   }
   return RANDOM_POOL[randomAt++]! / 256;
@@ -46,10 +48,10 @@ export class ChunkIdGenerator {
       for await (const k of this.#cf.dir.keys({ ...prefixRange(userId, sessionId), reverse: true, limit: 1 })) {
         last = parseDirKey(k)?.chunkId ?? '';
       }
-      g = { f: monotonicFactory(pooledRandom), last };
+      g = { f: ulidModule().monotonicFactory(pooledRandom), last };
       this.#ulids.set(ns, g);
     }
-    const lastTime = g.last === '' ? 0 : decodeTime(g.last);
+    const lastTime = g.last === '' ? 0 : ulidModule().decodeTime(g.last);
     let id = g.f(Math.max(now, lastTime));
     if (id <= g.last) id = g.f(lastTime + 1);
     g.last = id;

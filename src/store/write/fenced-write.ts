@@ -33,6 +33,7 @@ export async function retryOnConflict<T>(ctx: TxnContext, userId: string, attemp
       // moved) is a conflict too: the user moved since the check above.
       if (!isFenceConflict(err) && (await ctx.users.current(userId))) throw err;
       await ctx.forgetUser(userId);
+      ctx.users.conflictsRetried++;
       if (tries === MAX_CONFLICT_RETRIES) {
         throw new AkashicError('AKASHIC_CONFLICT', `user ${JSON.stringify(userId)} kept changing under this write (${tries + 1} attempts); nothing of it was applied`, { cause: err });
       }

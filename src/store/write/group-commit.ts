@@ -2,6 +2,7 @@ import type { BatchWriter } from '../kv/batch-writer.js';
 import { dirKey } from '../kv/keys.js';
 import { stageWrite, type Mutation, type MutationScope, type WriteExtra } from './mutations.js';
 import { retryOnConflict } from './fenced-write.js';
+import { fenceConflict } from '../kv/partition-fencing.js';
 import type { MutationResult } from '../../api/results.js';
 import type { DeferredSync } from '../frame-store.js';
 import { Txn, type PreparedCommit, type TxnContext } from '../txn/txn.js';
@@ -161,8 +162,11 @@ export class GroupCommit {
     for (const s of all) s.w.resolve(s.results);
   }
 
-  /** Stages `writes` in `txn`, each behind a savepoint; a write that fails is rolled back and rejected alone. */
-  async #stage(txn: Txn, writes: readonly PendingWrite[]): Promise<Staged[]> {
+  /**
+   * Stages `writes` in `txn`, each behind a savepoint; a write that fails is rolled back and rejected alone — or,
+   * with `failed`, collected there for the caller to reject.
+   */
+  async #stage(txn: Txn, writes: readonly PendingWrite[], failed?: { w: PendingWrite; err: unknown }[]): Promise<Staged[]> {
     const staged: Staged[] = [];
     for (const w of writes) {
       const sp = txn.savepoint();
@@ -170,11 +174,8 @@ export class GroupCommit {
         staged.push({ w, results: await stageWrite(this.#scope, txn, w.userId, w.mutations, w.extra) });
       } catch (err) {
         txn.rollback(sp);
-        // Fenced writes stage on this process's caches without a version read first (fenced-write.ts): an error
-        // over state another process moved meanwhile is a conflict of the whole attempt, staged again; only an
-        // error over the user's latest state is this write's own.
-        if (this.#ctx.users.fenced && !(await this.#ctx.users.current(w.userId))) throw err;
-        w.reject(err);
+        if (failed === undefined) w.reject(err);
+        else failed.push({ w, err });
       }
     }
     return staged;
@@ -192,7 +193,15 @@ export class GroupCommit {
     try {
       await retryOnConflict(this.#ctx, userId, async () => {
         txn = new Txn(this.#ctx, userId, await this.#ctx.users.load(userId));
-        staged = await this.#stage(txn, remaining);
+        const failed: { w: PendingWrite; err: unknown }[] = [];
+        staged = await this.#stage(txn, remaining, failed);
+        // Staging reads the user in several commands; a commit of another process landing between them (a block
+        // released after the directory pointed into it) fails a write that is valid. When the user moved during
+        // this attempt, every write of it is staged again from fresh reads.
+        if (failed.length > 0 && this.#ctx.users.fenced && !(await this.#ctx.users.current(userId))) {
+          throw fenceConflict(`user ${JSON.stringify(userId)} changed while its writes were staged`, failed[0]!.err);
+        }
+        for (const f of failed) f.w.reject(f.err);
         remaining = staged.map((s) => s.w); // writes that failed staging were rejected for good
         if (staged.length > 0) await txn.commit();
       });

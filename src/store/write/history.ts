@@ -8,7 +8,7 @@
  *   `v ␀ user ␀ session ␀ ulid ␀ version(10 decimal digits)` → HistoryVersion
  *   `t ␀ supersededAt(16 hex digits, ms) ␀ user ␀ session ␀ ulid ␀ version` → HistoryAgeMark
  */
-import { compress, decompress } from '@mongodb-js/zstd';
+import { compress, decompress } from '../../block/zstd-binding.js';
 import type { AbstractSnapshot } from 'abstract-level';
 import { corruption } from '../../errors.js';
 import { decodeChunkRecord, encodeChunkRecord, type ChunkRecord } from '../../record/chunk-record.js';

@@ -1,5 +1,6 @@
 import type { AbstractSnapshot } from 'abstract-level';
 import { ACCOUNTING_FIELDS, decodeAccounting, emptyAccounting, type Accounting } from '../../record/accounting.js';
+import { addUsageRows, type ModelUsageRow } from '../../record/model-usage-rows.js';
 import type { ColumnFamilies } from '../kv/column-families.js';
 import { META_ACCOUNTING_KEY, accountingKey, prefixRange } from '../kv/keys.js';
 import type { Fence, PartitionFencing } from '../kv/partition-fencing.js';
@@ -33,6 +34,13 @@ export class UserStates {
   readonly #fencing: PartitionFencing | null;
   readonly #states = new Map<string, UserState>();
   readonly #reads = new Map<string, ReadCounters>();
+  readonly #usage = new Map<string, readonly ModelUsageRow[]>();
+
+  /**
+   * Writes of a user staged again since open because another process changed the user first (fenced-write.ts);
+   * always 0 without fencing. A statistic: `stats().conflictsRetried`.
+   */
+  conflictsRetried = 0;
 
   /** True when the backend applies a batch atomically only within one partition (`isPartitioned`). */
   readonly partitioned: boolean;
@@ -92,6 +100,15 @@ export class UserStates {
     else this.#states.set(userId, { acct, version: version ?? '0' });
   }
 
+  /**
+   * Reads the user's partition version now (the latest acknowledged state; not the cached one), or null without
+   * fencing. Needs no lock.
+   */
+  get versionReader(): ((userId: string) => Promise<string>) | null {
+    const f = this.#fencing;
+    return f === null ? null : (userId) => f.partitionVersion(userId);
+  }
+
   /** The precondition of a batch of the user's partition (undefined without fencing). REQUIRES: the write lock. */
   async fence(userId: string): Promise<Fence | undefined> {
     if (this.#fencing === null) return undefined;
@@ -141,28 +158,62 @@ export class UserStates {
     if (c.retrievals === 0 && c.retrievalBlocks === 0) this.#reads.delete(userId);
   }
 
-  /** Users with reads not yet persisted. */
-  usersWithPendingReads(): string[] {
-    return [...this.#reads.keys()];
+  /**
+   * Adds model usage charged to the user, held in memory until the user's next commit (or close) persists it with
+   * the user's accounting. Needs no lock: a commit persists what is pending when it builds its batch.
+   */
+  noteUsage(userId: string, rows: readonly ModelUsageRow[]): void {
+    this.#usage.set(userId, addUsageRows(this.#usage.get(userId) ?? [], rows));
+  }
+
+  /** The user's model usage not yet persisted (empty when none). */
+  pendingUsage(userId: string): readonly ModelUsageRow[] {
+    return this.#usage.get(userId) ?? [];
+  }
+
+  /** A commit persisted `done` of the user's usage (usage noted meanwhile stays pending). */
+  usagePersisted(userId: string, done: readonly ModelUsageRow[]): void {
+    if (done.length === 0) return;
+    const left = addUsageRows(this.#usage.get(userId) ?? [], done, -1);
+    if (left.length === 0) this.#usage.delete(userId);
+    else this.#usage.set(userId, left);
+  }
+
+  /** Users with reads or model usage not yet persisted. */
+  usersWithPendingCounters(): string[] {
+    return [...new Set([...this.#reads.keys(), ...this.#usage.keys()])];
   }
 
   /**
    * The database's totals: the format-5 record carried over by the upgrade (events before it), plus every user's
-   * record, plus this process's reads not yet persisted. One range read of the accounting records.
+   * record, plus this process's reads and model usage not yet persisted (without a snapshot). One range read of the
+   * accounting records. `usageByUser`, when given, receives each user's model usage (users with none are left out).
    */
-  async totals(snapshot?: AbstractSnapshot): Promise<Accounting> {
+  async totals(snapshot?: AbstractSnapshot, usageByUser?: Map<string, readonly ModelUsageRow[]>): Promise<Accounting> {
     const total = emptyAccounting();
     const add = (a: Accounting): void => {
       for (const f of ACCOUNTING_FIELDS) total[f] += a[f];
+      total.modelUsage = addUsageRows(total.modelUsage, a.modelUsage);
+    };
+    const perUser = (userId: string, rows: readonly ModelUsageRow[]): void => {
+      if (usageByUser !== undefined && rows.length > 0) usageByUser.set(userId, addUsageRows(usageByUser.get(userId) ?? [], rows));
     };
     const opts = snapshot === undefined ? {} : { snapshot };
     const carried = await this.#cf.meta.get(META_ACCOUNTING_KEY, opts);
     if (carried !== undefined) add(decodeAccounting(carried, 'accounting carried over from format 5'));
-    for await (const [k, v] of this.#cf.alloc.iterator({ ...prefixRange('acct'), ...opts })) add(decodeAccounting(v, `accounting ${JSON.stringify(k)}`));
+    for await (const [k, v] of this.#cf.alloc.iterator({ ...prefixRange('acct'), ...opts })) {
+      const a = decodeAccounting(v, `accounting ${JSON.stringify(k)}`);
+      add(a);
+      perUser(k.slice('acct'.length + 1), a.modelUsage);
+    }
     if (snapshot === undefined) {
       for (const c of this.#reads.values()) {
         total.retrievals += c.retrievals;
         total.retrievalBlocks += c.retrievalBlocks;
+      }
+      for (const [userId, rows] of this.#usage) {
+        total.modelUsage = addUsageRows(total.modelUsage, rows);
+        perUser(userId, rows);
       }
     }
     return total;

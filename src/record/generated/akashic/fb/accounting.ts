@@ -3,6 +3,9 @@
 
 import * as flatbuffers from 'flatbuffers';
 
+import { ModelUsage } from '../../akashic/fb/model-usage.js';
+
+
 export class Accounting {
   bb: flatbuffers.ByteBuffer|null = null;
   bb_pos = 0;
@@ -106,8 +109,18 @@ historyBytes():bigint {
   return offset ? this.bb!.readUint64(this.bb_pos + offset) : BigInt('0');
 }
 
+modelUsage(index: number, obj?:ModelUsage):ModelUsage|null {
+  const offset = this.bb!.__offset(this.bb_pos, 38);
+  return offset ? (obj || new ModelUsage()).__init(this.bb!.__indirect(this.bb!.__vector(this.bb_pos + offset) + index * 4), this.bb!) : null;
+}
+
+modelUsageLength():number {
+  const offset = this.bb!.__offset(this.bb_pos, 38);
+  return offset ? this.bb!.__vector_len(this.bb_pos + offset) : 0;
+}
+
 static startAccounting(builder:flatbuffers.Builder) {
-  builder.startObject(17);
+  builder.startObject(18);
 }
 
 static addFormatVersion(builder:flatbuffers.Builder, formatVersion:number) {
@@ -178,12 +191,28 @@ static addHistoryBytes(builder:flatbuffers.Builder, historyBytes:bigint) {
   builder.addFieldInt64(16, historyBytes, BigInt('0'));
 }
 
+static addModelUsage(builder:flatbuffers.Builder, modelUsageOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(17, modelUsageOffset, 0);
+}
+
+static createModelUsageVector(builder:flatbuffers.Builder, data:flatbuffers.Offset[]):flatbuffers.Offset {
+  builder.startVector(4, data.length, 4);
+  for (let i = data.length - 1; i >= 0; i--) {
+    builder.addOffset(data[i]!);
+  }
+  return builder.endVector();
+}
+
+static startModelUsageVector(builder:flatbuffers.Builder, numElems:number) {
+  builder.startVector(4, numElems, 4);
+}
+
 static endAccounting(builder:flatbuffers.Builder):flatbuffers.Offset {
   const offset = builder.endObject();
   return offset;
 }
 
-static createAccounting(builder:flatbuffers.Builder, formatVersion:number, logicalBytesIngested:bigint, engineBytesWritten:bigint, liveBytes:bigint, storedRawBytes:bigint, storedBytes:bigint, chunksWritten:bigint, relocations:bigint, relocatedChunks:bigint, gcRuns:bigint, gcMovedChunks:bigint, blocksCreated:bigint, blocksReleased:bigint, retrievals:bigint, retrievalBlocks:bigint, historyVersions:bigint, historyBytes:bigint):flatbuffers.Offset {
+static createAccounting(builder:flatbuffers.Builder, formatVersion:number, logicalBytesIngested:bigint, engineBytesWritten:bigint, liveBytes:bigint, storedRawBytes:bigint, storedBytes:bigint, chunksWritten:bigint, relocations:bigint, relocatedChunks:bigint, gcRuns:bigint, gcMovedChunks:bigint, blocksCreated:bigint, blocksReleased:bigint, retrievals:bigint, retrievalBlocks:bigint, historyVersions:bigint, historyBytes:bigint, modelUsageOffset:flatbuffers.Offset):flatbuffers.Offset {
   Accounting.startAccounting(builder);
   Accounting.addFormatVersion(builder, formatVersion);
   Accounting.addLogicalBytesIngested(builder, logicalBytesIngested);
@@ -202,6 +231,7 @@ static createAccounting(builder:flatbuffers.Builder, formatVersion:number, logic
   Accounting.addRetrievalBlocks(builder, retrievalBlocks);
   Accounting.addHistoryVersions(builder, historyVersions);
   Accounting.addHistoryBytes(builder, historyBytes);
+  Accounting.addModelUsage(builder, modelUsageOffset);
   return Accounting.endAccounting(builder);
 }
 }

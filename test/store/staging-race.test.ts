@@ -1,0 +1,48 @@
+/**
+ * A write staged while another process commits the same user: staging reads the user in several commands
+ * (directory entry, then the block info it points to), and a commit landing between them (here a purge that
+ * removes the block) must make the write be staged again from fresh reads — answering as the store now is
+ * (AKASHIC_NOT_FOUND) — never reject it with what looks like damage. Two stores over one partitioned, fenced
+ * backend (the Redis backend's rules, in memory) stand for two processes.
+ */
+import { describe, expect, it } from 'vitest';
+import { AkashicStore } from '../../src/index.js';
+import { CF, blockInfoKey } from '../../src/store/kv/keys.js';
+import { PartitionedMemoryLevel } from '../helpers/partitioned-memory-level.js';
+
+/** The backend with a one-shot hook run just before a read of one key (another process acting at that moment). */
+class InterleavingLevel extends PartitionedMemoryLevel {
+  hook: { readonly needle: string; readonly run: () => Promise<void> } | null = null;
+
+  async _get(key: string, options: unknown): Promise<Buffer | undefined> {
+    const h = this.hook;
+    if (h !== null && String(key).startsWith(`!${CF.blockInfo}!`) && String(key).endsWith(h.needle)) {
+      this.hook = null;
+      await h.run();
+    }
+    return (PartitionedMemoryLevel.prototype as unknown as { _get: (k: string, o: unknown) => Promise<Buffer | undefined> })._get.call(this, key, options);
+  }
+}
+
+describe('a write staged while another process commits the user', () => {
+  it('is staged again from fresh reads instead of failing as damage', async () => {
+    const db = new InterleavingLevel({ fencing: true });
+    const opts = { blockCapacity: 4, gc: { intervalMs: 0 } } as const;
+    const a = await AkashicStore.open({ db, ...opts });
+    const b = await AkashicStore.open({ db, ...opts });
+    try {
+      const c = await a.put('ada', { sessionId: 's', text: 'the harbor light is violet' });
+      // Seal the block so that A's staging reads its info from the store, not from its open-block cache.
+      for (let i = 0; i < 4; i++) await b.put('ada', { sessionId: 's', text: `filler ${i}` });
+      const blockId = (await a.locate('ada', [c]))[0]!.location.blockId;
+      // Between A's directory read and its block-info read, B purges the user.
+      db.hook = { needle: blockInfoKey('ada', blockId), run: async () => void (await b.purge({ user: 'ada' })) };
+      await expect(a.write('ada', [{ op: 'delete', sessionId: 's', chunkId: c.chunkId }])).rejects.toMatchObject({ code: 'AKASHIC_NOT_FOUND' });
+      expect(db.hook).toBeNull(); // the interleaving happened
+      expect((await a.verify()).problems).toEqual([]);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
