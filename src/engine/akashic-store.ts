@@ -18,6 +18,7 @@ import { compileFilter } from '../api/chunk-filter.js';
 import { CONTENT_FIELDS, LIMITS, checkContent, checkLocatedRefs, checkRef, checkRefs, type ChunkRef } from '../api/chunk-input.js';
 import { checkChunkId, checkId } from '../api/ids.js';
 import { keysOf, rejectUnknownKeys } from '../api/option-keys.js';
+import { adminSnapshot } from '../store/kv/admin-snapshot.js';
 import { openError, storageError } from '../store/kv/level-errors.js';
 import { refString } from '../store/kv/keys.js';
 import { resolveStoreOptions, type AnyLevel, type ResolvedStoreOptions, type AkashicStoreOptions } from '../api/store-options.js';
@@ -209,7 +210,8 @@ export class AkashicStore {
       },
       snapshot: (): SnapshotView => {
         this.#checkOpen();
-        const snapshot = core.db.snapshot();
+        // Admin views (dump, inspect, block layout) see each user whole while others write (admin-snapshot.ts).
+        const snapshot = adminSnapshot(core.db);
         let closed: Promise<void> | null = null;
         return {
           entries: (userId, sessionId) => wrapIoGenerator(core.entries(userId, sessionId, snapshot)),

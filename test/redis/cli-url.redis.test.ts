@@ -53,9 +53,7 @@ describe.skipIf(REDIS_URL === null)('CLI over a Redis URL', () => {
     expect((await runMain(['dump', '--db', back])).stdout).toBe(first.stdout);
   });
 
-  // `verify` and `dump` run after the writer stops: without snapshots, verify reads the directory and the block infos
-  // at different moments and dump walks its scope twice (count, then lines), so under concurrent writes both see
-  // what moved in between and refuse (docs/redis.md, "Consistency").
+  // `verify` and `dump` while writers write are admin-reads-beside-writers.redis.test.ts; here they check the end state.
   it('runs stats and inspect while an application writes to the same store, dump and verify after', async () => {
     const url = freshUrl();
     const app = await AkashicStore.open({ url, gc: { intervalMs: 0 } });

@@ -110,3 +110,43 @@ for j = 1, #ks do
 end
 return out
 `);
+
+/**
+ * Freezes one partition for a consistent read: copies its order, values and version keys to a snapshot's keys (the
+ * same hash tag, so the same slot) at one instant, each expiring after ARGV[1] ms, and sets the snapshot's marker
+ * key (which says the copy exists, even of an empty partition).
+ * KEYS: order, values, version, then their copies, then the marker. ARGV: time to live (ms).
+ * Returns the partition's version ('0' when it holds nothing).
+ */
+export const FREEZE_PARTITION = script(`
+redis.call('SET', KEYS[7], '1', 'PX', ARGV[1])
+for i = 1, 3 do
+  if redis.call('COPY', KEYS[i], KEYS[i + 3], 'REPLACE') == 1 then redis.call('PEXPIRE', KEYS[i + 3], ARGV[1]) end
+end
+return redis.call('HGET', KEYS[3], 'n') or '0'
+`);
+
+/**
+ * Extends a frozen partition's life. KEYS: the copies of order, values, version, then the marker. ARGV: time to
+ * live (ms). Returns 0 when the marker is gone (the copy expired: its reads would see nothing), else 1.
+ */
+export const REFRESH_FROZEN = script(`
+if redis.call('PEXPIRE', KEYS[4], ARGV[1]) == 0 then return 0 end
+for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
+return 1
+`);
+
+/**
+ * Point reads of one partition together with its version, at one instant (a writer's view of a user: its state and
+ * the version that state is valid at, in one round trip).
+ * KEYS: values, version. ARGV: the keys to read. Returns {version ('0' when the partition holds nothing), v1, …}
+ * with false (nil) for a missing key.
+ */
+export const READ_AT_VERSION = script(`
+local out = {redis.call('HGET', KEYS[2], 'n') or '0'}
+if #ARGV > 0 then
+  local vs = redis.call('HMGET', KEYS[1], unpack(ARGV))
+  for j = 1, #ARGV do out[j + 1] = vs[j] end
+end
+return out
+`);

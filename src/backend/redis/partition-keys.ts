@@ -20,6 +20,16 @@ export function partitionKeys(prefix: string, partition: string): PartitionKeys 
 }
 
 /**
+ * The keys of one partition's copy held by a consistent read (`snapshot`: that read's id): the same roles as
+ * `partitionKeys` (order, values, version; `recent` is the copy's marker), under the partition's hash tag. They
+ * expire by themselves (see FREEZE_PARTITION) and are deleted when the read ends.
+ */
+export function frozenKeys(prefix: string, partition: string, snapshot: string): PartitionKeys {
+  const tag = `{${prefix}:${partition}}:s:${snapshot}`;
+  return { order: tag + ':z', values: tag + ':h', version: tag + ':v', recent: tag + ':m' };
+}
+
+/**
  * The set of partitions that hold data, kept in the global partition's slot so that a scan across partitions
  * (listings, verify, dump) knows where to look without SCANning the cluster.
  */

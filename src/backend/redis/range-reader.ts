@@ -18,6 +18,8 @@ export interface RangeSource {
 }
 
 const FIRST_PAGE = 64;
+/** The same for a keys-only read (keys are short: counting a user's pending keys, listing ids). */
+const FIRST_KEYS_PAGE = 256;
 /** Pages stay well below Lua's unpack limit (~8000 values) in READ_RANGE. */
 const MAX_PAGE = 1024;
 
@@ -40,7 +42,7 @@ export class PartitionCursor {
   #page: Entry[] = [];
   #pos = 0;
   #exhausted = false;
-  #pageSize = FIRST_PAGE;
+  #pageSize: number;
 
   constructor(src: RangeSource, keys: PartitionKeys, low: Bound | null, high: Bound | null, reverse: boolean, values: boolean) {
     this.#src = src;
@@ -49,6 +51,7 @@ export class PartitionCursor {
     this.#high = high;
     this.#reverse = reverse;
     this.#values = values;
+    this.#pageSize = values ? FIRST_PAGE : FIRST_KEYS_PAGE;
   }
 
   /**

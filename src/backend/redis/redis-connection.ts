@@ -67,14 +67,19 @@ export function createClient(target: RedisTarget, o: ConnectionOptions): RedisCl
   );
 }
 
-/** Runs `fn` again after transient errors until `retryMs` have passed; the last error then escapes. */
-export async function withRetry<T>(retryMs: number, fn: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + retryMs;
+/**
+ * Runs `fn` again after transient errors until `retryMs` have passed; the last error then escapes. `restart`, when
+ * it returns true for an error, gives the retries a fresh `retryMs` from then (a new phase of waiting, e.g. for a
+ * replica after the failover itself).
+ */
+export async function withRetry<T>(retryMs: number, fn: () => Promise<T>, restart?: (err: unknown) => boolean): Promise<T> {
+  let deadline = Date.now() + retryMs;
   let delay = 50;
   for (;;) {
     try {
       return await fn();
     } catch (err) {
+      if (restart?.(err) === true) deadline = Date.now() + retryMs;
       if (!isTransient(err) || Date.now() + delay > deadline) throw err;
       await new Promise((r) => setTimeout(r, delay));
       delay = Math.min(delay * 2, 500);
@@ -124,7 +129,17 @@ export async function runScript(client: RedisClient, s: LuaScript, keys: readonl
   try {
     return await attempt(false);
   } catch (err) {
+    if (isMoved(err) && client instanceof Cluster) {
+      // ioredis follows MOVED inside a pipeline only when every command in it is read-only, so a script's MOVED
+      // comes back to us with the slot map unchanged: refresh it before the caller retries, or the retry goes to
+      // the old primary again.
+      await new Promise<void>((resolve) => client.refreshSlotsCache(() => resolve()));
+    }
     if (!isNoScript(err)) throw err;
     return attempt(true);
   }
+}
+
+function isMoved(err: unknown): boolean {
+  return err instanceof Error && err.message.startsWith('MOVED ');
 }

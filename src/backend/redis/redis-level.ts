@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { AbstractIterator, AbstractKeyIterator, AbstractLevel, AbstractSnapshot, AbstractValueIterator } from 'abstract-level';
 import { AkashicError, invalidArgument } from '../../errors.js';
 import { DEFAULT_PARTITION_RULE, GLOBAL_PARTITION, type PartitionRule } from '../partition.js';
-import { APPLY_BATCH } from './lua-scripts.js';
+import { APPLY_BATCH, READ_AT_VERSION } from './lua-scripts.js';
 import { partitionKeys, registryKey, type PartitionKeys } from './partition-keys.js';
+import { FrozenSnapshot } from './partition-snapshot.js';
 import { MergedRange, PartitionCursor, type Bound, type Entry } from './range-reader.js';
 import { DEFAULT_CONNECTION_OPTIONS, NoReplicaError, createClient, replicationError, runScript, withRetry, type RedisClient } from './redis-connection.js';
 import { parseRedisUrl, redactRedisUrl, type RedisTarget } from './redis-url.js';
@@ -66,6 +67,13 @@ interface RangeOptions {
   readonly values?: boolean;
   readonly keyEncoding: string;
   readonly valueEncoding?: string;
+  readonly snapshot?: AbstractSnapshot;
+}
+
+/** The read options of `_get` and `_getMany` this backend looks at. */
+interface ReadOptions {
+  readonly valueEncoding?: string;
+  readonly snapshot?: AbstractSnapshot;
 }
 
 function bytes(k: KeyLike): Buffer {
@@ -128,6 +136,7 @@ export class RedisLevel extends AbstractLevel<Buffer | string, string, Buffer> {
         encodings: { buffer: true, utf8: true },
         // Not abstract-level flags: what this backend offers instead of snapshots, and its fencing.
         latestReadSnapshots: true,
+        frozenPartitionSnapshots: true,
         partitionVersions: true,
         replicatedWrites: true,
       } as never,
@@ -165,6 +174,11 @@ export class RedisLevel extends AbstractLevel<Buffer | string, string, Buffer> {
     return partitionKeys(this.#target.prefix, partition);
   }
 
+  /** Where a read of `partition` looks: the partition itself, or its copy when the read is in a frozen snapshot. */
+  #readKeys(partition: string, snapshot: AbstractSnapshot | undefined): PartitionKeys | Promise<PartitionKeys> {
+    return snapshot instanceof FrozenSnapshot ? snapshot.keysOf(partition) : this.#keys(partition);
+  }
+
   async _open(): Promise<void> {
     const client = createClient(this.#target, { ...DEFAULT_CONNECTION_OPTIONS, retryMs: this.#retryMs });
     // ioredis keeps reconnecting in the background; failures surface on commands, not as unhandled events.
@@ -187,13 +201,17 @@ export class RedisLevel extends AbstractLevel<Buffer | string, string, Buffer> {
     await client.quit().catch(() => client.disconnect());
   }
 
-  async _get(key: KeyLike, options: { valueEncoding?: string }): Promise<string | Buffer | undefined> {
+  async _get(key: KeyLike, options: ReadOptions): Promise<string | Buffer | undefined> {
     const p = this.#rule.partitionOf(text(key));
-    const v = await withRetry(this.#retryMs, () => this.client.hgetBuffer(this.#keys(p).values, bytes(key)));
+    // Not awaited unless frozen: the command is then issued in the caller's own tick (ioredis pipelines it with
+    // the caller's other commands, and a stack trace names the caller).
+    const found = this.#readKeys(p, options.snapshot);
+    const where = found instanceof Promise ? await found : found;
+    const v = await withRetry(this.#retryMs, () => this.client.hgetBuffer(where.values, bytes(key)));
     return v === null ? undefined : decodeAs(options.valueEncoding, v);
   }
 
-  async _getMany(keys: KeyLike[], options: { valueEncoding?: string }): Promise<(string | Buffer | undefined)[]> {
+  async _getMany(keys: KeyLike[], options: ReadOptions): Promise<(string | Buffer | undefined)[]> {
     const groups = new Map<string, number[]>();
     keys.forEach((k, i) => {
       const p = this.#rule.partitionOf(text(k));
@@ -204,7 +222,9 @@ export class RedisLevel extends AbstractLevel<Buffer | string, string, Buffer> {
     const out: (string | Buffer | undefined)[] = new Array(keys.length).fill(undefined);
     await Promise.all(
       [...groups].map(async ([p, idx]) => {
-        const vs = await withRetry(this.#retryMs, () => this.client.hmgetBuffer(this.#keys(p).values, ...idx.map((i) => bytes(keys[i]!))));
+        const found = this.#readKeys(p, options.snapshot);
+        const where = found instanceof Promise ? await found : found;
+        const vs = await withRetry(this.#retryMs, () => this.client.hmgetBuffer(where.values, ...idx.map((i) => bytes(keys[i]!))));
         idx.forEach((i, j) => {
           const v = vs[j];
           out[i] = v === null || v === undefined ? undefined : decodeAs(options.valueEncoding, v);
@@ -266,7 +286,12 @@ export class RedisLevel extends AbstractLevel<Buffer | string, string, Buffer> {
     }
     for (const p of parts) for (const a of groups.get(p)!) args.push(a);
     const replicas = durability === 'replicated' ? 1 : 0;
-    const reply = (await withRetry(this.#retryMs, () => runScript(client, APPLY_BATCH, keys, args, replicas, this.#waitMs)).catch((err: unknown) => {
+    // Two phases of waiting, each with the full retry budget: for the slot's primary (a failover, a slot move), then,
+    // from the first time the applied batch lacked a replica's acknowledgement, for a replica (after a failover the
+    // promoted primary has none until one rejoins).
+    let replicaPhase = false;
+    const toReplicaPhase = (err: unknown): boolean => err instanceof NoReplicaError && !replicaPhase && (replicaPhase = true);
+    const reply = (await withRetry(this.#retryMs, () => runScript(client, APPLY_BATCH, keys, args, replicas, this.#waitMs), toReplicaPhase).catch((err: unknown) => {
       throw err instanceof NoReplicaError ? replicationError(err) : err;
     })) as (Buffer | number)[];
     const status = Number(reply[0]);
@@ -312,6 +337,17 @@ export class RedisLevel extends AbstractLevel<Buffer | string, string, Buffer> {
     return v ?? '0';
   }
 
+  /**
+   * Values of keys of one partition (root keys, as bytes or UTF-8) and the partition's version, read at one instant
+   * in one script: a writer's view of a user and the version it is valid at. REQUIRES: every key in `partition`
+   * (at most a few thousand: one script's arguments).
+   */
+  async readAtVersion(partition: string, keys: readonly KeyLike[]): Promise<{ version: string; values: (Buffer | undefined)[] }> {
+    const k = this.#keys(partition);
+    const reply = (await withRetry(this.#retryMs, () => runScript(this.client, READ_AT_VERSION, [k.values, k.version], keys.map(bytes)))) as (Buffer | null)[];
+    return { version: String(reply[0]), values: keys.map((_, i) => reply[i + 1] ?? undefined) };
+  }
+
   /** The partition a key belongs to under this database's rule. */
   partitionOf(key: string): string {
     return this.#rule.partitionOf(key);
@@ -322,11 +358,13 @@ export class RedisLevel extends AbstractLevel<Buffer | string, string, Buffer> {
     const low: Bound | null = o.gte !== undefined ? { key: bytes(o.gte), inclusive: true } : o.gt !== undefined ? { key: bytes(o.gt), inclusive: false } : null;
     const high: Bound | null = o.lte !== undefined ? { key: bytes(o.lte), inclusive: true } : o.lt !== undefined ? { key: bytes(o.lt), inclusive: false } : null;
     const one = this.#rule.partitionOfRange(low === null ? undefined : low.key.toString('utf8'), high === null ? undefined : high.key.toString('utf8'));
-    const parts = one !== null ? [one] : await this.partitions();
+    const frozen = o.snapshot instanceof FrozenSnapshot ? o.snapshot : undefined;
+    const parts = one !== null ? [one] : [...(await (frozen ?? this).partitions())];
     if (parts.length === 0) parts.push(GLOBAL_PARTITION);
     const src = { client: this.client, retryMs: this.#retryMs };
+    const where = await Promise.all(parts.map((p) => this.#readKeys(p, frozen)));
     return new MergedRange(
-      parts.map((p) => new PartitionCursor(src, this.#keys(p), low, high, o.reverse, values)),
+      where.map((k) => new PartitionCursor(src, k, low, high, o.reverse, values)),
       o.reverse,
     );
   }
@@ -354,7 +392,16 @@ export class RedisLevel extends AbstractLevel<Buffer | string, string, Buffer> {
     return new RedisValueIterator(this, options);
   }
 
-  _snapshot(options: unknown): AbstractSnapshot {
+  /**
+   * A snapshot handle. By default it reads the latest data (LatestSnapshot: free, for the engine's own reads).
+   * With `{ frozenPartitions: true }` it reads every partition as of one instant (FrozenSnapshot: a copy of each
+   * partition it reads, for admin reads beside writers; the manifest's `frozenPartitionSnapshots`).
+   */
+  _snapshot(options: { frozenPartitions?: boolean } | undefined): AbstractSnapshot {
+    if (options?.frozenPartitions === true) {
+      const src = { client: this.client, retryMs: this.#retryMs, prefix: this.#target.prefix, partitions: () => this.partitions() };
+      return new FrozenSnapshot(src, options);
+    }
     return new (LatestSnapshot as unknown as new (o: unknown) => AbstractSnapshot)(options);
   }
 }

@@ -22,7 +22,16 @@ export interface Fence {
 export interface PartitionFencing {
   /** The current version of `partition` ('0' when it holds nothing). Reads the latest acknowledged state. */
   partitionVersion(partition: string): Promise<string>;
+  /**
+   * The values of `rootKeys` (keys of the root database, family prefix included; every one in `partition`) and the
+   * version they are valid at. A backend with a `readAtVersion` method reads both at one instant (Redis: one script,
+   * one round trip); otherwise the version is read first and the values after, so a commit between the two makes
+   * the reader's next fenced batch fail (safe, one retry).
+   */
+  readAtVersion(partition: string, rootKeys: readonly string[]): Promise<{ version: string; values: (Buffer | undefined)[] }>;
 }
+
+type ReadAtVersion = (partition: string, keys: readonly string[]) => Promise<{ version: string | number; values: (Buffer | undefined)[] }>;
 
 /**
  * Whether the backend applies a batch atomically only within one partition (`db.supports.partitions === true`, or
@@ -39,7 +48,20 @@ export function partitionFencing(db: AnyLevel): PartitionFencing | null {
   const candidate = db as unknown as Partial<PartitionFencing>;
   if (supports['partitionVersions'] !== true || typeof candidate.partitionVersion !== 'function') return null;
   // A backend may give the version as a number or a decimal string; the engine compares strings.
-  return { partitionVersion: async (p) => String(await (candidate.partitionVersion as (p: string) => Promise<number | string>).call(db, p)) };
+  const partitionVersion = async (p: string): Promise<string> => String(await (candidate.partitionVersion as (p: string) => Promise<number | string>).call(db, p));
+  const native = (db as unknown as { readAtVersion?: ReadAtVersion }).readAtVersion;
+  const readAtVersion: PartitionFencing['readAtVersion'] =
+    typeof native === 'function'
+      ? async (p, keys) => {
+          const r = await native.call(db, p, keys);
+          return { version: String(r.version), values: r.values };
+        }
+      : async (p, keys) => {
+          const version = await partitionVersion(p);
+          const values = keys.length === 0 ? [] : ((await db.getMany([...keys], { keyEncoding: 'utf8', valueEncoding: 'buffer' } as never)) as (Buffer | undefined)[]);
+          return { version, values };
+        };
+  return { partitionVersion, readAtVersion };
 }
 
 /** True for the error a backend rejects a fenced batch with when its partition moved. */

@@ -8,6 +8,7 @@ import { decodeChunkRecord } from '../../record/chunk-record.js';
 import { decodeDirEntry, type DirEntry } from '../../record/dir-entry.js';
 import { decodeAllocator, decodeEngineMeta, decodeOpenBlockRef } from '../../record/engine-records.js';
 import { ALLOC_NEXT_KEY, META_ACCOUNTING_KEY, META_ENGINE_KEY, SEP, blockInfoKey, blockKey, dirKey, frameKey, parseBlockInfoKey, parseDirKey, prefixRange } from '../kv/keys.js';
+import { adminSnapshot, hasFrozenPartitions } from '../kv/admin-snapshot.js';
 import { resilientEntries } from '../read/resilient-scan.js';
 import { indexedChunk, pendingKey } from '../index/candidate-index.js';
 import { KeySetDigest, pendingKeySet, verifyCandidateIndex } from './verify-index.js';
@@ -40,7 +41,10 @@ const message = (err: unknown): string => (err instanceof Error ? err.message : 
  * block info; no block holds records of two users; released blocks have no frames; accounting totals equal the
  * sum over blocks; the allocator is past every block id; open-block refs point at open blocks of their user.
  *
- * Everything is read from one snapshot, so verify may run while the store is being written.
+ * Everything is read from one snapshot (`adminSnapshot`), so verify may run while the store is being written: on
+ * LevelDB one instant of the whole database; on Redis each user as of one instant (every check but the
+ * allocator's compares state of one user, and commits are atomic per user). The allocator is read last and as of
+ * now there, since it is global: ids only grow, so it must be past every block any user's instant holds.
  * LevelDB read failures (a damaged table) are reported as 'storage' problems and the scan resumes after them.
  *
  * Memory: O(blocks) — two numbers per block that live directory entries point into — plus one decoded frame and
@@ -54,7 +58,7 @@ const message = (err: unknown): string => (err instanceof Error ? err.message : 
  *     an entry that resolves but that pass 2's point lookup missed, the mark of a damaged LevelDB filter block.
  */
 export async function verifyStore(core: StoreCore, progress?: (done: number) => void): Promise<VerifyReport> {
-  const snapshot = core.db.snapshot();
+  const snapshot = adminSnapshot(core.db);
   try {
     return await verifySnapshot(core, snapshot, progress);
   } finally {
@@ -206,7 +210,7 @@ async function verifySnapshot(core: StoreCore, snapshot: AbstractSnapshot, progr
     }
   });
   await guard('allocator', async () => {
-    const v = await cf.alloc.get(ALLOC_NEXT_KEY, at);
+    const v = await cf.alloc.get(ALLOC_NEXT_KEY, hasFrozenPartitions(core.db) ? {} : at);
     const next = v === undefined ? 1 : decodeAllocator(v, 'allocator state');
     if (blocks > 0 && next <= maxId) add({ kind: 'allocator', message: `allocator next id ${next} is not past block ${blockKey(maxId)}` });
   });

@@ -21,9 +21,10 @@ const MAX_BACKOFF_MS = 64;
  */
 export async function retryOnConflict<T>(ctx: TxnContext, userId: string, attempt: () => Promise<T>): Promise<T> {
   for (let tries = 0; ; tries++) {
-    // Fenced: every attempt starts from caches valid at the user's current version (one version read), so staging
-    // never acts on state another process replaced; the fence covers what changes after this check.
-    if (ctx.users.fenced && !(await ctx.users.current(userId))) await ctx.forgetUser(userId);
+    // Fenced: optimistic. What this process caches of the user is staged on as it is, and the batch's fence (checked
+    // inside the atomic commit) rejects it if another process moved the user since: no version read before a write.
+    // A user with nothing cached has any leftover caches (open blocks outlive an evicted state) dropped first.
+    if (ctx.users.fenced && !ctx.users.cached(userId)) await ctx.forgetUser(userId);
     try {
       return await attempt();
     } catch (err) {

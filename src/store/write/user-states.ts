@@ -60,13 +60,24 @@ export class UserStates {
   async load(userId: string): Promise<UserState> {
     const known = this.#states.get(userId);
     if (known !== undefined) return known;
-    // The version first: a commit landing between the two reads makes this process's next fenced batch fail (safe).
-    const version = this.#fencing === null ? '0' : await this.#fencing.partitionVersion(userId);
-    const v = await this.#cf.alloc.get(accountingKey(userId));
+    let version = '0';
+    let v: Buffer | undefined;
+    if (this.#fencing === null) v = await this.#cf.alloc.get(accountingKey(userId));
+    else {
+      // The record and the version it is valid at, together (one round trip on Redis).
+      const r = await this.#fencing.readAtVersion(userId, [this.#cf.alloc.prefix + accountingKey(userId)]);
+      version = r.version;
+      v = r.values[0];
+    }
     const state = { acct: v === undefined ? emptyAccounting() : decodeAccounting(v, `accounting of ${JSON.stringify(userId)}`), version };
     if (this.#states.size >= MAX_CACHED_USERS) this.#states.clear();
     this.#states.set(userId, state);
     return state;
+  }
+
+  /** Whether this process holds the user's state (read once and kept up to date by its own commits). */
+  cached(userId: string): boolean {
+    return this.#states.has(userId);
   }
 
   /**
