@@ -140,12 +140,14 @@ export class StoreCore {
     const { meta, options } = await openEngineMeta(cf, writer, given, explicit);
     const frames = await openFrameStore(cf, writer, options, framesDir, isNew);
     const fencing = partitionFencing(db);
-    const ids = await BlockIdAllocator.open(cf.alloc, writer, fencing);
     const users = new UserStates(cf, fencing, isPartitioned(db));
     // The candidate index (database formats 2 and 3): upgraded, or built from the directory, here. Read-only, an
     // index-less database is read by scanning the directory instead.
     const index = await openCandidateIndex(cf, writer, options.readOnly);
     if (!options.readOnly) await recordDatabaseFormat(cf, writer, format);
+    // The allocator last: it remembers the global partition's version, which the records written above move (read
+    // earlier, a new store's first range would meet a conflict of its own making).
+    const ids = await BlockIdAllocator.open(cf.alloc, writer, fencing);
     const core = new StoreCore(db, cf, options, writer, meta, users, ids, frames);
     await core.#retireSegments(true);
     core.indexReady = index.ready;
