@@ -27,10 +27,10 @@ const SLOW = [
 ];
 
 /**
- * The behaviour suites that open their stores through the test engine switch (test/helpers/test-engine.ts):
+ * The behaviour suites that open their stores through the test engine switch (test/support/test-engine.ts):
  * MemAttention's, the adapters' and the service's. The `redis` project runs them again with
  * AKASHIC_TEST_ENGINE=redis, each store on a prefix of its own on the suite's Redis Cluster. The shared store suites
- * (test/store) and the files that take every backend from test/helpers/backends.ts already run over Redis in the
+ * (test/store) and the files that take every backend from test/support/backends.ts already run over Redis in the
  * fast tier, so they are not repeated here.
  */
 const ON_TEST_ENGINE = [
@@ -50,11 +50,11 @@ const REDIS_PROJECT = {
   test: {
     name: 'redis',
     include: ON_TEST_ENGINE,
-    // These two already take every backend from test/helpers/backends.ts in the fast tier.
+    // These two already take every backend from test/support/backends.ts in the fast tier.
     exclude: [...SLOW, 'test/memattention/backends.test.ts', 'test/memattention/model-usage-persistence.test.ts'],
     env: { AKASHIC_TEST_ENGINE: 'redis' },
-    globalSetup: ['test/helpers/worker-freshness.ts', 'test/helpers/redis-cluster.ts'],
-    setupFiles: ['test/helpers/test-engine-setup.ts'],
+    globalSetup: ['test/support/worker-freshness.ts', 'test/support/redis-cluster.ts'],
+    setupFiles: ['test/support/test-engine-setup.ts'],
   },
 } as const;
 
@@ -66,11 +66,11 @@ export default defineConfig({
     maxWorkers: 2,
     projects: [
       // The fast tier runs the sources, but the GC and trace workers load dist/: refuse a dist older than their sources.
-      { extends: true, test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: SLOW, globalSetup: ['test/helpers/worker-freshness.ts', 'test/helpers/redis-cluster.ts'] } },
+      { extends: true, test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: SLOW, globalSetup: ['test/support/worker-freshness.ts', 'test/support/redis-cluster.ts'] } },
       {
         extends: true,
         // The slow tier runs the built dist/: refuse to test a dist older than its sources.
-        test: { name: 'slow', include: SLOW, globalSetup: ['test/helpers/dist-freshness.ts', 'test/helpers/redis-cluster.ts'] },
+        test: { name: 'slow', include: SLOW, globalSetup: ['test/support/dist-freshness.ts', 'test/support/redis-cluster.ts'] },
       },
       // AKASHIC_TEST_REDIS=off leaves Redis out of the run altogether.
       ...(process.env.AKASHIC_TEST_REDIS === 'off' ? [] : [REDIS_PROJECT]),

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AkashicStore as Engine, type AkashicStoreOptions } from '../../src/index.js';
-import { TEST_ENGINE, closeAfterFile, freshDb } from '../helpers/test-engine.js';
+import { TEST_ENGINE, closeAfterFile, freshDb } from '../support/test-engine.js';
 
 type EngineTweaks = Omit<AkashicStoreOptions, 'db' | 'path' | 'url'>;
 

@@ -8,7 +8,7 @@ import * as vitest from 'vitest';
 import { AkashicStore as Engine } from '../../src/index.js';
 import { AkashicSaver } from '../../src/adapters/langgraph/index.js';
 import { BACKENDS, EMBEDDED, type Attached } from './backends.js';
-import { TEST_ENGINE } from '../helpers/test-engine.js';
+import { TEST_ENGINE } from '../support/test-engine.js';
 import { DURABLE_ENGINE_NAME, memoryEngine } from './engines.js';
 
 const { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } = vitest;

@@ -14,7 +14,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AkashicLangGraphStore } from '../../src/adapters/langgraph/index.js';
 import { memoryEngine } from './engines.js';
-import { TEST_ENGINE } from '../helpers/test-engine.js';
+import { TEST_ENGINE } from '../support/test-engine.js';
 
 const NAMESPACES = [['a'], ['a', 'b'], ['a', 'b', 'c'], ['ab'], ['ab', 'b'], ['x', 'a'], ['a', 'x'], ['50%', 'ü'], ['a', 'tab\tlabel']];
 /** Most steps use a few namespaces and keys so that gets and overwrites hit. */

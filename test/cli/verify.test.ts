@@ -4,7 +4,7 @@ import { encodeDirEntry } from '../../src/record/dir-entry.js';
 import { dirKey, frameKey } from '../../src/store/kv/keys.js';
 import { verifyToSink } from '../../src/admin/verify-listing.js';
 import { openStoreForTool } from '../../src/admin/open-store.js';
-import { openWithRawFamilies, rawFrames } from '../helpers/raw-families.js';
+import { openWithRawFamilies, rawFrames } from '../support/raw-families.js';
 import { buildSample, lines, runCli, tempDir } from './fixtures.js';
 
 const quiet = { gc: { intervalMs: 0 }, durability: 'relaxed' } as const;

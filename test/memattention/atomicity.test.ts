@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { AkashicStore } from '../../src/engine/akashic-store.js';
 import { isAkashicError } from '../../src/errors.js';
 import { AkashicMemory } from '../../src/memattention/memory.js';
-import { TEST_ENGINE } from '../helpers/test-engine.js';
+import { TEST_ENGINE } from '../support/test-engine.js';
 import { classicStore, listAll, memoryStore, ScriptedModel, sentence } from './fixtures.js';
 
 const U = 'alice';

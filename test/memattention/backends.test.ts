@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AkashicStore } from '../../src/engine/akashic-store.js';
 import { AkashicMemory } from '../../src/memattention/memory.js';
-import { BACKENDS } from '../helpers/backends.js';
+import { BACKENDS } from '../support/backends.js';
 import { listAll, sentence } from './fixtures.js';
 
 const U = 'alice';

@@ -18,7 +18,7 @@ import type {
 } from '../../src/model/memory-model.js';
 import { createTokenizer } from '../../src/model/tokenizer.js';
 import type { AnyLevel } from '../../src/api/store-options.js';
-import { TEST_ENGINE, closeAfterFile, freshDb } from '../helpers/test-engine.js';
+import { TEST_ENGINE, closeAfterFile, freshDb } from '../support/test-engine.js';
 import { reportModelUsage } from '../../src/util/model-usage.js';
 
 export const tokenizer = createTokenizer();

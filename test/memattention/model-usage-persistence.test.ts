@@ -9,7 +9,7 @@ import { AkashicMemory, OpenAIEmbedder, type AkashicStore } from '../../src/inde
 import { decodeAccounting } from '../../src/record/accounting.js';
 import { accountingKey } from '../../src/store/kv/keys.js';
 import type { UsageTotals } from '../../src/api/model-usage.js';
-import { BACKENDS, type Backend } from '../helpers/backends.js';
+import { BACKENDS, type Backend } from '../support/backends.js';
 import { CONCEPTS, conceptVector, startScriptedEmbeddingsServer, type ScriptedEmbeddingsServer } from '../model/scripted-embeddings-server.js';
 import { reportingModel, sentence } from './fixtures.js';
 

@@ -1,9 +1,9 @@
-/** The tiers' guard against testing a stale dist/ (`test/helpers/dist-freshness.ts`), on a scratch tree. */
+/** The tiers' guard against testing a stale dist/ (`test/support/dist-freshness.ts`), on a scratch tree. */
 import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { importClosure, staleSources, staleWorkerSources } from '../helpers/dist-freshness.js';
+import { importClosure, staleSources, staleWorkerSources } from '../support/dist-freshness.js';
 
 let root = '';
 afterEach(async () => {

@@ -7,8 +7,8 @@
 import { createRequire } from 'node:module';
 import { afterAll, describe } from 'vitest';
 import { RedisLevel } from '../../src/backend/redis/redis-level.js';
-import { tapeOnVitest } from '../helpers/tape-on-vitest.js';
-import { REDIS_SINGLE_URL, REDIS_URL, dropPrefix, testPrefix, urlWithPrefix } from '../helpers/redis-test-url.js';
+import { tapeOnVitest } from '../support/tape-on-vitest.js';
+import { REDIS_SINGLE_URL, REDIS_URL, dropPrefix, testPrefix, urlWithPrefix } from '../support/redis-test-url.js';
 
 const require = createRequire(import.meta.url);
 const suite = require('abstract-level/test') as (o: { test: unknown; factory: (o?: object) => unknown }) => void;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AkashicStore, type ChunkRef } from '../../src/index.js';
 import { runMain, tempDir } from '../cli/fixtures.js';
-import { REDIS_SINGLE_URL, REDIS_URL, dropPrefix, everyNode, quitAll, scanKeys, testPrefix, urlWithPrefix } from '../helpers/redis-test-url.js';
+import { REDIS_SINGLE_URL, REDIS_URL, dropPrefix, everyNode, quitAll, scanKeys, testPrefix, urlWithPrefix } from '../support/redis-test-url.js';
 
 const USERS = ['ada', 'bo', 'cy', 'di'];
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AkashicStore } from '../../src/index.js';
 import { buildSample, runMain, tempDir } from '../cli/fixtures.js';
-import { REDIS_URL, dropPrefix, testPrefix, urlWithPrefix } from '../helpers/redis-test-url.js';
+import { REDIS_URL, dropPrefix, testPrefix, urlWithPrefix } from '../support/redis-test-url.js';
 
 describe.skipIf(REDIS_URL === null)('CLI over a Redis URL', () => {
   const prefixes: string[] = [];

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { AkashicMemory, AkashicStore, EmbeddedModel } from '../../src/index.js';
 import type { CompressResult, ModelTurn } from '../../src/model/memory-model.js';
 import { activeTurnLog } from '../../src/engine/internal-seams.js';
-import { REDIS_URL, dropPrefix, testPrefix, urlWithPrefix } from '../helpers/redis-test-url.js';
+import { REDIS_URL, dropPrefix, testPrefix, urlWithPrefix } from '../support/redis-test-url.js';
 
 /** A model whose COMPRESS waits until the test opens the gate (a slow remote model). */
 class GatedModel extends EmbeddedModel {

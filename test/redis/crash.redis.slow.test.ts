@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCrashTest } from '../../tools/crash-test/harness.js';
-import { REDIS_URL, dropPrefix, testPrefix, urlWithPrefix } from '../helpers/redis-test-url.js';
+import { REDIS_URL, dropPrefix, testPrefix, urlWithPrefix } from '../support/redis-test-url.js';
 
 const CYCLES = 8;
 

@@ -14,7 +14,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AkashicStore } from '../../src/index.js';
 import { isAkashicError } from '../../src/errors.js';
-import { REDIS_URL, dropPrefix, everyNode, quitAll, testPrefix, urlWithPrefix } from '../helpers/redis-test-url.js';
+import { REDIS_URL, dropPrefix, everyNode, quitAll, testPrefix, urlWithPrefix } from '../support/redis-test-url.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 

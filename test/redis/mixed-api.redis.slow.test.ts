@@ -3,7 +3,7 @@
  * (AKASHIC_MIX_SECONDS, default 60), serve the same users at once from two loops each — appendTurn with a gate
  * small enough that compactions run all the time, endSession, recall, store put/update/delete of notes, and purges
  * of users kept for purging (which the processes keep using afterwards). Then the real CLI's `verify --db URL`
- * must exit clean and the oracle (test/helpers/mixed-api-oracle.ts) must find every acknowledged operation
+ * must exit clean and the oracle (test/support/mixed-api-oracle.ts) must find every acknowledged operation
  * reflected, no duplicate chunk, no half-applied compaction and nothing from before a purge.
  *
  * The write-back queue runs in the background (the default): a compaction is acknowledged separately from the
@@ -18,8 +18,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AkashicStore } from '../../src/index.js';
-import { REDIS_URL, dropPrefix, testPrefix, urlWithPrefix } from '../helpers/redis-test-url.js';
-import { checkMixedRun, readFinalState, type LogEntry } from '../helpers/mixed-api-oracle.js';
+import { REDIS_URL, dropPrefix, testPrefix, urlWithPrefix } from '../support/redis-test-url.js';
+import { checkMixedRun, readFinalState, type LogEntry } from '../support/mixed-api-oracle.js';
 
 const run = promisify(execFile);
 const WORKER = fileURLToPath(new URL('./fixtures/mixed-worker.mjs', import.meta.url));

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AkashicStore } from '../../src/index.js';
-import { REDIS_URL, dropPrefix, testPrefix, urlWithPrefix } from '../helpers/redis-test-url.js';
+import { REDIS_URL, dropPrefix, testPrefix, urlWithPrefix } from '../support/redis-test-url.js';
 
 const run = promisify(execFile);
 const WRITER = fileURLToPath(new URL('./fixtures/shared-writer.mjs', import.meta.url));

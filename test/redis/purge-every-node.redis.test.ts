@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AkashicStore } from '../../src/index.js';
-import { REDIS_URL, dropPrefix, everyNode, quitAll, scanKeys, testPrefix, urlWithPrefix } from '../helpers/redis-test-url.js';
+import { REDIS_URL, dropPrefix, everyNode, quitAll, scanKeys, testPrefix, urlWithPrefix } from '../support/redis-test-url.js';
 
 /** Every key of the prefix on `node` with its members or values, as raw bytes. */
 async function dumpNode(node: Redis, prefix: string): Promise<{ key: string; bytes: Buffer[] }[]> {

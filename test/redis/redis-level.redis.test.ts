@@ -12,7 +12,7 @@ import { partitionKeys } from '../../src/backend/redis/partition-keys.js';
 import { runScript } from '../../src/backend/redis/redis-connection.js';
 import { RedisLevel } from '../../src/backend/redis/redis-level.js';
 import { parseRedisUrl } from '../../src/backend/redis/redis-url.js';
-import { REDIS_SINGLE_URL, REDIS_URL, dropPrefix, everyNode, quitAll, scanKeys, testPrefix, urlWithPrefix } from '../helpers/redis-test-url.js';
+import { REDIS_SINGLE_URL, REDIS_URL, dropPrefix, everyNode, quitAll, scanKeys, testPrefix, urlWithPrefix } from '../support/redis-test-url.js';
 
 describe('partition rule (no Redis needed)', () => {
   it('puts a user-first key in its user and the rest in the global partition', () => {

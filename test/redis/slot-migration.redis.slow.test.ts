@@ -7,7 +7,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AkashicStore } from '../../src/index.js';
-import { REDIS_URL, dropPrefix, testPrefix, urlWithPrefix } from '../helpers/redis-test-url.js';
+import { REDIS_URL, dropPrefix, testPrefix, urlWithPrefix } from '../support/redis-test-url.js';
 import { parseRedisUrl } from '../../src/backend/redis/redis-url.js';
 
 interface NodeInfo {

@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AkashicStore } from '../../src/index.js';
 import { parseRedisUrl } from '../../src/backend/redis/redis-url.js';
-import { REDIS_SINGLE_URL, dropPrefix, testPrefix, urlWithPrefix } from '../helpers/redis-test-url.js';
+import { REDIS_SINGLE_URL, dropPrefix, testPrefix, urlWithPrefix } from '../support/redis-test-url.js';
 
 describe.skipIf(REDIS_SINGLE_URL === null)('a Redis write error latches the store read-only', () => {
   const prefix = testPrefix();

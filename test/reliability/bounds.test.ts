@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { LIMITS, type AkashicStore } from '../../src/index.js';
-import { BACKENDS, type Backend } from '../helpers/backends.js';
+import { BACKENDS, type Backend } from '../support/backends.js';
 
 const invalid = { name: 'AkashicError', code: 'AKASHIC_INVALID_ARGUMENT' };
 

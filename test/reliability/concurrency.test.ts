@@ -13,7 +13,7 @@ import { PlanExecutor } from '../../tools/crash-test/executor.js';
 import { MemoryModel, StoreModel, compareMemory, compareStore, readMemoryState, readStoreState } from '../../tools/crash-test/oracle.js';
 import { CRASH_MEMORY_OPTIONS, generatePlan, type PlanOp } from '../../tools/crash-test/plan.js';
 import type { AckResult } from '../../tools/crash-test/oracle.js';
-import { BACKENDS, type Backend } from '../helpers/backends.js';
+import { BACKENDS, type Backend } from '../support/backends.js';
 
 const DEADLINE_MS = 60_000;
 

@@ -25,7 +25,7 @@ import { tableDamage } from '../../src/store/leveldb/table-check.js';
 import { blockEntries, decodeHandle, FOOTER_BYTES, readBlock, readFooter, type BlockHandle } from '../../src/store/leveldb/table-format.js';
 import type { ProbeOutcome } from './fixtures/damaged-db-probe.js';
 import { planUlid } from '../../tools/crash-test/content.js';
-import { text } from '../helpers/backends.js';
+import { text } from '../support/backends.js';
 import type { Seeded } from './helpers.js';
 
 const probe = fileURLToPath(new URL('../../dist/test/reliability/fixtures/damaged-db-probe.js', import.meta.url));

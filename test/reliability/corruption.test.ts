@@ -7,8 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { AkashicStore } from '../../src/index.js';
 import { decodeDirEntry, encodeDirEntry } from '../../src/record/dir-entry.js';
 import { accountingKey, blockInfoKey, dirKey } from '../../src/store/kv/keys.js';
-import { BACKENDS, type Backend } from '../helpers/backends.js';
-import type { ColumnFamilies } from '../helpers/raw-families.js';
+import { BACKENDS, type Backend } from '../support/backends.js';
+import type { ColumnFamilies } from '../support/raw-families.js';
 import { flipped, seedStore, type Seeded } from './helpers.js';
 
 const keyOf = (s: Seeded): string => dirKey(s.userId, s.sessionId, s.chunkId);

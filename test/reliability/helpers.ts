@@ -1,7 +1,7 @@
 /** Shared fixtures of the reliability suites: seeded stores and a full logical snapshot of a store. */
 import type { AkashicStore, ChunkRecord, StoreStats } from '../../src/index.js';
 import { readOnlyScans } from '../../src/engine/internal-seams.js';
-import { text } from '../helpers/backends.js';
+import { text } from '../support/backends.js';
 
 export interface Seeded {
   readonly userId: string;

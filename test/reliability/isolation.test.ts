@@ -14,7 +14,7 @@ import { decodeBlockInfo } from '../../src/record/block-info.js';
 import { decodeChunkRecord } from '../../src/record/chunk-record.js';
 import { frameStoreKey } from '../../src/store/kv/keys.js';
 import { dumpStore } from '../../src/admin/dump.js';
-import { rawFamilies } from '../helpers/raw-families.js';
+import { rawFamilies } from '../support/raw-families.js';
 
 const USERS = ['a', 'ab', 'a!', 'a\uffff', 'a😀', '😀', 'b'] as const;
 const SESSIONS = ['s', 's!', '😀'] as const;

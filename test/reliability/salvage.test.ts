@@ -11,7 +11,7 @@ import { AkashicMemory } from '../../src/memattention/index.js';
 import { decodeDirEntry, encodeDirEntry } from '../../src/record/dir-entry.js';
 import { blockInfoKey, dirKey } from '../../src/store/kv/keys.js';
 import { salvage } from '../../src/engine/salvage.js';
-import { openWithRawFamilies, rawFrames } from '../helpers/raw-families.js';
+import { openWithRawFamilies, rawFrames } from '../support/raw-families.js';
 import { flipped, seedStore, type Seeded } from './helpers.js';
 
 const keyOf = (s: Seeded): string => dirKey(s.userId, s.sessionId, s.chunkId);

@@ -13,7 +13,7 @@ import { MemoryLevel } from 'memory-level';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AkashicMemory, AkashicStore, EmbeddedModel } from '../../src/index.js';
 import type { AnyLevel } from '../../src/api/store-options.js';
-import { injectWriteFaults, type WriteFaults } from '../helpers/failing-writes.js';
+import { injectWriteFaults, type WriteFaults } from '../support/failing-writes.js';
 
 interface Rig {
   store: AkashicStore;

@@ -5,7 +5,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RemoteMemory, RemoteStore } from '../../src/client/index.js';
-import { TEST_ENGINE } from '../helpers/test-engine.js';
+import { TEST_ENGINE } from '../support/test-engine.js';
 import { inProcessService } from './service-helpers.js';
 
 let svc: Awaited<ReturnType<typeof inProcessService>>;

@@ -1,5 +1,5 @@
 import { AkashicStore } from '../../src/index.js';
-import { TEST_ENGINE, closeAfterFile, freshDb } from '../helpers/test-engine.js';
+import { TEST_ENGINE, closeAfterFile, freshDb } from '../support/test-engine.js';
 import { ApiKeys, hashApiKey, startService, type RunningService, type ServiceOptions } from '../../src/service/index.js';
 
 /** A quiet store (no background GC) over a fresh database of the run's test engine: memory-level, or a Redis prefix. */

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AkashicStore, BlockListing, MutationResult } from '../../src/index.js';
-import { BACKENDS, text, type Backend } from '../helpers/backends.js';
+import { BACKENDS, text, type Backend } from '../support/backends.js';
 
 async function allBlocks(store: AkashicStore, userId?: string): Promise<BlockListing[]> {
   const out: BlockListing[] = [];

@@ -4,7 +4,7 @@ import type { ListedEntry } from '../../src/api/results.js';
 import { gatherCandidates } from '../../src/memattention/candidates.js';
 import { META_INDEX_KEY, META_INDEX_V3_KEY } from '../../src/store/kv/keys.js';
 import type { ChunkKind } from '../../src/record/chunk-record.js';
-import { BACKENDS, text, type Backend } from '../helpers/backends.js';
+import { BACKENDS, text, type Backend } from '../support/backends.js';
 
 const TOPICS = ['tea', 'jazz', 'chess', 'opera', 'sailing', 'Tea'];
 

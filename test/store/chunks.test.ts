@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AkashicError, type AkashicStore } from '../../src/index.js';
-import { BACKENDS, text, type Backend } from '../helpers/backends.js';
+import { BACKENDS, text, type Backend } from '../support/backends.js';
 
 describe.each(BACKENDS)('chunks on $name', ({ make }) => {
   let be: Backend;

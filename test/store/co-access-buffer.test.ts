@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AkashicStore } from '../../src/index.js';
 import { CO_ACCESS_FLUSH_EVERY } from '../../src/store/write/co-access-buffer.js';
-import { BACKENDS, type Backend } from '../helpers/backends.js';
+import { BACKENDS, type Backend } from '../support/backends.js';
 
 /** Co-access keys persisted in the column family. */
 async function persistedCoAccessKeys(be: Backend): Promise<string[]> {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AkashicError, type AkashicStore } from '../../src/index.js';
 import { chunkLine, parseChunkLine } from '../../src/admin/dump-format.js';
-import { BACKENDS, type Backend } from '../helpers/backends.js';
+import { BACKENDS, type Backend } from '../support/backends.js';
 
 const vec = (...xs: number[]): Float32Array => Float32Array.from(xs);
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AkashicMemory, type AkashicStore } from '../../src/index.js';
-import { BACKENDS, text, type Backend } from '../helpers/backends.js';
+import { BACKENDS, text, type Backend } from '../support/backends.js';
 
 async function ids(store: AkashicStore, user: string, opts: { includeExpired?: boolean; includeDeleted?: boolean } = {}): Promise<string[]> {
   const out: string[] = [];

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AkashicError, type AkashicStore, type ChunkRef, type LocatedRef } from '../../src/index.js';
-import { BACKENDS, seedChunks, text, type Backend } from '../helpers/backends.js';
+import { BACKENDS, seedChunks, text, type Backend } from '../support/backends.js';
 
 describe.each(BACKENDS)('fetch by slot on $name', ({ make }) => {
   let be: Backend;

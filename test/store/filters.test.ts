@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AkashicMemory, type AkashicStore, type ChunkFilter } from '../../src/index.js';
-import { BACKENDS, type Backend } from '../helpers/backends.js';
+import { BACKENDS, type Backend } from '../support/backends.js';
 
 describe.each(BACKENDS)('filters on $name', ({ make }) => {
   let be: Backend;

@@ -15,7 +15,7 @@ import { AkashicStore, type StoreStats } from '../../src/index.js';
 import { dumpStore } from '../../src/admin/dump.js';
 import { DATABASE_FORMAT } from '../../src/store/kv/database-format.js';
 import { SEP } from '../../src/store/kv/keys.js';
-import { rawFamilies } from '../helpers/raw-families.js';
+import { rawFamilies } from '../support/raw-families.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/format5/', import.meta.url));
 

@@ -7,8 +7,8 @@ import { MemoryLevel } from 'memory-level';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AkashicStore } from '../../src/index.js';
 import { EXTENT_BYTES, FRAMES_DIR, extentOffset, segmentPath } from '../../src/store/file-frame-store.js';
-import { text } from '../helpers/backends.js';
-import { rawFamilies } from '../helpers/raw-families.js';
+import { text } from '../support/backends.js';
+import { rawFamilies } from '../support/raw-families.js';
 
 /** Database format 4: block frames in frame files beside LevelDB's (docs/format.md, "Frame files"). */
 describe('frame files', () => {

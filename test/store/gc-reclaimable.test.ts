@@ -8,7 +8,7 @@ import { AkashicStore, type BlockInfo, type ChunkRef } from '../../src/index.js'
 import { readOnlyScans } from '../../src/engine/internal-seams.js';
 import { costBenefit } from '../../src/gc/victim-selection.js';
 import { totalSlots } from '../../src/record/block-info.js';
-import { BACKENDS, text, type Backend } from '../helpers/backends.js';
+import { BACKENDS, text, type Backend } from '../support/backends.js';
 
 /**
  * GC keeps the blocks that can be victims in memory (store/reclaimable-blocks.ts) instead of scanning every block

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { AffinityModel, AkashicStore, BlockListing, ChunkRef } from '../../src/index.js';
 import { costBenefit } from '../../src/gc/victim-selection.js';
 import { backgroundGcPasses } from '../../src/engine/internal-seams.js';
-import { BACKENDS, text, type Backend } from '../helpers/backends.js';
+import { BACKENDS, text, type Backend } from '../support/backends.js';
 
 async function blocks(store: AkashicStore): Promise<BlockListing[]> {
   const out: BlockListing[] = [];

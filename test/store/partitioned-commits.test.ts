@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AkashicStore, type ChunkRef } from '../../src/index.js';
 import { GLOBAL_PARTITION } from '../../src/store/kv/keys.js';
-import { PartitionedMemoryLevel } from '../helpers/partitioned-memory-level.js';
+import { PartitionedMemoryLevel } from '../support/partitioned-memory-level.js';
 
 const USERS = ['ana', 'bo', 'cyd', 'dee', 'eli', 'fay'];
 const OPTS = { blockCapacity: 4, gc: { intervalMs: 0 }, postingMergeAt: 4 } as const;

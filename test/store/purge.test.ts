@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AkashicMemory, AkashicStore, type AkashicStore as Store } from '../../src/index.js';
-import { BACKENDS, text, type Backend } from '../helpers/backends.js';
+import { BACKENDS, text, type Backend } from '../support/backends.js';
 
 async function listAll(store: Store, user: string, opts: { sessionId?: string; includeDeleted?: boolean } = {}) {
   const out = [];

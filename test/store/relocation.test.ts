@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AkashicStore, ChunkRef } from '../../src/index.js';
-import { BACKENDS, seedChunks, text, type Backend } from '../helpers/backends.js';
+import { BACKENDS, seedChunks, text, type Backend } from '../support/backends.js';
 
 describe.each(BACKENDS)('relocation on $name', ({ make }) => {
   let be: Backend;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AkashicError, AkashicMemory, type AkashicStore } from '../../src/index.js';
-import { BACKENDS, type Backend } from '../helpers/backends.js';
+import { BACKENDS, type Backend } from '../support/backends.js';
 
 const USERS = ['u1', 'u2'] as const;
 const SESSIONS = ['s1', 's2'] as const;

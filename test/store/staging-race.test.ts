@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { AkashicStore } from '../../src/index.js';
 import { CF, blockInfoKey } from '../../src/store/kv/keys.js';
-import { PartitionedMemoryLevel } from '../helpers/partitioned-memory-level.js';
+import { PartitionedMemoryLevel } from '../support/partitioned-memory-level.js';
 
 /** The backend with a one-shot hook run just before a read of one key (another process acting at that moment). */
 class InterleavingLevel extends PartitionedMemoryLevel {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AkashicMemory, type AkashicStore } from '../../src/index.js';
-import { BACKENDS, type Backend } from '../helpers/backends.js';
+import { BACKENDS, type Backend } from '../support/backends.js';
 
 async function listed(store: AkashicStore, user: string, opts: Parameters<AkashicStore['list']>[1] = {}): Promise<string[]> {
   const out: string[] = [];

@@ -3,7 +3,7 @@ import type { AkashicStore, MutationResult } from '../../src/index.js';
 import { decodeAccounting, encodeAccounting } from '../../src/record/accounting.js';
 import { decodeDirEntry, encodeDirEntry } from '../../src/record/dir-entry.js';
 import { accountingKey, dirKey } from '../../src/store/kv/keys.js';
-import { BACKENDS, text, type Backend } from '../helpers/backends.js';
+import { BACKENDS, text, type Backend } from '../support/backends.js';
 
 describe.each(BACKENDS)('verify on $name', ({ make }) => {
   let be: Backend;

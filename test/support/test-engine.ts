@@ -3,7 +3,7 @@
  * fresh prefix on the suite's Redis deployment when `AKASHIC_TEST_ENGINE=redis` (the `redis` vitest project sets it).
  * One switch, so the same test files run over both without copies.
  *
- * On Redis every fresh database is a prefix of its own; `test/helpers/test-engine-setup.ts` (the `redis` project's
+ * On Redis every fresh database is a prefix of its own; `test/support/test-engine-setup.ts` (the `redis` project's
  * setup file) closes the stores a file left open and drops its prefixes after the file.
  */
 import { MemoryLevel } from 'memory-level';

@@ -1,6 +1,6 @@
 /**
  * The Redis deployment tests run against: AKASHIC_TEST_REDIS_URL (a redis+cluster:// or redis:// URL; the suite's
- * global setup, test/helpers/redis-cluster.ts, starts a cluster and sets it). Unset, every Redis test is skipped.
+ * global setup, test/support/redis-cluster.ts, starts a cluster and sets it). Unset, every Redis test is skipped.
  */
 import { randomBytes } from 'node:crypto';
 import { Cluster, Redis } from 'ioredis';
