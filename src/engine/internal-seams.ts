@@ -21,8 +21,8 @@ import type { ChunkRef, LocatedRef } from '../api/chunk-input.js';
 import type { GcReport, RelocationResult } from '../api/reports.js';
 import type { ListedChunk, ReadResult, RestoredVersion, MutationResult, ListedEntry } from '../api/results.js';
 import type { ScopeTest } from '../api/scope-filter.js';
-import type { ChunkKind, ChunkRecord } from '../record/chunk-record.js';
-import type { CandidateRead } from '../store/index/candidate-reader.js';
+import type { ChunkRecord } from '../record/chunk-record.js';
+import type { CandidateQuery as ReaderQuery, CandidateRead } from '../store/index/candidate-reader.js';
 import type { BlockInfo } from '../record/block-info.js';
 import type { ActiveTurnValue, EngineMeta } from '../record/engine-records.js';
 import type { NamespacedTurn, StoredTurn } from '../store/write/active-turns.js';
@@ -80,15 +80,8 @@ export interface TrustedCalls {
   relocate(userId: string, refs: readonly ChunkRef[]): Promise<RelocationResult>;
 }
 
-/** What `candidates` gathers: see AkashicStore.candidates. */
-export interface CandidateQuery {
-  readonly sessionId: string | null;
-  readonly kinds: readonly ChunkKind[];
-  readonly keywords: readonly string[];
-  readonly window: number;
-  readonly prefilter: number;
-  readonly stats?: boolean;
-}
+/** What `candidates` gathers (see AkashicStore.candidates): the store's candidate query, the user given apart. */
+export type CandidateQuery = Omit<ReaderQuery, 'userId'>;
 
 /** The background GC loop (`gc.intervalMs` > 0) as events. */
 export interface BackgroundGcPasses {

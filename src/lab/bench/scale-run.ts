@@ -15,6 +15,7 @@
  * transaction; group commit may coalesce the users' writes). `batch: 1` writes one chunk per call.
  * Stores: akashic (and, on request, append-only as its baseline), leveldb-naive and sqlite.
  */
+import type { CoreFigures } from './bench-figures.js';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -57,14 +58,7 @@ export interface ScaleOptions {
   readonly onProgress?: (stage: string, done: number, total: number) => void;
 }
 
-export interface ScaleStoreFigures {
-  readonly blocksPerRequest: number | null;
-  readonly blocksPerRequestP95: number | null;
-  readonly lowerBound: number | null;
-  readonly p95ColdMs: number | null;
-  readonly bytesReadPerRequest: number | null;
-  readonly spaceAmp: number | null;
-  readonly writeAmp: number | null;
+export interface ScaleStoreFigures extends CoreFigures {
   readonly p50ColdMs: number | null;
   readonly coldSamples: number;
   readonly oracleBlocksPerRequest: number | null;
