@@ -100,9 +100,11 @@ export async function salvage(fromPath: string, toPath: string, opts: SalvageOpt
   const maxSkipped = opts.maxSkipped ?? 1000;
 
   const src = await openSource(fromPath, opts.repairLevelDb ?? true);
+  let openedFrames: FrameStore | null = null;
   try {
     const cf = openFamilies(src.db);
     const frameStore = await sourceFrames(cf, fromPath);
+    openedFrames = frameStore;
     const storageErrors: string[] = [...src.damage];
     const onError = (what: string) => (err: unknown, after: string | null) => {
       storageErrors.push(`${what}: unreadable region${after === null ? '' : ` after ${JSON.stringify(after)}`}: ${err instanceof Error ? err.message : String(err)}`);
@@ -276,6 +278,7 @@ export async function salvage(fromPath: string, toPath: string, opts: SalvageOpt
     };
   } finally {
     await src.close();
+    await openedFrames?.close();
   }
 }
 

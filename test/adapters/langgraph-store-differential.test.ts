@@ -94,7 +94,9 @@ function dropEmptyNamespaces(ref: InMemoryStore): void {
 
 /** How much the comparisons saw, so a vacuous run (everything empty) fails. */
 // Over Redis every run opens a store on the cluster and every step is a round trip: an eighth of the runs keeps the
-// tier short; the coverage floors below scale with the runs.
+// tier short; the coverage floors below scale with the runs. They sit at an eighth to a fifth of what a run sees on average
+// (gets that hit ≈ 0.8 per run, search hits ≈ 4, list hits ≈ 1.4; over 25 runs the hits spread from 5 to 26), so a
+// vacuous generator fails and an unlucky seed does not.
 const RUNS = TEST_ENGINE === 'redis' ? 25 : 200;
 const seen = { gets: 0, hits: 0, searches: 0, searchHits: 0, lists: 0, listHits: 0 };
 
@@ -172,8 +174,8 @@ async function runSteps(steps: Step[]): Promise<void> {
 describe('AkashicLangGraphStore against InMemoryStore', () => {
   it('agrees on random operation sequences', async () => {
     await fc.assert(fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 40, size: 'max' }), runSteps), { numRuns: RUNS });
-    expect(seen.hits).toBeGreaterThan((50 * RUNS) / 200);
-    expect(seen.searchHits).toBeGreaterThan((200 * RUNS) / 200);
-    expect(seen.listHits).toBeGreaterThan((100 * RUNS) / 200);
+    expect(seen.hits).toBeGreaterThan(RUNS / 10);
+    expect(seen.searchHits).toBeGreaterThan(RUNS / 2);
+    expect(seen.listHits).toBeGreaterThan(RUNS / 4);
   });
 });

@@ -2,7 +2,8 @@
  * The salvage path: copy every readable live chunk (and MemAttention's active turns) of a damaged database into a
  * new one, and report exactly what was left behind.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { readlinkSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -135,6 +136,15 @@ describe('salvage', () => {
     const before = await records(src);
     const report = await salvage(src, join(dir, 'copy'));
     expect(report).toMatchObject({ copied: 10, skippedCount: 0, orphans: 0, storageErrors: [], complete: true });
+    // Nothing of either database stays open once salvage returns (the source's frame files included).
+    const open = (await readdir('/proc/self/fd')).map((fd) => {
+      try {
+        return readlinkSync(join('/proc/self/fd', fd));
+      } catch {
+        return '';
+      }
+    });
+    expect(open.filter((p) => p.startsWith(dir))).toEqual([]);
     expect(await records(join(dir, 'copy'))).toEqual(before);
   });
 
