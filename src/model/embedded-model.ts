@@ -23,6 +23,7 @@ import { checkThreshold, checkTopP, checkUniqueIds } from './model-arguments.js'
 import { lexicalThenDenseLazily, vectorsOf } from './dense-signal.js';
 import { loadOfflineWordVectors, offlineWordVectors, type WordVectors } from './word-vectors.js';
 import { mapYielding } from '../util/yielding.js';
+import { WeightedMemo } from '../util/weighted-memo.js';
 
 /** Options of {@link EmbeddedModel}. */
 export interface EmbeddedModelOptions {
@@ -36,6 +37,14 @@ export interface EmbeddedModelOptions {
    * Default true.
    */
   readonly denseSignal?: boolean;
+}
+
+/** Bound of the memo of tokenized passages (an estimate of the bytes held). */
+const PASSAGE_MEMO_BYTES = 32 * 1024 * 1024;
+
+interface TokenizedPassage {
+  readonly terms: readonly string[];
+  keywords(): readonly string[];
 }
 
 /** Default minimum association of GROUP. */
@@ -68,6 +77,8 @@ export class EmbeddedModel implements MemoryModel {
   readonly #keywordLimit: number;
   readonly #groupThreshold: number;
   readonly #dense: boolean;
+  /** Tokenized passages of recent `scorePassages` calls, bounded by an estimate of their bytes. */
+  readonly #passages = new WeightedMemo<string, TokenizedPassage>(PASSAGE_MEMO_BYTES);
 
   /** @throws AkashicError `AKASHIC_INVALID_ARGUMENT` naming the bad option. */
   constructor(options: EmbeddedModelOptions = {}) {
@@ -154,8 +165,9 @@ export class EmbeddedModel implements MemoryModel {
   /** BM25 over the passages; with word vectors, passages matching no query word are ordered by the dense signal. */
   async scorePassages(query: { readonly text: string; readonly keywords: readonly string[] }, passages: readonly string[]): Promise<number[]> {
     const queryTerms = [...new Set([...termsOf(query.keywords.join('\n')), ...termsOf(query.text)])];
-    // Each passage tokenized once, for its terms (BM25) and, where the dense signal needs them, its keywords.
-    const tokenized = await mapYielding(passages, (p) => termsAndKeywordsOf(p));
+    // Each passage tokenized once, for its terms (BM25) and, where the dense signal needs them, its keywords; a
+    // passage scored before (the same sentence of a chunk recalled again) is not tokenized again.
+    const tokenized = await mapYielding(passages, (p) => this.#tokenized(p));
     const lexical = bm25Scores(tokenized.map((t) => t.terms), queryTerms);
     const vectors = await this.#loadWordVectors();
     if (vectors === null) return lexical;
@@ -167,6 +179,19 @@ export class EmbeddedModel implements MemoryModel {
       (i) => vectorsOf(vectors, tokenized[i]!.keywords()),
       mapYielding,
     );
+  }
+
+  /** `termsAndKeywordsOf(text)`, memoized (a pure function of the text), its keywords computed once when asked. */
+  #tokenized(text: string): TokenizedPassage {
+    let t = this.#passages.get(text);
+    if (t === undefined) {
+      const both = termsAndKeywordsOf(text);
+      let keywords: readonly string[] | undefined;
+      t = { terms: both.terms, keywords: () => (keywords ??= both.keywords()) };
+      // The text (two bytes a character) and its tokens (a few dozen bytes each, about one per five characters).
+      this.#passages.set(text, t, 16 * text.length + 256);
+    }
+    return t;
   }
 
   async jointCompact(
