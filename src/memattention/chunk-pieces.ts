@@ -10,7 +10,7 @@
  * @internal
  */
 import { termsOf } from '../model/keywords.js';
-import type { Tokenizer, YieldingCounter } from '../model/tokenizer.js';
+import { countByLines, type Tokenizer, type YieldingCounter } from '../model/tokenizer.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
 import { WeightedMemo } from '../util/weighted-memo.js';
 import { MAX_PASSAGES_PER_CHUNK, splitChunk, type Split } from './passages.js';
@@ -199,14 +199,30 @@ export class ChunkPieces {
   }
 }
 
-/** A memory's cache of {@link ChunkPieces}, by chunk identity and version. */
+/**
+ * A memory's cache of {@link ChunkPieces}, by chunk identity and version, and of the token counts of the lines a
+ * recall renders (a recalled turn's line recurs whenever that turn is recalled whole).
+ */
 export class ChunkPieceCache {
   readonly tokenizer: Tokenizer;
+  /** `tokenizer`, counting a rendered text line by line with the counts of lines seen before (the same counts). */
+  readonly renderedCounter: Tokenizer;
   readonly #memo: WeightedMemo<string, ChunkPieces>;
+  readonly #lines: WeightedMemo<string, number>;
 
   constructor(tokenizer: Tokenizer, maxBytes: number = DEFAULT_PIECE_CACHE_BYTES) {
     this.tokenizer = tokenizer;
     this.#memo = new WeightedMemo(maxBytes);
+    this.#lines = new WeightedMemo(maxBytes / 4);
+    const countLine = (line: string): number => {
+      let n = this.#lines.get(line);
+      if (n === undefined) {
+        n = tokenizer.count(line);
+        this.#lines.set(line, n, 2 * line.length + 64);
+      }
+      return n;
+    };
+    this.renderedCounter = { name: tokenizer.name, count: (text) => countByLines(tokenizer, text, countLine) };
   }
 
   /** The pieces of `chunk`, from the cache when this version's text was seen before. */
@@ -224,5 +240,6 @@ export class ChunkPieceCache {
 
   clear(): void {
     this.#memo.clear();
+    this.#lines.clear();
   }
 }

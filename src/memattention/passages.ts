@@ -202,7 +202,7 @@ export async function selectPassages(
     });
     return { chunks: chunkIdx.map((ci) => ranked[ci]!), passages, text: blocks.join(CHUNK_SEPARATOR) };
   };
-  return fitToBudget(kept, render, tok, budget);
+  return fitToBudget(kept, render, cache.renderedCounter, budget);
 }
 
 /**

@@ -176,5 +176,5 @@ export async function selectSentencePassages(
     });
     return { chunks: chunkIdx.map((ci) => ranked[ci]!), passages, text: blocks.join(CHUNK_SEPARATOR) };
   };
-  return fitToBudget(kept, render, tok, budget);
+  return fitToBudget(kept, render, cache.renderedCounter, budget);
 }

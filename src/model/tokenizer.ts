@@ -66,12 +66,49 @@ export function createTokenizer(encoding: TokenizerEncoding = 'o200k_base'): Tok
   if (counter === undefined) {
     throw invalidArgument(`unknown tokenizer encoding: ${JSON.stringify(encoding)}`);
   }
-  return {
+  const tokenizer: Tokenizer = {
     name: encoding,
     count(text: string): number {
       return text.length === 0 ? 0 : countBounded(counter, text);
     },
   };
+  LINE_ADDITIVE.add(tokenizer);
+  return tokenizer;
+}
+
+/** The tokenizers made by `createTokenizer`, whose counts add up over the parts `countByLines` cuts. */
+const LINE_ADDITIVE = new WeakSet<Tokenizer>();
+
+const NEWLINE = 10;
+const SLASH = 47;
+const SPACE = /\s/u;
+
+/**
+ * Counts `text` as `tokenizer.count` does, as the sum of `countPart` over parts of it, so a caller can remember the
+ * counts of parts that recur (the lines of recalled chunks); `countPart` must return `tokenizer.count(part)`.
+ *
+ * The text is cut after each run of line breaks that follows a character other than whitespace and precedes one
+ * other than whitespace and `/`. There both BPE encodings split the text into pieces the same way whole or cut
+ * (their pre-tokenizing patterns have no lookbehind; the piece ending at the cut is the line-break run itself, or
+ * the punctuation run before it with the line breaks, and neither reaches past the cut; the piece after it starts
+ * fresh), and `count`'s bound on long unspaced runs sees the same runs (none spans a line break); so the sum is
+ * exactly the count of the whole. A tokenizer not made by `createTokenizer` gives no such guarantee: its text is
+ * counted whole.
+ */
+export function countByLines(tokenizer: Tokenizer, text: string, countPart: (part: string) => number): number {
+  if (!LINE_ADDITIVE.has(tokenizer)) return tokenizer.count(text);
+  let n = 0;
+  let from = 0;
+  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at)) {
+    let end = at;
+    while (end < text.length && text.charCodeAt(end) === NEWLINE) end++;
+    if (at > 0 && end < text.length && text.charCodeAt(end) !== SLASH && !SPACE.test(text[at - 1]!) && !SPACE.test(text[end]!)) {
+      n += countPart(text.slice(from, end));
+      from = end;
+    }
+    at = end;
+  }
+  return n + (from < text.length ? countPart(text.slice(from)) : 0);
 }
 
 /**

@@ -1,0 +1,46 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { countByLines, createTokenizer, type TokenizerEncoding } from '../../src/model/tokenizer.js';
+
+/** Pieces that stress the pre-tokenizers around line breaks: words, numbers, punctuation, slashes, spaces, runs. */
+const PIECES = [
+  'word', 'Word', 'WORD', 'é', 'naïve', "it's", "DON'T", '42', '2023', '12345', '.', '!', '?', '...', ',', ':', '/', '//',
+  '-', '—', '"', '(', ')', '[', ']', ' ', '  ', '\t', '\n', '\n\n', '\n\n\n', '\r\n', ' \n', '\n ', '東京', '🙂', '👍🏽',
+  'x'.repeat(70), 'ab1'.repeat(30), '<|endoftext|>', 'Caroline: ', '[2023-05-08]', '… ',
+];
+
+const texts = fc.array(fc.constantFrom(...PIECES), { minLength: 0, maxLength: 40 }).map((xs) => xs.join(''));
+
+describe('countByLines (a text counted as the sum of its lines)', () => {
+  for (const encoding of ['o200k_base', 'cl100k_base'] as TokenizerEncoding[]) {
+    const tok = createTokenizer(encoding);
+
+    it(`sums to the exact count of the whole text (${encoding})`, () => {
+      fc.assert(
+        fc.property(texts, (text) => {
+          const parts: string[] = [];
+          const n = countByLines(tok, text, (part) => {
+            parts.push(part);
+            return tok.count(part);
+          });
+          expect(parts.join('')).toBe(text);
+          expect(n).toBe(tok.count(text));
+        }),
+        { numRuns: 3000, seed: 27 },
+      );
+    });
+  }
+
+  it('cuts a recall text into its lines, and counts a foreign tokenizer whole', () => {
+    const tok = createTokenizer();
+    const text = '[2023-05-08]\nCaroline: I went to a support group.\nMelanie: Wow!\n\n[2023-06-01]\nCaroline: Thanks';
+    const parts: string[] = [];
+    countByLines(tok, text, (part) => {
+      parts.push(part);
+      return tok.count(part);
+    });
+    expect(parts).toEqual(['[2023-05-08]\n', 'Caroline: I went to a support group.\n', 'Melanie: Wow!\n\n', '[2023-06-01]\n', 'Caroline: Thanks']);
+    const foreign = { name: 'per-char', count: (t: string) => t.length };
+    expect(countByLines(foreign, text, () => 0)).toBe(text.length);
+  });
+});
