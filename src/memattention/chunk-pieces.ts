@@ -10,7 +10,7 @@
  * @internal
  */
 import { termsOf } from '../model/keywords.js';
-import { countByLines, type Tokenizer, type YieldingCounter } from '../model/tokenizer.js';
+import { countByLines, minTokens, type Tokenizer, type YieldingCounter } from '../model/tokenizer.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
 import { WeightedMemo } from '../util/weighted-memo.js';
 import { MAX_PASSAGES_PER_CHUNK, splitChunk, type Split } from './passages.js';
@@ -147,17 +147,17 @@ export class ChunkPieces {
     return counts[t]!;
   }
 
-  /** Tokens of sentence `i` alone. */
-  async ownTokens(i: number, counter: YieldingCounter): Promise<number> {
-    const counts = (this.#own ??= unknownCounts(this.pieces.length));
-    if (counts[i]! < 0) counts[i] = await counter.count(this.pieces[i]!.text);
-    return counts[i]!;
-  }
-
-  /** Tokens of sentence `i` after a space (how it is counted once its turn is open). */
-  async joinedTokens(i: number, counter: YieldingCounter): Promise<number> {
-    const counts = (this.#joined ??= unknownCounts(this.pieces.length));
-    if (counts[i]! < 0) counts[i] = await counter.count(` ${this.pieces[i]!.text}`);
+  /**
+   * Tokens of sentence `i` alone, or of it after a space with `joined` (how it is counted once its turn is open);
+   * null, without counting it, when it surely has more than `room` tokens (`minTokens`).
+   */
+  async tokensWithin(i: number, joined: boolean, room: number, counter: YieldingCounter): Promise<number | null> {
+    const counts = joined ? (this.#joined ??= unknownCounts(this.pieces.length)) : (this.#own ??= unknownCounts(this.pieces.length));
+    if (counts[i]! < 0) {
+      const text = joined ? ` ${this.pieces[i]!.text}` : this.pieces[i]!.text;
+      if (minTokens(this.#tok, text) > room) return null;
+      counts[i] = await counter.count(text);
+    }
     return counts[i]!;
   }
 

@@ -133,13 +133,14 @@ export async function selectSentencePassages(
   for (const x of order) {
     if (estimate >= budget) break;
     const t = turns[x.turn]!;
-    const cost =
-      // A sentence joining its turn's line costs its tokens after a space (a leading space merges into its first
-      // token), plus one for a possible ` … `.
-      (openedTurns.has(x.turn)
-        ? (await x.of.joinedTokens(x.local, counter)) + 1
-        : (await x.of.ownTokens(x.local, counter)) + (kept.length === 0 ? 0 : 1) + t.of.prefixTokens(t.local)) +
-      (openedChunks.has(t.chunk) ? 0 : t.of.headerTokens());
+    // A sentence joining its turn's line costs its tokens after a space (a leading space merges into its first
+    // token), plus one for a possible ` … `; else its own tokens, a separator and its turn's prefix. A sentence that
+    // surely does not fit is not counted.
+    const joined = openedTurns.has(x.turn);
+    const extra = (joined ? 1 : (kept.length === 0 ? 0 : 1) + t.of.prefixTokens(t.local)) + (openedChunks.has(t.chunk) ? 0 : t.of.headerTokens());
+    const own = await x.of.tokensWithin(x.local, joined, budget - estimate - extra, counter);
+    if (own === null) continue;
+    const cost = own + extra;
     if (estimate + cost > budget) continue;
     estimate += cost;
     openedChunks.add(t.chunk);

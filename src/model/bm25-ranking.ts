@@ -28,7 +28,7 @@ const IDF_K = 1;
 const PRECISION = 9;
 
 /** Terms as wink's space tokenizer sees them: joined by spaces and split again, empty pieces dropped. */
-function tokensOf(terms: readonly string[]): readonly string[] {
+function spaceTokensOf(terms: readonly string[]): readonly string[] {
   for (const t of terms) {
     if (t.length === 0 || t.includes(' ')) return terms.join(' ').split(' ').filter((x) => x.length > 0);
   }
@@ -37,9 +37,12 @@ function tokensOf(terms: readonly string[]): readonly string[] {
 
 /**
  * BM25 score of every document against the query terms, by document index; 0 for documents that match nothing.
- * Terms must already be normalized. A query term given twice counts twice.
+ * Terms must already be normalized. A query term given twice counts twice. With `plainTerms`, the caller vouches
+ * that no term (document's or query's) is empty or holds a space (as `termsOf`'s never do), so the terms are the
+ * tokens and are not checked one by one.
  */
-export function bm25Scores(documents: readonly (readonly string[])[], queryTerms: readonly string[]): number[] {
+export function bm25Scores(documents: readonly (readonly string[])[], queryTerms: readonly string[], plainTerms = false): number[] {
+  const tokensOf = plainTerms ? (terms: readonly string[]): readonly string[] => terms : spaceTokensOf;
   const scores = documents.map(() => 0);
   if (documents.length === 0 || queryTerms.length === 0) return scores;
 

@@ -137,7 +137,8 @@ export class EmbeddedModel implements MemoryModel {
     const documents = await mapYielding(candidates, (candidate) =>
       dated ? [...keywordTerms(candidate.keywords), ...dateTermsOf(candidate.createdAt)] : keywordTerms(candidate.keywords),
     );
-    const lexical = bm25Scores(documents, queryTerms);
+    // Terms of `termsOf`, `keywordTerms` and `dateTermsOf`: never empty, never spaced.
+    const lexical = bm25Scores(documents, queryTerms, true);
     const vectors = await this.#loadWordVectors();
     // With word vectors: BM25's matches first, then candidates that share no word with the query but hold words
     // related to it; without them, BM25 alone.
@@ -168,7 +169,7 @@ export class EmbeddedModel implements MemoryModel {
     // Each passage tokenized once, for its terms (BM25) and, where the dense signal needs them, its keywords; a
     // passage scored before (the same sentence of a chunk recalled again) is not tokenized again.
     const tokenized = await mapYielding(passages, (p) => this.#tokenized(p));
-    const lexical = bm25Scores(tokenized.map((t) => t.terms), queryTerms);
+    const lexical = bm25Scores(tokenized.map((t) => t.terms), queryTerms, true);
     const vectors = await this.#loadWordVectors();
     if (vectors === null) return lexical;
     // Every passage's score is used, but a lexical match's dense score never is: only the others are computed.

@@ -112,6 +112,29 @@ export function countByLines(tokenizer: Tokenizer, text: string, countPart: (par
 }
 
 /**
+ * A lower bound of `tokenizer.count(text)` made without tokenizing: for a tokenizer made by `createTokenizer`, the
+ * number of space-separated runs of `text` holding a character other than whitespace (each such character is in a
+ * pre-tokenized piece, no piece of either encoding holds such characters on both sides of a space, and a piece is
+ * at least one token); 0 for any other tokenizer. For a caller that only needs to know whether a count exceeds a
+ * bound.
+ */
+export function minTokens(tokenizer: Tokenizer, text: string): number {
+  if (!LINE_ADDITIVE.has(tokenizer)) return 0;
+  let runs = 0;
+  let afterSpace = true;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 32) afterSpace = true;
+    // Control characters count as whitespace (a lower bound stays one); beyond ASCII, the pattern's \s decides.
+    else if (afterSpace && c > 32 && (c < 128 ? c !== 127 : !SPACE.test(text[i]!))) {
+      runs++;
+      afterSpace = false;
+    }
+  }
+  return runs;
+}
+
+/**
  * Longest run without whitespace counted exactly. BPE merging is slow (quadratic or worse) in the length of a
  * pre-tokenized piece, and an unspaced run (a base64 blob, CJK text, `xxxx…`) is one piece: 40,000 characters took
  * seconds, a 1 MiB run minutes. A longer run is counted by extrapolating the exact count of its first

@@ -24,9 +24,12 @@ describe('ChunkPieceCache (what recall derives from a chunk version)', () => {
     expect(p.pieces.map((x) => x.text)).toEqual(['I moved to Lisbon.', 'It is sunny!', 'Nice.', 'Where do you work now?']);
     const counter = new YieldingCounter(tokenizer);
     for (let i = 0; i < p.pieces.length; i++) {
-      expect(await p.ownTokens(i, counter)).toBe(tokenizer.count(p.pieces[i]!.text));
-      expect(await p.joinedTokens(i, counter)).toBe(tokenizer.count(` ${p.pieces[i]!.text}`));
+      expect(await p.tokensWithin(i, false, Number.POSITIVE_INFINITY, counter)).toBe(tokenizer.count(p.pieces[i]!.text));
+      expect(await p.tokensWithin(i, true, Number.POSITIVE_INFINITY, counter)).toBe(tokenizer.count(` ${p.pieces[i]!.text}`));
     }
+    // A sentence of four words surely has more than two tokens: not counted; a count already made is returned.
+    expect(await cache.of(chunk(text, 3)).tokensWithin(3, false, 2, counter)).toBeNull();
+    expect(await p.tokensWithin(3, false, 2, counter)).toBe(tokenizer.count('Where do you work now?'));
     expect(p.headerTokens()).toBe(tokenizer.count('[2024-05-01]') + 1);
     expect(p.prefixTokens(1)).toBe(tokenizer.count('bob: '));
     expect(await p.passageTokens(0, counter)).toBe(tokenizer.count('alice: I moved to Lisbon. It is sunny!'));
