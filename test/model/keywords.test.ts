@@ -123,4 +123,14 @@ describe('keywordTerms', () => {
     expect(long.join('\n').length).toBeGreaterThan(16 * 1024);
     expect(keywordTerms(long)).toEqual(termsOf(long.join('\n')));
   });
+
+  it('serves a list kept between calls from memory, and a list changed in place afresh', () => {
+    const list = ['gardens', 'running', 'berlin'];
+    expect(keywordTerms(list)).toEqual(termsOf(list.join('\n')));
+    expect(keywordTerms(list)).toBe(keywordTerms(list));
+    list[1] = 'swimming';
+    expect(keywordTerms(list)).toEqual(termsOf('gardens\nswimming\nberlin'));
+    list.push('databases');
+    expect(keywordTerms(list)).toEqual(termsOf(list.join('\n')));
+  });
 });
