@@ -113,10 +113,14 @@ export class ChunkPieces {
   #repeatKeys: string[] | undefined;
   #speakers: readonly string[] | undefined;
 
-  constructor(chunk: Pick<ChunkRecord, 'text' | 'provenance'>, tok: Tokenizer) {
+  readonly #remember: (text: string, tokens: number) => void;
+
+  /** `remember` is told each text counted whole (a sentence alone, a passage), which a rendered line may repeat. */
+  constructor(chunk: Pick<ChunkRecord, 'text' | 'provenance'>, tok: Tokenizer, remember: (text: string, tokens: number) => void = () => {}) {
     this.text = chunk.text;
     this.split = splitChunk(chunk);
     this.#tok = tok;
+    this.#remember = remember;
   }
 
   get turns(): readonly PieceTurn[] {
@@ -157,6 +161,7 @@ export class ChunkPieces {
       const text = joined ? ` ${this.pieces[i]!.text}` : this.pieces[i]!.text;
       if (minTokens(this.#tok, text) > room) return null;
       counts[i] = await counter.count(text);
+      if (!joined) this.#remember(text, counts[i]!);
     }
     return counts[i]!;
   }
@@ -164,7 +169,11 @@ export class ChunkPieces {
   /** Tokens of passage `i` of the split (a whole turn). */
   async passageTokens(i: number, counter: YieldingCounter): Promise<number> {
     const counts = (this.#passageTokens ??= unknownCounts(this.split.passages.length));
-    if (counts[i]! < 0) counts[i] = await counter.count(this.split.passages[i]!.text);
+    if (counts[i]! < 0) {
+      const text = this.split.passages[i]!.text;
+      counts[i] = await counter.count(text);
+      this.#remember(text, counts[i]!);
+    }
     return counts[i]!;
   }
 
@@ -218,19 +227,21 @@ export class ChunkPieceCache {
       let n = this.#lines.get(line);
       if (n === undefined) {
         n = tokenizer.count(line);
-        this.#lines.set(line, n, 2 * line.length + 64);
+        this.#rememberLine(line, n);
       }
       return n;
     };
     this.renderedCounter = { name: tokenizer.name, count: (text) => countByLines(tokenizer, text, countLine) };
   }
 
+  readonly #rememberLine = (line: string, tokens: number): void => this.#lines.set(line, tokens, 2 * line.length + 64);
+
   /** The pieces of `chunk`, from the cache when this version's text was seen before. */
   of(chunk: Pick<ChunkRecord, 'userId' | 'sessionId' | 'chunkId' | 'version' | 'text' | 'provenance'>): ChunkPieces {
     const key = `${chunk.userId}\u0000${chunk.sessionId}\u0000${chunk.chunkId}\u0000${chunk.version}`;
     let pieces = this.#memo.get(key);
     if (pieces === undefined || pieces.text !== chunk.text) {
-      pieces = new ChunkPieces(chunk, this.tokenizer);
+      pieces = new ChunkPieces(chunk, this.tokenizer, this.#rememberLine);
       // The text (two bytes a character) and what is derived from it: its passages and sentences are slices of it,
       // their counts and keys a few bytes each: eight bytes a character plus a fixed overhead bounds it in practice.
       this.#memo.set(key, pieces, 8 * chunk.text.length + 1024);

@@ -6,7 +6,7 @@ import { countByLines, createTokenizer, minTokens, type TokenizerEncoding } from
 const PIECES = [
   'word', 'Word', 'WORD', 'é', 'naïve', "it's", "DON'T", '42', '2023', '12345', '.', '!', '?', '...', ',', ':', '/', '//',
   '-', '—', '"', '(', ')', '[', ']', ' ', '  ', '\t', '\n', '\n\n', '\n\n\n', '\r\n', ' \n', '\n ', '東京', '🙂', '👍🏽',
-  '\u00a0', '\u3000', '\u2028', '\x01', 'x'.repeat(70), 'ab1'.repeat(30), '<|endoftext|>', 'Caroline: ', '[2023-05-08]', '… ',
+  'e\u0301', '²', 'Ⅻ', 'ǅ', '\u00a0', '\u3000', '\u2028', '\x01', 'x'.repeat(70), 'ab1'.repeat(30), '<|endoftext|>', 'Caroline: ', '[2023-05-08]', '… ',
 ];
 
 const texts = fc.array(fc.constantFrom(...PIECES), { minLength: 0, maxLength: 40 }).map((xs) => xs.join(''));
@@ -41,6 +41,13 @@ describe('countByLines (a text counted as the sum of its lines) and minTokens (a
       return tok.count(part);
     });
     expect(parts).toEqual(['[2023-05-08]\n', 'Caroline: I went to a support group.\n', 'Melanie: Wow!\n\n', '[2023-06-01]\n', 'Caroline: Thanks']);
+    // A line ending in a letter or digit is cut from its line breaks, so it is counted as it is.
+    const words: string[] = [];
+    countByLines(tok, 'alpha beta\n\ngamma 42\nDelta', (part) => {
+      words.push(part);
+      return tok.count(part);
+    });
+    expect(words).toEqual(['alpha beta', '\n\n', 'gamma 42', '\n', 'Delta']);
     const foreign = { name: 'per-char', count: (t: string) => t.length };
     expect(countByLines(foreign, text, () => 0)).toBe(text.length);
     expect(minTokens(tok, 'one two  three')).toBe(3);
