@@ -98,7 +98,10 @@ export async function retrieve(store: AkashicStore, model: CheckedModel, options
   const selected = queryVector === undefined ? lexical : fuseRankings(lexical, denseRanking(queryVector, metas, req.topP), req.topP);
   const empty: Retrieval = { chunks: [], passages: [], text: '', tokenCount: 0, blocksTouched: 0, candidates: candidates.length, dropped: 0 };
   if (selected.length === 0) return empty;
-  const byId = new Map(candidates.map((c) => [c.meta.id, c]));
+  // The selected few looked up in one pass (no map of the whole window).
+  const wanted = new Set(selected);
+  const byId = new Map<string, Candidate>();
+  for (const c of candidates) if (wanted.has(c.meta.id)) byId.set(c.meta.id, c);
   const picked = selected.map((id) => byId.get(id)!);
   const current = picked.filter((c) => c.superseded === undefined);
   const old = picked.filter((c) => c.superseded !== undefined);

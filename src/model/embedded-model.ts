@@ -155,9 +155,11 @@ export class EmbeddedModel implements MemoryModel {
             mapYielding,
           );
 
-    return candidates
-      .map((candidate, i) => ({ id: candidate.id, score: scores[i] ?? 0 }))
-      .filter((entry) => entry.score > 0)
+    // Only the candidates that score are ranked (most of a large window matches nothing).
+    const matched: number[] = [];
+    for (let i = 0; i < candidates.length; i++) if ((scores[i] ?? 0) > 0) matched.push(i);
+    return matched
+      .map((i) => ({ id: candidates[i]!.id, score: scores[i]! }))
       .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       .slice(0, topP)
       .map((entry) => entry.id);
