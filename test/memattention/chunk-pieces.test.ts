@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { AkashicMemory } from '../../src/memattention/memory.js';
 import { ChunkPieceCache } from '../../src/memattention/chunk-pieces.js';
 import { YieldingCounter } from '../../src/model/tokenizer.js';
 import { termsOf } from '../../src/model/keywords.js';
-import { tokenizer } from './fixtures.js';
+import { memoryStore, tokenizer } from './fixtures.js';
 
 const chunk = (text: string, version = 1) => ({
   userId: 'u',
@@ -49,5 +50,52 @@ describe('ChunkPieceCache (what recall derives from a chunk version)', () => {
     expect(other.pieces.map((x) => x.text)).toEqual(['Hello there.', 'Hi.']);
     cache.clear();
     expect(cache.of(chunk(text))).not.toBe(first);
+  });
+});
+
+describe('recall served from the piece cache', () => {
+  it('returns exactly what a fresh memory returns, at every budget and unit, recall after recall', async () => {
+    const { store } = await memoryStore();
+    const user = 'carol';
+    const lines = [
+      'I moved to Lisbon last spring. The rent is high! But the light is worth it.',
+      'Did you find a job there?',
+      'Yes, I started at a design studio near the river. My manager is called Ines.',
+      'What do you do on weekends?',
+      'I surf at Carcavelos when the waves are up, and I read on the train.',
+      'Nice. Any pets?',
+      'A greyhound called Biscuit. He sleeps all day.',
+    ];
+    const writer = new AkashicMemory(store, { writeBack: 'await', relocateEveryRecalls: 0 });
+    for (const [i, text] of lines.entries()) {
+      await writer.appendTurn({ user, session: 's1', role: i % 2 === 0 ? 'Carol' : 'Dan', text, at: Date.UTC(2024, 4, 1) + i * 60_000, turnId: `t${i}` });
+    }
+    await writer.endSession({ user, session: 's1' });
+    await writer.close();
+    const queries = ['Where does Carol work?', 'What is the name of the dog?', 'Where does she surf?', 'What happened on 1 May, 2024?'];
+    try {
+      for (const recallUnit of ['sentence', 'passage'] as const) {
+        const kept = new AkashicMemory(store, { recallUnit, relocateEveryRecalls: 0 });
+        for (let round = 0; round < 2; round++) {
+          for (const query of queries) {
+            for (const memoryBudgetTokens of [12, 40, 400]) {
+              const fresh = new AkashicMemory(store, { recallUnit, relocateEveryRecalls: 0 });
+              const want = await fresh.recall({ user, session: 's2', query, memoryBudgetTokens });
+              await fresh.close();
+              const got = await kept.recall({ user, session: 's2', query, memoryBudgetTokens });
+              expect(got.text).toBe(want.text);
+              expect(got.passages).toEqual(want.passages);
+              expect(got.tokenCount).toBe(want.tokenCount);
+              expect(got.tokenCount).toBe(tokenizer.count(got.text));
+              expect(got.tokenCount).toBeLessThanOrEqual(memoryBudgetTokens);
+              if (query === queries[0] && memoryBudgetTokens === 400) expect(got.text).toContain('design studio');
+            }
+          }
+        }
+        await kept.close();
+      }
+    } finally {
+      await store.close();
+    }
   });
 });
