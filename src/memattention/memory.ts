@@ -35,6 +35,7 @@ import { sumReceipts, withReceipts, type ModelCallReceipt, type ModelUsageStats 
 import type { ModelUsageRecorder } from '../engine/model-usage-recorder.js';
 import type { CompactionTrigger, MemoryEvents } from './memory-events.js';
 import { WriteBackQueue, type JobFailure, type WriteBackQueueStats } from './write-back-queue.js';
+import { ChunkPieceCache } from './chunk-pieces.js';
 import type { WriteBackMode } from './options.js';
 
 /** A namespace: one user's session. */
@@ -178,6 +179,8 @@ export class AkashicMemory {
    * so the turns a compaction read are still stored when it commits.
    */
   readonly #lanes = new KeyedQueue();
+  /** What recall derives from each chunk version's text (its sentences, their token counts), kept between recalls. */
+  readonly #pieces: ChunkPieceCache;
   /** The write-back queue (`writeBack: 'background'`), else null. */
   readonly #writeBack: WriteBackQueue | null;
   readonly #events: EventChannel<MemoryEvents>;
@@ -193,6 +196,7 @@ export class AkashicMemory {
     this.#store = store;
     this.#options = resolveMemoryOptions(options);
     this.#model = new CheckedModel(this.#options.model, this.#options.tokenizer);
+    this.#pieces = new ChunkPieceCache(this.#options.tokenizer);
     this.#relocation = new OnlineRelocation({
       every: this.#options.relocateEveryRecalls,
       tauAssoc: this.#options.tauAssoc,
@@ -605,7 +609,7 @@ export class AkashicMemory {
     if (input.enableRetrieval === false) {
       return { chunks: [], passages: [], text: '', tokenCount: 0, blocksTouched: 0, activeTurns: active, candidates: 0, dropped: 0, relocation: { status: 'skipped', reason: 'retrieval-disabled' } };
     }
-    const got = await storage(retrieve(this.#store, this.#model, this.#options, { userId: ns.user, sessionId: ns.session, query: input.query, topP, budget, scope, floor, ...(filter === undefined ? {} : { filter }), view }));
+    const got = await storage(retrieve(this.#store, this.#model, this.#options, { userId: ns.user, sessionId: ns.session, query: input.query, topP, budget, scope, floor, ...(filter === undefined ? {} : { filter }), view }, this.#pieces));
     const refs = got.chunks.map((c) => ({ sessionId: c.sessionId, chunkId: c.chunkId }));
     // A read-only store (or one latched read-only by a write error) can still be recalled from; it just learns
     // nothing about co-access.
@@ -692,6 +696,7 @@ export class AkashicMemory {
     this.#idle.clear();
     await this.#writeBack?.close();
     await Promise.allSettled([this.#queues.drain(), this.#lanes.drain(), ...this.#background]);
+    this.#pieces.clear();
     this.#status = 'closed';
   }
 }

@@ -21,9 +21,10 @@
  */
 import { bm25Scores } from '../model/bm25-ranking.js';
 import { termsOf } from '../model/keywords.js';
-import { countEachYielding, type Tokenizer } from '../model/tokenizer.js';
+import { YieldingCounter, type Tokenizer } from '../model/tokenizer.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
 import { aboveFloor, floorScore } from './relevance-floor.js';
+import type { ChunkPieceCache } from './chunk-pieces.js';
 
 /** One recalled passage with where it came from. */
 export interface RecalledPassage {
@@ -60,7 +61,7 @@ export const MAX_PASSAGES_PER_CHUNK = 1024;
 /** Neighbour share of a passage's score: a turn answering (or asking) a matching turn is half as likely evidence. */
 const NEIGHBOUR_SHARE = 0.5;
 
-interface Split {
+export interface Split {
   readonly header: string | null;
   /** One passage per turn (else the chunk is one passage carrying all its turns). */
   readonly aligned: boolean;
@@ -136,21 +137,24 @@ export async function selectPassages(
   ranked: readonly ChunkRecord[],
   score: (passages: readonly string[]) => Promise<number[]>,
   budget: number,
-  tok: Tokenizer,
+  cache: ChunkPieceCache,
   chronological: (a: ChunkRecord, b: ChunkRecord) => number,
   dated = false,
   floor = 0,
 ): Promise<PassageSelection> {
-  const splits = ranked.map(splitChunk);
+  const of = ranked.map((c) => cache.of(c));
+  const splits = of.map((p) => p.split);
+  const tok = cache.tokenizer;
   const items: Item[] = [];
   splits.forEach((s, chunk) =>
     s.passages
       .slice(0, MAX_PASSAGES_PER_CHUNK)
       .forEach((p, index) => items.push({ chunk, index, text: p.text, turnIds: p.turnIds, tokens: 0, score: 0, distance: 0 })),
   );
-  // Counted yielding to the event loop: a recall over large chunks must not block it for long.
-  const counts = await countEachYielding(tok, items.map((item) => item.text));
-  items.forEach((item, k) => (item.tokens = counts[k] ?? 0));
+  // Counted yielding to the event loop (a recall over large chunks must not block it for long), once per chunk
+  // version: the counts are kept with the chunk's pieces.
+  const counter = new YieldingCounter(tok);
+  for (const item of items) item.tokens = await of[item.chunk]!.passageTokens(item.index, counter);
   const raw = await score(items.map((i) => withDate(i.text, dated ? splits[i.chunk]?.header : null)));
   items.forEach((item, k) => {
     const own = raw[k] ?? 0;
@@ -171,7 +175,7 @@ export async function selectPassages(
     .filter((i) => aboveFloor(i.score, threshold))
     .sort((a, b) => b.score - a.score || ranked[b.chunk]!.createdAt - ranked[a.chunk]!.createdAt || a.chunk - b.chunk || a.distance - b.distance || a.index - b.index);
 
-  const headerTokens = splits.map((s) => (s.header === null ? 0 : tok.count(s.header) + 1));
+  const headerTokens = of.map((p) => p.headerTokens());
   const opened = new Set<number>();
   const kept: Item[] = [];
   let estimate = 0;
@@ -198,7 +202,7 @@ export async function selectPassages(
     });
     return { chunks: chunkIdx.map((ci) => ranked[ci]!), passages, text: blocks.join(CHUNK_SEPARATOR) };
   };
-  return fitToBudget(kept, render, tok, budget);
+  return fitToBudget(kept, render, cache.renderedCounter, budget);
 }
 
 /**

@@ -14,7 +14,8 @@ import { gatherCandidates, type Candidate, type CandidateView } from './candidat
 import type { SupersededMark } from '../api/results.js';
 import { denseRanking, fuseRankings } from './hybrid-select.js';
 import { selectSentencePassages } from './sentence-passages.js';
-import { speakerTermsOf, withoutSpeakers } from './speaker-names.js';
+import { withoutSpeakers } from './speaker-names.js';
+import type { ChunkPieceCache } from './chunk-pieces.js';
 import { CHUNK_SEPARATOR, lexicalPassageScores, selectPassages, type RecalledPassage } from './passages.js';
 import type { CheckedModel } from './model-calls.js';
 import type { MemoryScope, ResolvedMemoryOptions } from './options.js';
@@ -69,11 +70,19 @@ function withFactBonus(scores: readonly number[], texts: readonly string[], slot
   return scores.map((s, i) => (statesSlot(texts[i] ?? '', slot) ? s + bonus : s));
 }
 
+/** The terms of the speakers of the chunks' turns (chunks not written one line per turn have none). */
+function speakersOf(chunks: readonly ChunkRecord[], pieces: ChunkPieceCache): Set<string> {
+  const terms = new Set<string>();
+  for (const c of chunks) for (const t of pieces.of(c).speakerTerms()) terms.add(t);
+  return terms;
+}
+
 export function chronological(a: ChunkRecord, b: ChunkRecord): number {
   return a.createdAt - b.createdAt || (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0);
 }
 
-export async function retrieve(store: AkashicStore, model: CheckedModel, options: ResolvedMemoryOptions, req: RetrievalRequest): Promise<Retrieval> {
+/** `pieces`: the memory's cache of what is derived from each chunk's text (made with `options.tokenizer`). */
+export async function retrieve(store: AkashicStore, model: CheckedModel, options: ResolvedMemoryOptions, req: RetrievalRequest, pieces: ChunkPieceCache): Promise<Retrieval> {
   const [keywords, queryVector] = await Promise.all([
     model.buildMeta(req.query),
     options.embedder === null ? Promise.resolve(undefined) : options.embedder.embed([req.query]).then((v) => v[0]),
@@ -89,7 +98,10 @@ export async function retrieve(store: AkashicStore, model: CheckedModel, options
   const selected = queryVector === undefined ? lexical : fuseRankings(lexical, denseRanking(queryVector, metas, req.topP), req.topP);
   const empty: Retrieval = { chunks: [], passages: [], text: '', tokenCount: 0, blocksTouched: 0, candidates: candidates.length, dropped: 0 };
   if (selected.length === 0) return empty;
-  const byId = new Map(candidates.map((c) => [c.meta.id, c]));
+  // The selected few looked up in one pass (no map of the whole window).
+  const wanted = new Set(selected);
+  const byId = new Map<string, Candidate>();
+  for (const c of candidates) if (wanted.has(c.meta.id)) byId.set(c.meta.id, c);
   const picked = selected.map((id) => byId.get(id)!);
   const current = picked.filter((c) => c.superseded === undefined);
   const old = picked.filter((c) => c.superseded !== undefined);
@@ -127,8 +139,8 @@ export async function retrieve(store: AkashicStore, model: CheckedModel, options
     const namedSpeaker = (prefix: string): boolean => termsOf(prefix).some((t) => asked.has(t));
     const got =
       options.recallUnit === 'sentence'
-        ? await selectSentencePassages(ranked, scoreAgainst(withoutSpeakers(query, speakerTermsOf(ranked))), req.budget, tok, chronological, dated, floor, namedSpeaker)
-        : await selectPassages(ranked, score, req.budget, tok, chronological, dated, floor);
+        ? await selectSentencePassages(ranked, scoreAgainst(withoutSpeakers(query, speakersOf(ranked, pieces))), req.budget, pieces, chronological, dated, floor, namedSpeaker)
+        : await selectPassages(ranked, score, req.budget, pieces, chronological, dated, floor);
     return {
       chunks: got.chunks,
       passages: got.passages,

@@ -11,12 +11,14 @@
  * one turn and carries that turn's id.
  * @internal
  */
-import { termsOf } from '../model/keywords.js';
-import { YieldingCounter, type Tokenizer } from '../model/tokenizer.js';
+import { YieldingCounter } from '../model/tokenizer.js';
 import { mapYielding, yieldToEventLoop } from '../util/yielding.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
 import { aboveFloor, floorScore } from './relevance-floor.js';
-import { CHUNK_SEPARATOR, fitToBudget, withDate, MAX_PASSAGES_PER_CHUNK, PASSAGE_SEPARATOR, splitChunk, type PassageSelection, type RecalledPassage } from './passages.js';
+import { CHUNK_SEPARATOR, fitToBudget, withDate, PASSAGE_SEPARATOR, type PassageSelection, type RecalledPassage } from './passages.js';
+import type { ChunkPieceCache, ChunkPieces } from './chunk-pieces.js';
+
+export { sentencesOf } from './chunk-pieces.js';
 
 /**
  * Share of the neighbouring turns' best sentence score a sentence takes (as whole-turn passages take half their
@@ -33,36 +35,15 @@ const NEIGHBOUR_SHARE = 0.5;
 const NAMED_SPEAKER_WEIGHT = 2;
 const GAP = ' … ';
 
-const SENTENCE_BREAK = /(?<=[.!?])\s+(?=[\p{Lu}\p{N}"'“‘(])/gu;
-
 /**
- * Sentences of a turn's text: split after . ! ? followed by space and an upper-case letter, digit or quote. With
- * `max`, only the first `max` sentences are returned (the rest of the text is not read).
+ * The sentences in order without repeats: a sentence whose content words (its `repeatKey`) are those of a sentence
+ * ranked before it adds no evidence, only tokens, so it is left out (a reader sees it once). Sentences with no content
+ * word ("Wow!") are kept: they carry the neighbour share of the turn they answer. Keys not cached yet are computed
+ * in slices that yield to the event loop (a recall over large chunks).
  */
-export function sentencesOf(text: string, max = Number.POSITIVE_INFINITY): string[] {
-  const parts: string[] = [];
-  let from = 0;
-  for (const m of text.matchAll(SENTENCE_BREAK)) {
-    if (parts.length >= max) break;
-    const part = text.slice(from, m.index);
-    if (part.trim() !== '') parts.push(part);
-    from = m.index + m[0].length;
-  }
-  const last = text.slice(from);
-  if (parts.length < max && last.trim() !== '') parts.push(last);
-  return parts.length === 0 ? [text] : parts;
-}
-
-/**
- * The sentences in order without repeats: a sentence whose content words (the set of its `termsOf` terms and its
- * numbers) are those of a sentence ranked before it adds no evidence, only tokens, so it is left out (a reader sees
- * it once). Sentences with no content word ("Wow!") are kept: they carry the neighbour share of the turn they answer.
- */
-async function withoutRepeats<S extends { readonly text: string }>(order: readonly S[]): Promise<S[]> {
+async function withoutRepeats(order: readonly Sentence[]): Promise<Sentence[]> {
   const seen = new Set<string>();
-  // Numbers count too, even the one-digit ones terms skip: "paid 4" and "paid 5" are different facts. Computed in
-  // slices that yield to the event loop (a recall over large chunks).
-  const keys = await mapYielding(order, (x) => [...new Set([...termsOf(x.text), ...(x.text.match(/\p{N}+/gu) ?? [])])].sort().join(' '));
+  const keys = await mapYielding(order, (x) => x.of.repeatKey(x.local));
   return order.filter((_, i) => {
     const key = keys[i] ?? '';
     if (key === '') return true;
@@ -78,6 +59,9 @@ interface Turn {
   readonly prefix: string;
   readonly turnIds: readonly string[];
   readonly whole: boolean;
+  /** The chunk's pieces, and this turn's index among their turns. */
+  readonly of: ChunkPieces;
+  readonly local: number;
 }
 
 interface Sentence {
@@ -85,6 +69,9 @@ interface Sentence {
   readonly pos: number;
   readonly text: string;
   readonly lead: string;
+  /** The chunk's pieces, and this sentence's index among them. */
+  readonly of: ChunkPieces;
+  readonly local: number;
   score: number;
 }
 
@@ -92,47 +79,21 @@ export async function selectSentencePassages(
   ranked: readonly ChunkRecord[],
   score: (passages: readonly string[]) => Promise<number[]>,
   budget: number,
-  tok: Tokenizer,
+  cache: ChunkPieceCache,
   chronological: (a: ChunkRecord, b: ChunkRecord) => number,
   dated = false,
   floor = 0,
   namedSpeaker: (prefix: string) => boolean = () => false,
 ): Promise<PassageSelection> {
-  const splits = ranked.map(splitChunk);
+  const of = ranked.map((c) => cache.of(c));
+  const splits = of.map((p) => p.split);
   const turns: Turn[] = [];
-  /** `lead`: what joins a sentence to the one before it in its turn (a space, or a newline at a line break). */
-  const pieces: { readonly turn: number; readonly pos: number; readonly text: string; readonly lead: string }[] = [];
-  splits.forEach((s, chunk) => {
-    // The first MAX_PASSAGES_PER_CHUNK sentences of a chunk are considered (a bound on very large turns).
-    let room = MAX_PASSAGES_PER_CHUNK;
-    s.passages.forEach((p, index) => {
-      if (room <= 0) return;
-      // A chunk not written one line per turn (a model's summary) is one passage taken whole, as in 'passage' recall.
-      const whole = !s.aligned;
-      const colon = p.text.indexOf(': ');
-      const prefix = whole || colon < 0 ? '' : p.text.slice(0, colon + 2);
-      const body = whole ? p.text : p.text.slice(prefix.length);
-      const t = turns.push({ chunk, index, prefix, turnIds: p.turnIds, whole }) - 1;
-      if (whole) {
-        room -= 1;
-        pieces.push({ turn: t, pos: 0, text: body, lead: ' ' });
-        return;
-      }
-      // A turn of several lines: the sentences of each line, a line's first one joined to the previous by a newline.
-      let pos = 0;
-      for (const line of body.split('\n')) {
-        if (room <= 0) break;
-        if (line.trim() === '') continue;
-        const texts = sentencesOf(line, room);
-        room -= texts.length;
-        texts.forEach((text, k) => {
-          pieces.push({ turn: t, pos, text, lead: k === 0 && pos > 0 ? '\n' : ' ' });
-          pos += 1;
-        });
-      }
-    });
+  const sentences: Sentence[] = [];
+  of.forEach((p, chunk) => {
+    const base = turns.length;
+    for (const t of p.turns) turns.push({ chunk, index: t.index, prefix: t.prefix, turnIds: t.turnIds, whole: t.whole, of: p, local: turns.length - base });
+    p.pieces.forEach((x, local) => sentences.push({ turn: base + x.turn, pos: x.pos, text: x.text, lead: x.lead, of: p, local, score: 0 }));
   });
-  const sentences: Sentence[] = pieces.map((x) => ({ ...x, score: 0 }));
   // A question naming a date is also matched against each sentence's date: its chunk's date line.
   const raw = await score(sentences.map((x) => withDate(x.text, dated ? splits[turns[x.turn]!.chunk]?.header : null)));
   await yieldToEventLoop();
@@ -162,9 +123,9 @@ export async function selectSentencePassages(
 
   // Only the counts the fill reads are made (a sentence's own count, or its count after a space once its turn is
   // open), as it reads them: counted yielding to the event loop, so a recall over large chunks does not block it.
+  // Counts are kept with the chunk's pieces: a chunk recalled again is not counted again.
+  const tok = cache.tokenizer;
   const counter = new YieldingCounter(tok);
-  const headerTokens = splits.map((s) => (s.header === null ? 0 : tok.count(s.header) + 1));
-  const prefixTokens = turns.map((t) => (t.prefix === '' ? 0 : tok.count(t.prefix)));
   const openedChunks = new Set<number>();
   const openedTurns = new Set<number>();
   const kept: Sentence[] = [];
@@ -172,11 +133,14 @@ export async function selectSentencePassages(
   for (const x of order) {
     if (estimate >= budget) break;
     const t = turns[x.turn]!;
-    const cost =
-      // A sentence joining its turn's line costs its tokens after a space (a leading space merges into its first
-      // token), plus one for a possible ` … `.
-      (openedTurns.has(x.turn) ? (await counter.count(` ${x.text}`)) + 1 : (await counter.count(x.text)) + (kept.length === 0 ? 0 : 1) + (prefixTokens[x.turn] ?? 0)) +
-      (openedChunks.has(t.chunk) ? 0 : headerTokens[t.chunk] ?? 0);
+    // A sentence joining its turn's line costs its tokens after a space (a leading space merges into its first
+    // token), plus one for a possible ` … `; else its own tokens, a separator and its turn's prefix. A sentence that
+    // surely does not fit is not counted.
+    const joined = openedTurns.has(x.turn);
+    const extra = (joined ? 1 : (kept.length === 0 ? 0 : 1) + t.of.prefixTokens(t.local)) + (openedChunks.has(t.chunk) ? 0 : t.of.headerTokens());
+    const own = await x.of.tokensWithin(x.local, joined, budget - estimate - extra, counter);
+    if (own === null) continue;
+    const cost = own + extra;
     if (estimate + cost > budget) continue;
     estimate += cost;
     openedChunks.add(t.chunk);
@@ -213,5 +177,5 @@ export async function selectSentencePassages(
     });
     return { chunks: chunkIdx.map((ci) => ranked[ci]!), passages, text: blocks.join(CHUNK_SEPARATOR) };
   };
-  return fitToBudget(kept, render, tok, budget);
+  return fitToBudget(kept, render, cache.renderedCounter, budget);
 }

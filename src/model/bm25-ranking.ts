@@ -28,18 +28,35 @@ const IDF_K = 1;
 const PRECISION = 9;
 
 /** Terms as wink's space tokenizer sees them: joined by spaces and split again, empty pieces dropped. */
-function tokensOf(terms: readonly string[]): readonly string[] {
+function spaceTokensOf(terms: readonly string[]): readonly string[] {
   for (const t of terms) {
     if (t.length === 0 || t.includes(' ')) return terms.join(' ').split(' ').filter((x) => x.length > 0);
   }
   return terms;
 }
 
+/** Term frequencies of term lists, kept while the list lives (lists are read-only once scored). */
+const FREQUENCIES = new WeakMap<readonly string[], Map<string, number>>();
+
+function frequenciesOf(terms: readonly string[]): ReadonlyMap<string, number> {
+  let tf = FREQUENCIES.get(terms);
+  if (tf === undefined) {
+    tf = new Map();
+    for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1);
+    FREQUENCIES.set(terms, tf);
+  }
+  return tf;
+}
+
 /**
  * BM25 score of every document against the query terms, by document index; 0 for documents that match nothing.
- * Terms must already be normalized. A query term given twice counts twice.
+ * Terms must already be normalized. A query term given twice counts twice. With `plainTerms`, the caller vouches
+ * that no term (document's or query's) is empty or holds a space (as `termsOf`'s never do), so the terms are the
+ * tokens and are not checked one by one, and that it does not change a list once scored (its term frequencies are
+ * kept with it).
  */
-export function bm25Scores(documents: readonly (readonly string[])[], queryTerms: readonly string[]): number[] {
+export function bm25Scores(documents: readonly (readonly string[])[], queryTerms: readonly string[], plainTerms = false): number[] {
+  const tokensOf = plainTerms ? (terms: readonly string[]): readonly string[] => terms : spaceTokensOf;
   const scores = documents.map(() => 0);
   if (documents.length === 0 || queryTerms.length === 0) return scores;
 
@@ -55,10 +72,21 @@ export function bm25Scores(documents: readonly (readonly string[])[], queryTerms
   /** Per distinct query token: [document index, frequency] in document order. */
   const postings: [number, number][][] = Array.from({ length: slot.size }, () => []);
   let totalLength = pads; // each placeholder document is one token long
+  const querySlots = [...slot];
   documents.forEach((terms, d) => {
     const tokens = tokensOf(terms);
     lengths[d] = tokens.length;
     totalLength += tokens.length;
+    if (plainTerms) {
+      // The document's term frequencies, kept with its term list (callers score the same lists again): a lookup
+      // per query token instead of one per document token; the same postings in the same order.
+      const tf = frequenciesOf(terms);
+      for (const [t, s] of querySlots) {
+        const f = tf.get(t);
+        if (f !== undefined) postings[s]!.push([d, f]);
+      }
+      return;
+    }
     for (const t of tokens) {
       const s = slot.get(t);
       if (s === undefined) continue;

@@ -23,6 +23,7 @@ import { checkThreshold, checkTopP, checkUniqueIds } from './model-arguments.js'
 import { lexicalThenDenseLazily, vectorsOf } from './dense-signal.js';
 import { loadOfflineWordVectors, offlineWordVectors, type WordVectors } from './word-vectors.js';
 import { mapYielding } from '../util/yielding.js';
+import { WeightedMemo } from '../util/weighted-memo.js';
 
 /** Options of {@link EmbeddedModel}. */
 export interface EmbeddedModelOptions {
@@ -36,6 +37,14 @@ export interface EmbeddedModelOptions {
    * Default true.
    */
   readonly denseSignal?: boolean;
+}
+
+/** Bound of the memo of tokenized passages (an estimate of the bytes held). */
+const PASSAGE_MEMO_BYTES = 32 * 1024 * 1024;
+
+interface TokenizedPassage {
+  readonly terms: readonly string[];
+  keywords(): readonly string[];
 }
 
 /** Default minimum association of GROUP. */
@@ -68,6 +77,8 @@ export class EmbeddedModel implements MemoryModel {
   readonly #keywordLimit: number;
   readonly #groupThreshold: number;
   readonly #dense: boolean;
+  /** Tokenized passages of recent `scorePassages` calls, bounded by an estimate of their bytes. */
+  readonly #passages = new WeightedMemo<string, TokenizedPassage>(PASSAGE_MEMO_BYTES);
 
   /** @throws AkashicError `AKASHIC_INVALID_ARGUMENT` naming the bad option. */
   constructor(options: EmbeddedModelOptions = {}) {
@@ -126,7 +137,8 @@ export class EmbeddedModel implements MemoryModel {
     const documents = await mapYielding(candidates, (candidate) =>
       dated ? [...keywordTerms(candidate.keywords), ...dateTermsOf(candidate.createdAt)] : keywordTerms(candidate.keywords),
     );
-    const lexical = bm25Scores(documents, queryTerms);
+    // Terms of `termsOf`, `keywordTerms` and `dateTermsOf`: never empty, never spaced.
+    const lexical = bm25Scores(documents, queryTerms, true);
     const vectors = await this.#loadWordVectors();
     // With word vectors: BM25's matches first, then candidates that share no word with the query but hold words
     // related to it; without them, BM25 alone.
@@ -143,9 +155,11 @@ export class EmbeddedModel implements MemoryModel {
             mapYielding,
           );
 
-    return candidates
-      .map((candidate, i) => ({ id: candidate.id, score: scores[i] ?? 0 }))
-      .filter((entry) => entry.score > 0)
+    // Only the candidates that score are ranked (most of a large window matches nothing).
+    const matched: number[] = [];
+    for (let i = 0; i < candidates.length; i++) if ((scores[i] ?? 0) > 0) matched.push(i);
+    return matched
+      .map((i) => ({ id: candidates[i]!.id, score: scores[i]! }))
       .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       .slice(0, topP)
       .map((entry) => entry.id);
@@ -154,9 +168,10 @@ export class EmbeddedModel implements MemoryModel {
   /** BM25 over the passages; with word vectors, passages matching no query word are ordered by the dense signal. */
   async scorePassages(query: { readonly text: string; readonly keywords: readonly string[] }, passages: readonly string[]): Promise<number[]> {
     const queryTerms = [...new Set([...termsOf(query.keywords.join('\n')), ...termsOf(query.text)])];
-    // Each passage tokenized once, for its terms (BM25) and, where the dense signal needs them, its keywords.
-    const tokenized = await mapYielding(passages, (p) => termsAndKeywordsOf(p));
-    const lexical = bm25Scores(tokenized.map((t) => t.terms), queryTerms);
+    // Each passage tokenized once, for its terms (BM25) and, where the dense signal needs them, its keywords; a
+    // passage scored before (the same sentence of a chunk recalled again) is not tokenized again.
+    const tokenized = await mapYielding(passages, (p) => this.#tokenized(p));
+    const lexical = bm25Scores(tokenized.map((t) => t.terms), queryTerms, true);
     const vectors = await this.#loadWordVectors();
     if (vectors === null) return lexical;
     // Every passage's score is used, but a lexical match's dense score never is: only the others are computed.
@@ -167,6 +182,19 @@ export class EmbeddedModel implements MemoryModel {
       (i) => vectorsOf(vectors, tokenized[i]!.keywords()),
       mapYielding,
     );
+  }
+
+  /** `termsAndKeywordsOf(text)`, memoized (a pure function of the text), its keywords computed once when asked. */
+  #tokenized(text: string): TokenizedPassage {
+    let t = this.#passages.get(text);
+    if (t === undefined) {
+      const both = termsAndKeywordsOf(text);
+      let keywords: readonly string[] | undefined;
+      t = { terms: both.terms, keywords: () => (keywords ??= both.keywords()) };
+      // The text (two bytes a character) and its tokens (a few dozen bytes each, about one per five characters).
+      this.#passages.set(text, t, 16 * text.length + 256);
+    }
+    return t;
   }
 
   async jointCompact(

@@ -215,7 +215,19 @@ function termsOfTokens(tokens: readonly Token[]): string[] {
  */
 const KEYWORD_TERMS_MEMO = new BoundedMemo<string, readonly string[]>(4096);
 
+/**
+ * The same terms by keyword-list object, for a frozen list (one that cannot change: a directory entry the store keeps
+ * decoded between recalls): found without joining it into a key. A list that is not frozen is looked up by content
+ * only, so a list changed in place is never served stale.
+ */
+const KEYWORD_TERMS_BY_LIST = new WeakMap<readonly string[], readonly string[]>();
+
 export function keywordTerms(keywords: readonly string[]): readonly string[] {
+  const frozen = Object.isFrozen(keywords);
+  if (frozen) {
+    const known = KEYWORD_TERMS_BY_LIST.get(keywords);
+    if (known !== undefined) return known;
+  }
   const key = keywords.join('\n');
   let terms = KEYWORD_TERMS_MEMO.get(key);
   if (terms === undefined) {
@@ -223,6 +235,7 @@ export function keywordTerms(keywords: readonly string[]): readonly string[] {
     terms = (key.length <= MAX_TOKENIZE_CHARS && LOWER_CASE_LINES.test(key) ? termsOfLowerCaseWords(keywords) : null) ?? termsOf(key);
     KEYWORD_TERMS_MEMO.set(key, terms);
   }
+  if (frozen) KEYWORD_TERMS_BY_LIST.set(keywords, terms);
   return terms;
 }
 

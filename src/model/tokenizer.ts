@@ -66,12 +66,81 @@ export function createTokenizer(encoding: TokenizerEncoding = 'o200k_base'): Tok
   if (counter === undefined) {
     throw invalidArgument(`unknown tokenizer encoding: ${JSON.stringify(encoding)}`);
   }
-  return {
+  const tokenizer: Tokenizer = {
     name: encoding,
     count(text: string): number {
       return text.length === 0 ? 0 : countBounded(counter, text);
     },
   };
+  LINE_ADDITIVE.add(tokenizer);
+  return tokenizer;
+}
+
+/** The tokenizers made by `createTokenizer`, whose counts add up over the parts `countByLines` cuts. */
+const LINE_ADDITIVE = new WeakSet<Tokenizer>();
+
+const NEWLINE = 10;
+const SLASH = 47;
+const SPACE = /\s/u;
+/** A letter or a digit (one UTF-16 unit: a character outside the BMP is never tested as one, so never cut after). */
+const WORD_END = /^[\p{L}\p{N}]$/u;
+
+/**
+ * Counts `text` as `tokenizer.count` does, as the sum of `countPart` over parts of it, so a caller can remember the
+ * counts of parts that recur (the lines of recalled chunks); `countPart` must return `tokenizer.count(part)`.
+ *
+ * The text is cut after each run of line breaks that follows a character other than whitespace and precedes one
+ * other than whitespace and `/`, and before each run of line breaks that follows a letter or a digit. There both
+ * BPE encodings split the text into pieces the same way whole or cut (their pre-tokenizing patterns have no
+ * lookbehind; the piece ending at the cut — a run of letters or digits, the line-break run itself, or the
+ * punctuation run before it with the line breaks — never reaches past it; the piece after it starts fresh), and
+ * `count`'s bound on long unspaced runs sees the same runs (none spans a line break); so the sum is exactly the
+ * count of the whole. A tokenizer not made by `createTokenizer` gives no such guarantee: its text is
+ * counted whole.
+ */
+export function countByLines(tokenizer: Tokenizer, text: string, countPart: (part: string) => number): number {
+  if (!LINE_ADDITIVE.has(tokenizer)) return tokenizer.count(text);
+  let n = 0;
+  let from = 0;
+  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at)) {
+    let end = at;
+    while (end < text.length && text.charCodeAt(end) === NEWLINE) end++;
+    if (at > 0 && WORD_END.test(text[at - 1]!) && at > from) {
+      // After a letter or digit the line ends a piece of its own: cut before the line breaks too, so a line is
+      // counted as it is (the count of a chunk's text serves its rendered line).
+      n += countPart(text.slice(from, at));
+      from = at;
+    }
+    if (at > 0 && end < text.length && text.charCodeAt(end) !== SLASH && !SPACE.test(text[at - 1]!) && !SPACE.test(text[end]!)) {
+      n += countPart(text.slice(from, end));
+      from = end;
+    }
+    at = end;
+  }
+  return n + (from < text.length ? countPart(text.slice(from)) : 0);
+}
+
+/**
+ * A lower bound of `tokenizer.count(text)` made without tokenizing: for a tokenizer made by `createTokenizer`, the
+ * number of space-separated runs of `text` holding a character other than whitespace (each such character is in a
+ * pre-tokenized piece, no piece of either encoding holds such characters on both sides of a space, and a piece is
+ * at least one token); 0 for any other tokenizer. For a caller that only needs to know whether a count exceeds a
+ * bound.
+ */
+export function minTokens(tokenizer: Tokenizer, text: string): number {
+  if (!LINE_ADDITIVE.has(tokenizer)) return 0;
+  let runs = 0;
+  let afterSpace = true;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 32) afterSpace = true;
+    // Control characters count as whitespace (a lower bound stays one); beyond ASCII, the pattern's \s decides.
+    else if (afterSpace && c > 32 && (c < 128 ? c !== 127 : !SPACE.test(text[i]!))) {
+      runs++;
+      afterSpace = false;
+    }
+  }
+  return runs;
 }
 
 /**

@@ -123,4 +123,16 @@ describe('keywordTerms', () => {
     expect(long.join('\n').length).toBeGreaterThan(16 * 1024);
     expect(keywordTerms(long)).toEqual(termsOf(long.join('\n')));
   });
+
+  it('serves a frozen list kept between calls by its object, and a list changed in place afresh', () => {
+    const frozen = Object.freeze(['gardens', 'running', 'berlin']);
+    expect(keywordTerms(frozen)).toEqual(termsOf(frozen.join('\n')));
+    expect(keywordTerms(frozen)).toBe(keywordTerms(frozen));
+    const list = ['gardens', 'running', 'berlin'];
+    expect(keywordTerms(list)).toEqual(termsOf(list.join('\n')));
+    list[1] = 'swimming';
+    expect(keywordTerms(list)).toEqual(termsOf('gardens\nswimming\nberlin'));
+    list.push('databases');
+    expect(keywordTerms(list)).toEqual(termsOf(list.join('\n')));
+  });
 });

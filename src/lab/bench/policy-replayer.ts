@@ -11,6 +11,7 @@ import { OnlineRelocation } from '../../memattention/colocation.js';
 import { CheckedModel } from '../../memattention/model-calls.js';
 import { resolveMemoryOptions } from '../../memattention/options.js';
 import { retrieve } from '../../memattention/recall.js';
+import { ChunkPieceCache } from '../../memattention/chunk-pieces.js';
 import { coldReopen } from '../../engine/internal-seams.js';
 import { EmbeddedModel } from '../../model/embedded-model.js';
 import { loadOfflineWordVectors } from '../../model/word-vectors.js';
@@ -60,7 +61,9 @@ export class PolicyReplayer {
   readonly params: LayoutParams;
   readonly #store: AkashicStore;
   readonly #backend: StoreBackend;
-  readonly #model = new CheckedModel(new EmbeddedModel());
+  #model = new CheckedModel(new EmbeddedModel());
+  /** What recall derives from chunk texts, as an AkashicMemory keeps it; forgotten with the store's caches. */
+  #pieces = new ChunkPieceCache(RECALL_OPTIONS.tokenizer);
   readonly #relocation: OnlineRelocation;
   #events = 0;
   #lastChunks: (ChunkRecord | null)[] = [];
@@ -106,6 +109,9 @@ export class PolicyReplayer {
    * forget.
    */
   async forgetCaches(): Promise<void> {
+    // A cold recall derives everything again, as a fresh AkashicMemory would: no model memo, no chunk pieces.
+    this.#model = new CheckedModel(new EmbeddedModel());
+    this.#pieces = new ChunkPieceCache(RECALL_OPTIONS.tokenizer);
     if (this.#backend.kind === 'memory') return;
     await this.#store[coldReopen]();
   }
@@ -167,7 +173,7 @@ export class PolicyReplayer {
    * cold-recall figure; its cost is the fetch's, like `read`'s.
    */
   async recall(user: string, sessionId: string, query: string): Promise<RequestCost> {
-    const r = await retrieve(this.#store, this.#model, RECALL_OPTIONS, { userId: user, sessionId, query, topP: RECALL_OPTIONS.topP, budget: 10_000_000, scope: 'user' });
+    const r = await retrieve(this.#store, this.#model, RECALL_OPTIONS, { userId: user, sessionId, query, topP: RECALL_OPTIONS.topP, budget: 10_000_000, scope: 'user' }, this.#pieces);
     this.#lastChunks = r.chunks;
     return { blocksTouched: r.blocksTouched, lowerBound: lowerBoundBlocks(r.chunks.length, this.params.blockCapacity), liveChunks: r.chunks.length, engineBytesRead: 0 };
   }
