@@ -41,7 +41,10 @@ export interface StoreOptions {
   readonly blockMaxBytes?: number;
   /** Whether one block may hold several sessions of the same user (never several users). Default true. */
   readonly crossSessionBlocks?: boolean;
-  /** Byte budget of the decoded-frame cache; 0 disables it. Default 32 MiB. */
+  /**
+   * Byte budget of the read caches: decoded frames, plus a quarter of it for the decoded directory entries recall's
+   * candidates reuse; 0 disables both. Default 32 MiB.
+   */
   readonly cacheBytes?: number;
   /**
    * 'sync' fsyncs every commit before it is acknowledged; 'relaxed' leaves it to the OS. Default 'sync'. On Redis

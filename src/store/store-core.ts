@@ -1,6 +1,7 @@
 import type { ModelUsageRow } from '../record/model-usage-rows.js';
 import type { AbstractSnapshot } from 'abstract-level';
 import { BlockCache } from '../block/block-cache.js';
+import { DecodedEntries } from './index/decoded-entries.js';
 import { AkashicError } from '../errors.js';
 import type { Accounting } from '../record/accounting.js';
 import type { BlockInfo } from '../record/block-info.js';
@@ -55,6 +56,8 @@ export class StoreCore {
   readonly options: ResolvedStoreOptions;
   readonly lock = new WriteLock();
   readonly cache: BlockCache;
+  /** Decoded directory entries of recall's candidates, checked against the stored bytes (decoded-entries.ts). */
+  readonly decodedEntries: DecodedEntries;
   readonly ctx: TxnContext;
   /** The sealed blocks GC can take, kept by the commit path (reclaimable-blocks.ts). */
   readonly reclaimable: ReclaimableBlocks;
@@ -81,6 +84,7 @@ export class StoreCore {
     this.cf = cf;
     this.frames = frames;
     this.cache = new BlockCache(options.cacheBytes);
+    this.decodedEntries = new DecodedEntries(Math.floor(options.cacheBytes / 4));
     this.meta = meta;
     this.reclaimable = new ReclaimableBlocks({ mergeBelowFill: options.gcMergeBelowFill, blockCapacity: options.blockCapacity, blockMaxBytes: options.blockMaxBytes });
     const cache = this.cache;
@@ -121,6 +125,7 @@ export class StoreCore {
    */
   async reopenForColdRead(): Promise<void> {
     this.cache.clear();
+    this.decodedEntries.clear();
     await this.db.close();
     await this.db.open();
     for (const family of Object.values(this.cf)) await family.open();
@@ -202,7 +207,7 @@ export class StoreCore {
   candidates(q: CandidateQuery): Promise<CandidateRead> {
     // With other processes writing (fencing), this process's pending counts bound nothing: the scan reads them all.
     // Index then directory: on a backend without snapshots, retried when another process's commit lands in between.
-    return readConsistent(this.ctx.users.versionReader, q.userId, () => readCandidates(this.db, this.cf, q, this.ctx.users.fenced ? undefined : (user) => this.ctx.pendingPostings.get(user) ?? 0));
+    return readConsistent(this.ctx.users.versionReader, q.userId, () => readCandidates(this.db, this.cf, q, this.ctx.users.fenced ? undefined : (user) => this.ctx.pendingPostings.get(user) ?? 0, this.decodedEntries));
   }
 
   /**

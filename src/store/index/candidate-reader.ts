@@ -1,5 +1,6 @@
 import type { ChunkKind } from '../../record/chunk-record.js';
 import { decodeDirEntry, type DirEntry } from '../../record/dir-entry.js';
+import type { DecodedEntries } from './decoded-entries.js';
 import { corruption } from '../../errors.js';
 import { indexKeywords, keywordMatches, keywordStats, newestChunks, pendingChunks, type IndexHit } from './candidate-index.js';
 import type { KeywordStats, ListedEntry } from '../../api/results.js';
@@ -52,7 +53,8 @@ export const POSTINGS_READ_BUDGET = 4096;
  * postings of a query keyword; an older chunk that matches only keywords with many newer matches may be missed.
  * @internal
  */
-export async function readCandidates(db: AnyLevel, cf: ColumnFamilies, q: CandidateQuery, pendingBound?: PendingBound): Promise<CandidateRead> {
+export async function readCandidates(db: AnyLevel, cf: ColumnFamilies, q: CandidateQuery, pendingBound?: PendingBound, decoded?: DecodedEntries): Promise<CandidateRead> {
+  const entryOf = (h: IndexHit, v: Buffer | undefined): DirEntry => liveEntryOf(q.userId, h, v, decoded);
   const snapshot = db.snapshot();
   const mostPending = pendingBound?.(q.userId);
   try {
@@ -68,7 +70,7 @@ export async function readCandidates(db: AnyLevel, cf: ColumnFamilies, q: Candid
     const inWindow = new Set(window.map((h) => h.tail));
     const pendingOutside = pending.filter((h) => !inWindow.has(h.tail));
     const outsideValues = pendingOutside.length === 0 ? [] : await cf.dir.getMany(pendingOutside.map((h) => dirKey(q.userId, h.sessionId, h.chunkId)), { snapshot });
-    const outside = pendingOutside.map((h, i) => ({ hit: h, entry: liveEntryOf(q.userId, h, outsideValues[i]) }));
+    const outside = pendingOutside.map((h, i) => ({ hit: h, entry: entryOf(h, outsideValues[i]) }));
     let older: IndexHit[] = [];
     // Fewer chunks than the window: the window is the whole scope, nothing older exists.
     if (full) {
@@ -93,7 +95,7 @@ export async function readCandidates(db: AnyLevel, cf: ColumnFamilies, q: Candid
     const hits = [...window, ...older];
     const keys = hits.map((h) => dirKey(q.userId, h.sessionId, h.chunkId));
     const values = keys.length === 0 ? [] : await cf.dir.getMany(keys, { snapshot });
-    const entries: ListedEntry[] = values.map((v, i) => ({ userId: q.userId, sessionId: hits[i]!.sessionId, chunkId: hits[i]!.chunkId, entry: liveEntryOf(q.userId, hits[i]!, v) }));
+    const entries: ListedEntry[] = values.map((v, i) => ({ userId: q.userId, sessionId: hits[i]!.sessionId, chunkId: hits[i]!.chunkId, entry: entryOf(hits[i]!, v) }));
     if (q.stats !== true) return { entries, indexKeysRead: read, stats: null };
     // The counters cover posted chunks; the pending ones are added from their entries (window or read above).
     const byTail = new Map<string, DirEntry>();
@@ -108,10 +110,11 @@ export async function readCandidates(db: AnyLevel, cf: ColumnFamilies, q: Candid
 }
 
 /** The directory entry an index hit names; it must be live (index and directory change in one batch). */
-function liveEntryOf(userId: string, h: IndexHit, v: Buffer | undefined): DirEntry {
+function liveEntryOf(userId: string, h: IndexHit, v: Buffer | undefined, decoded: DecodedEntries | undefined): DirEntry {
   const key = dirKey(userId, h.sessionId, h.chunkId);
   if (v === undefined) throw corruption(`candidate index names ${JSON.stringify(h.sessionId + SEP + h.chunkId)} of user ${JSON.stringify(userId)}, which has no directory entry`);
-  const entry = decodeDirEntry(v, `directory entry ${JSON.stringify(key)}`);
+  const what = `directory entry ${JSON.stringify(key)}`;
+  const entry = decoded === undefined ? decodeDirEntry(v, what) : decoded.decode(key, v, what, '');
   if (entry.state !== 'live') throw corruption(`candidate index names deleted chunk ${JSON.stringify(key)}`);
   return entry;
 }
