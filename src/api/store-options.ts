@@ -42,8 +42,9 @@ export interface StoreOptions {
   /** Whether one block may hold several sessions of the same user (never several users). Default true. */
   readonly crossSessionBlocks?: boolean;
   /**
-   * Byte budget of the read caches: decoded frames, plus a quarter of it for the decoded directory entries recall's
-   * candidates reuse; 0 disables both. Default 32 MiB.
+   * Byte budget of the read caches: decoded frames, plus up to a quarter of it each for what recall's candidate
+   * gathering reuses (decoded directory entries; index and directory reads at the user's current version); 0
+   * disables them all. Default 32 MiB.
    */
   readonly cacheBytes?: number;
   /**

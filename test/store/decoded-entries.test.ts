@@ -115,6 +115,13 @@ describe.each(BACKENDS)('recall candidates with decoded entries reused, on $name
     const before = await keywordsOf(store, ['tea']);
     expect(before.get(put[7]!.chunkId)).toEqual(['k7', 'tea']);
     expect(await keywordsOf(store, ['tea'])).toEqual(before);
+    // Gathered at the same version of the user: the same set, and a set gathered again while a write is waiting
+    // for its batch is the same too (the write is not acknowledged yet).
+    const writing = store.write('u', [{ op: 'update', sessionId: 's', chunkId: put[5]!.chunkId, keywords: ['k5', 'jazz'] }]);
+    const during = await keywordsOf(store, ['tea']);
+    expect([before, new Map([...before].map(([k, v]) => [k, k === put[5]!.chunkId ? ['k5', 'jazz'] : v]))]).toContainEqual(during);
+    await writing;
+    expect((await keywordsOf(store, ['tea'])).get(put[5]!.chunkId)).toEqual(['k5', 'jazz']);
     await store.write('u', [
       { op: 'update', sessionId: 's', chunkId: put[7]!.chunkId, keywords: ['k7', 'opera'] },
       { op: 'delete', sessionId: 's', chunkId: put[6]!.chunkId },

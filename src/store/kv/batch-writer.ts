@@ -61,6 +61,20 @@ export class BatchWriter {
     this.#encodings = defaults ? undefined : OP_ENCODINGS;
   }
 
+  /** Batches started and not yet finished (written, failed or refused). */
+  #inFlight = 0;
+  /** Moves when a batch finishes (see `generation`). */
+  #finished = 0;
+
+  /**
+   * A value that changes whenever a batch finishes, or null while one is in flight: two reads that saw the same
+   * value, each in the same synchronous step as its snapshot, read the same data (the engine is the only writer of
+   * a database it holds, and every batch goes through here). Readers' memos key on it (candidate-read-memo.ts).
+   */
+  generation(): string | null {
+    return this.#inFlight > 0 ? null : String(this.#finished);
+  }
+
   /** The write error that latched the store read-only, or null while writes are allowed. */
   get failure(): AkashicError | null {
     return this.#failure;
@@ -98,6 +112,7 @@ export class BatchWriter {
     this.check();
     if (ops.length === 0) return fence?.version;
     let batch: ChainedBatch | null = null;
+    this.#inFlight++;
     try {
       batch = this.#db.batch() as unknown as ChainedBatch;
       fillBatch(batch, ops, this.#encodings);
@@ -119,6 +134,9 @@ export class BatchWriter {
       throw new AkashicError('AKASHIC_IO', `storage write failed: ${message}; the store refuses writes until it is closed and reopened`, {
         cause: err,
       });
+    } finally {
+      this.#inFlight--;
+      this.#finished++;
     }
     return undefined;
   }
