@@ -593,21 +593,11 @@ export class AkashicMemory {
       ...(input.asOf === undefined ? {} : { asOf: input.asOf }),
       ...(input.includeSuperseded === undefined ? {} : { includeSuperseded: input.includeSuperseded }),
     };
-    const ofRecall = (turns: ActiveTurn[]): ActiveTurn[] => turns.filter((t) => t.turnId !== input.turnId && (inScope === null || inScope(t)));
+    const active = (await this.#activeTurns(ns)).filter((t) => t.turnId !== input.turnId && (inScope === null || inScope(t)));
     if (input.enableRetrieval === false) {
-      const active = ofRecall(await this.#activeTurns(ns));
       return { chunks: [], passages: [], text: '', tokenCount: 0, blocksTouched: 0, activeTurns: active, candidates: 0, dropped: 0, relocation: { status: 'skipped', reason: 'retrieval-disabled' } };
     }
-    // The active turns and the retrieval read different keys: read at once, so a cold recall waits for the disk
-    // once, not twice. An error of the active-turn read is reported first, as when it was read first.
-    const [turns, retrieved] = await Promise.allSettled([
-      this.#activeTurns(ns),
-      storage(retrieve(this.#store, this.#model, this.#options, { userId: ns.user, sessionId: ns.session, query: input.query, topP, budget, scope, floor, ...(filter === undefined ? {} : { filter }), view })),
-    ]);
-    if (turns.status === 'rejected') throw turns.reason;
-    if (retrieved.status === 'rejected') throw retrieved.reason;
-    const active = ofRecall(turns.value);
-    const got = retrieved.value;
+    const got = await storage(retrieve(this.#store, this.#model, this.#options, { userId: ns.user, sessionId: ns.session, query: input.query, topP, budget, scope, floor, ...(filter === undefined ? {} : { filter }), view }));
     const refs = got.chunks.map((c) => ({ sessionId: c.sessionId, chunkId: c.chunkId }));
     // A read-only store (or one latched read-only by a write error) can still be recalled from; it just learns
     // nothing about co-access.
