@@ -95,7 +95,8 @@ export class StoreCore {
       memo: this.candidateMemo,
       version: (userId) => {
         const reader = this.ctx.users.versionReader;
-        if (reader !== null) return reader(userId);
+        // '0' is every empty partition's version, so it repeats (a purged user): never a memo key.
+        if (reader !== null) return reader(userId).then((v) => (v === '0' ? null : v));
         return partitioned ? null : writer.generation();
       },
     };

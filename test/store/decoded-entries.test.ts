@@ -136,6 +136,19 @@ describe.each(BACKENDS)('recall candidates with decoded entries reused, on $name
     expect(await keywordsOf(store, ['tea'])).toEqual(after);
   });
 
+  it('a purged and rewritten user gathers only its new chunks', async () => {
+    be = await make();
+    const store = await be.open();
+    stores.push(store);
+    const old = await store.write('u', [{ op: 'put', sessionId: 's', kind: 'memory', text: text(1), keywords: ['tea'], createdAt: 1_000 }]);
+    expect([...(await keywordsOf(store, ['tea'])).keys()]).toEqual([old[0]!.chunkId]);
+    await store.purge({ user: 'u' });
+    expect((await keywordsOf(store, ['tea'])).size).toBe(0);
+    expect((await keywordsOf(store, ['tea'])).size).toBe(0);
+    const fresh = await store.write('u', [{ op: 'put', sessionId: 's', kind: 'memory', text: text(2), keywords: ['jazz'], createdAt: 2_000 }]);
+    expect([...(await keywordsOf(store, ['tea'])).entries()]).toEqual([[fresh[0]!.chunkId, ['jazz']]]);
+  });
+
   it.runIf(name === 'redis')('a write by another store over the same backend (another process) is seen at once', async () => {
     be = await make();
     const a = await be.open();

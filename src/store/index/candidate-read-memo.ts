@@ -10,8 +10,8 @@
  *   at all while a batch is in flight (a snapshot taken then may or may not hold it, so the memo is neither used
  *   nor filled);
  * - a backend with partition versions (Redis): the user's partition version, read (one round trip) before the
- *   reads. Versions never repeat, so data read after the version moved is filed under a version no later read will
- *   present again.
+ *   reads. Versions never repeat (but '0', an empty partition's, which is never used), so data read after the
+ *   version moved is filed under a version no later read will present again.
  * What a recall therefore sees: every write acknowledged before the recall started, by this process or (Redis)
  * any other, exactly as without the memo.
  *
