@@ -90,6 +90,8 @@ export class StoreCore {
     this.decodedEntries = new DecodedEntries(Math.floor(options.cacheBytes / 4));
     this.candidateMemo = new CandidateReadMemo(Math.floor(options.cacheBytes / 4));
     const partitioned = isPartitioned(db);
+    // The candidate memo reads the directory and the candidate index only.
+    writer.watch([cf.dir, cf.candidates]);
     this.#candidateCaches = {
       decoded: this.decodedEntries,
       memo: this.candidateMemo,

@@ -96,4 +96,30 @@ describe('BatchWriter.generation (the version a single-writer database is read a
     await expect(writer.write([{ type: 'put', key: 'b', value: Buffer.from('2') }])).rejects.toThrow();
     expect(writer.generation()).not.toBe(g1);
   });
+
+  it('once told which families to follow, moves only for batches writing one of them (or a root key)', async () => {
+    const db = new MemoryLevel<string, Buffer>({ keyEncoding: 'utf8', valueEncoding: 'buffer' });
+    await db.open();
+    const dir = db.sublevel<string, Buffer>('dir', { valueEncoding: 'buffer' });
+    const active = db.sublevel<string, Buffer>('active', { valueEncoding: 'buffer' });
+    const writer = new BatchWriter(db as never, resolveStoreOptions({ db: db as never }));
+    writer.watch([dir]);
+    const g0 = writer.generation();
+    const turn = writer.write([{ type: 'put', sublevel: active as never, key: 't1', value: Buffer.from('turn') }]);
+    expect(writer.generation()).toBe(g0);
+    await turn;
+    expect(writer.generation()).toBe(g0);
+    const entry = writer.write([
+      { type: 'put', sublevel: active as never, key: 't2', value: Buffer.from('turn') },
+      { type: 'put', sublevel: dir as never, key: 'c1', value: Buffer.from('entry') },
+    ]);
+    expect(writer.generation()).toBeNull();
+    await entry;
+    const g1 = writer.generation();
+    expect(g1).not.toBe(g0);
+    await writer.write([{ type: 'put', key: 'root', value: Buffer.from('x') }]);
+    expect(writer.generation()).not.toBe(g1);
+    expect(await dir.get('c1')).toEqual(Buffer.from('entry'));
+    await db.close();
+  });
 });
