@@ -6,9 +6,9 @@
  *
  * Valid at one version of the user, given by the caller per read (`CandidateVersion`):
  * - LevelDB and memory-level (one process writes, through the store's `BatchWriter`): the writer's generation,
- *   which moves when any batch completes, taken in the same synchronous step as the read's snapshot, and no version
- *   at all while a batch is in flight (a snapshot taken then may or may not hold it, so the memo is neither used
- *   nor filled);
+ *   which moves when a batch writing the directory or the candidate index completes, taken in the same synchronous
+ *   step as the read's snapshot, and no version at all while such a batch is in flight (a snapshot taken then may
+ *   or may not hold it, so the memo is neither used nor filled);
  * - a backend with partition versions (Redis): the user's partition version, read (one round trip) before the
  *   reads. Versions never repeat (but '0', an empty partition's, which is never used), so data read after the
  *   version moved is filed under a version no later read will present again.
