@@ -41,7 +41,11 @@ export interface StoreOptions {
   readonly blockMaxBytes?: number;
   /** Whether one block may hold several sessions of the same user (never several users). Default true. */
   readonly crossSessionBlocks?: boolean;
-  /** Byte budget of the decoded-frame cache; 0 disables it. Default 32 MiB. */
+  /**
+   * Byte budget of the read caches: decoded frames, plus up to a quarter of it each for what recall's candidate
+   * gathering reuses (decoded directory entries; index and directory reads at the user's current version); 0
+   * disables them all. Default 32 MiB.
+   */
   readonly cacheBytes?: number;
   /**
    * 'sync' fsyncs every commit before it is acknowledged; 'relaxed' leaves it to the OS. Default 'sync'. On Redis

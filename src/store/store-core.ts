@@ -1,6 +1,8 @@
 import type { ModelUsageRow } from '../record/model-usage-rows.js';
 import type { AbstractSnapshot } from 'abstract-level';
 import { BlockCache } from '../block/block-cache.js';
+import { DecodedEntries } from './index/decoded-entries.js';
+import { CandidateReadMemo } from './index/candidate-read-memo.js';
 import { AkashicError } from '../errors.js';
 import type { Accounting } from '../record/accounting.js';
 import type { BlockInfo } from '../record/block-info.js';
@@ -15,7 +17,7 @@ import { readConsistent } from './read/consistent-read.js';
 import { upgradeToFormat6 } from './kv/format-upgrade.js';
 import { isPartitioned, partitionFencing } from './kv/partition-fencing.js';
 import { BatchWriter, type BatchOp } from './kv/batch-writer.js';
-import { readCandidates, type CandidateQuery, type CandidateRead } from './index/candidate-reader.js';
+import { readCandidates, type CandidateCaches, type CandidateQuery, type CandidateRead } from './index/candidate-reader.js';
 import type { ChunkRef } from '../api/chunk-input.js';
 import { ChunkIdGenerator } from './write/chunk-id-generator.js';
 import { coAccessKeys, persistCoAccess, readCoAccess } from './write/co-access.js';
@@ -55,6 +57,10 @@ export class StoreCore {
   readonly options: ResolvedStoreOptions;
   readonly lock = new WriteLock();
   readonly cache: BlockCache;
+  /** Decoded directory entries of recall's candidates, checked against the stored bytes (decoded-entries.ts). */
+  readonly decodedEntries: DecodedEntries;
+  /** What recall's candidate gatherings read, per user at its version (candidate-read-memo.ts). */
+  readonly candidateMemo: CandidateReadMemo;
   readonly ctx: TxnContext;
   /** The sealed blocks GC can take, kept by the commit path (reclaimable-blocks.ts). */
   readonly reclaimable: ReclaimableBlocks;
@@ -81,6 +87,21 @@ export class StoreCore {
     this.cf = cf;
     this.frames = frames;
     this.cache = new BlockCache(options.cacheBytes);
+    this.decodedEntries = new DecodedEntries(Math.floor(options.cacheBytes / 4));
+    this.candidateMemo = new CandidateReadMemo(Math.floor(options.cacheBytes / 4));
+    const partitioned = isPartitioned(db);
+    // The candidate memo reads the directory and the candidate index only.
+    writer.watch([cf.dir, cf.candidates]);
+    this.#candidateCaches = {
+      decoded: this.decodedEntries,
+      memo: this.candidateMemo,
+      version: (userId) => {
+        const reader = this.ctx.users.versionReader;
+        // '0' is every empty partition's version, so it repeats (a purged user): never a memo key.
+        if (reader !== null) return reader(userId).then((v) => (v === '0' ? null : v));
+        return partitioned ? null : writer.generation();
+      },
+    };
     this.meta = meta;
     this.reclaimable = new ReclaimableBlocks({ mergeBelowFill: options.gcMergeBelowFill, blockCapacity: options.blockCapacity, blockMaxBytes: options.blockMaxBytes });
     const cache = this.cache;
@@ -121,6 +142,8 @@ export class StoreCore {
    */
   async reopenForColdRead(): Promise<void> {
     this.cache.clear();
+    this.decodedEntries.clear();
+    this.candidateMemo.clear();
     await this.db.close();
     await this.db.open();
     for (const family of Object.values(this.cf)) await family.open();
@@ -198,11 +221,18 @@ export class StoreCore {
   /** False only for a database opened read-only that has no candidate index yet (format 1). */
   indexReady = true;
 
+  /**
+   * The version recall's candidate memo is keyed on: the user's partition version on a backend with versions
+   * (another process may write), the batch writer's generation when only this process writes, and none on a
+   * partitioned backend without versions (the memo is then not used).
+   */
+  readonly #candidateCaches: CandidateCaches;
+
   /** A bounded candidate set through the candidate index (candidate-reader.ts). REQUIRES: `indexReady`. */
   candidates(q: CandidateQuery): Promise<CandidateRead> {
     // With other processes writing (fencing), this process's pending counts bound nothing: the scan reads them all.
     // Index then directory: on a backend without snapshots, retried when another process's commit lands in between.
-    return readConsistent(this.ctx.users.versionReader, q.userId, () => readCandidates(this.db, this.cf, q, this.ctx.users.fenced ? undefined : (user) => this.ctx.pendingPostings.get(user) ?? 0));
+    return readConsistent(this.ctx.users.versionReader, q.userId, () => readCandidates(this.db, this.cf, q, this.ctx.users.fenced ? undefined : (user) => this.ctx.pendingPostings.get(user) ?? 0, this.#candidateCaches));
   }
 
   /**

@@ -202,6 +202,25 @@ function parseTail(tail: string): { sessionId: string; chunkId: string } {
   return { sessionId: tail.slice(a + 1, b), chunkId: tail.slice(b + 1) };
 }
 
+/** A key range of the candidate index, read whole. */
+export interface IndexRange {
+  readonly gte: string;
+  readonly lt: string;
+  readonly reverse: boolean;
+  readonly limit: number;
+}
+
+/**
+ * Reads a range's keys whole (`keys().all()`: in batches, not one promise per key), from the gathering's snapshot or
+ * from what an earlier gathering read at the same version (candidate-read-memo.ts). The array must not be mutated.
+ */
+export type IndexKeys = (range: IndexRange) => Promise<readonly string[]>;
+
+/** `IndexKeys` straight from `family` in `snapshot`. */
+export function snapshotKeys(family: Family, snapshot: AbstractSnapshot): IndexKeys {
+  return (r) => family.keys({ gte: r.gte, lt: r.lt, reverse: r.reverse, limit: r.limit, snapshot }).all();
+}
+
 /** Newest first by the key suffix (time, then ids). */
 const newerTail = (a: IndexHit, b: IndexHit): number => (a.tail < b.tail ? 1 : a.tail > b.tail ? -1 : 0);
 
@@ -209,27 +228,18 @@ const newerTail = (a: IndexHit, b: IndexHit): number => (a.tail < b.tail ? 1 : a
  * The `n` newest live chunks of the scope (session null: all of the user's sessions) among `kinds`, newest first:
  * one bounded reverse scan per kind.
  */
-export async function newestChunks(
-  family: Family,
-  userId: string,
-  sessionId: string | null,
-  kinds: readonly ChunkKind[],
-  n: number,
-  snapshot: AbstractSnapshot,
-): Promise<IndexHit[]> {
+export async function newestChunks(keys: IndexKeys, userId: string, sessionId: string | null, kinds: readonly ChunkKind[], n: number): Promise<IndexHit[]> {
   const hits: IndexHit[] = [];
   if (n <= 0) return hits;
   // One bounded scan per kind, all at once; each read whole (`all()`: keys in batches, not one promise per key).
   const scans = kinds.map((kind) => {
     const prefix = sessionId === null ? ['r', userId, kind] : ['s', userId, sessionId, kind];
     const head = prefix.join(SEP) + SEP;
-    return family
-      .keys({ gte: head, lt: afterPrefix(...prefix), reverse: true, limit: n, snapshot })
-      .all()
-      .then((keys) => ({ head, keys }));
+    return keys({ gte: head, lt: afterPrefix(...prefix), reverse: true, limit: n }).then((got) => ({ head, keys: got }));
   });
-  for (const { head, keys } of await Promise.all(scans)) {
-    for (const key of keys) {
+  for (const scan of await Promise.all(scans)) {
+    const head = scan.head;
+    for (const key of scan.keys) {
       const rest = key.slice(head.length);
       if (sessionId === null) hits.push({ ...parseTail(rest), tail: rest });
       else {
@@ -251,19 +261,20 @@ export async function newestChunks(
  * a scan from the start walks them all. Given the bound, the list is read from its newest end and stops after
  * `most` keys, where pending chunks almost always are (none at all: nothing is read).
  */
-export async function pendingChunks(family: Family, userId: string, kinds: readonly ChunkKind[], snapshot: AbstractSnapshot, most?: number, limit = 4096): Promise<IndexHit[]> {
+export async function pendingChunks(keys: IndexKeys, userId: string, kinds: readonly ChunkKind[], most?: number, limit = 4096): Promise<IndexHit[]> {
   const hits: IndexHit[] = [];
   if (most === 0) return hits;
   const fromNewest = most !== undefined && most <= limit;
   const scans = kinds.map((kind) => {
     const head = 'q' + SEP + userId + SEP + kind + SEP;
-    return family
-      .keys({ gte: head, lt: afterPrefix('q', userId, kind), limit: fromNewest ? most : limit, reverse: fromNewest, snapshot })
-      .all()
-      .then((keys) => ({ head, keys: fromNewest ? keys.reverse() : keys }));
+    return keys({ gte: head, lt: afterPrefix('q', userId, kind), limit: fromNewest ? most : limit, reverse: fromNewest }).then((got) => ({
+      head,
+      keys: fromNewest ? [...got].reverse() : got,
+    }));
   });
-  for (const { head, keys } of await Promise.all(scans)) {
-    for (const key of keys) {
+  for (const scan of await Promise.all(scans)) {
+    const head = scan.head;
+    for (const key of scan.keys) {
       const tail = key.slice(head.length);
       hits.push({ ...parseTail(tail), tail });
     }
@@ -277,6 +288,7 @@ export async function pendingChunks(family: Family, userId: string, kinds: reado
  * found with the number of query keywords it was found under.
  */
 export async function keywordMatches(
+  keys: IndexKeys,
   family: Family,
   userId: string,
   sessionId: string | null,
@@ -292,17 +304,18 @@ export async function keywordMatches(
   // Every (keyword, kind) list is scanned at once (their reads overlap on the thread pool and the disk), then taken
   // in keyword order as one after another would. User scope reads each list whole (`all()`: `perKeyword` keys, in
   // batches); session scope may stop early, so it steps through the keys.
-  const scans: Promise<{ head: string; keys: string[] }>[] = [];
+  const scans: Promise<{ head: string; keys: readonly string[] }>[] = [];
   for (const keyword of keywords) {
     for (const kind of kinds) {
       const prefix = ['k', userId, kind, keyword];
       const head = prefix.join(SEP) + SEP;
       const lt = before === null ? afterPrefix(...prefix) : head + before;
-      scans.push(sessionId === null ? family.keys({ gte: head, lt, reverse: true, limit: perKeyword, snapshot }).all().then((keys) => ({ head, keys })) : sessionPostings(family, head, lt, sessionId, perKeyword, snapshot));
+      scans.push(sessionId === null ? keys({ gte: head, lt, reverse: true, limit: perKeyword }).then((got) => ({ head, keys: got })) : sessionPostings(family, head, lt, sessionId, perKeyword, snapshot));
     }
   }
-  for (const { head, keys } of await Promise.all(scans)) {
-    for (const key of keys) {
+  for (const scan of await Promise.all(scans)) {
+    const head = scan.head;
+    for (const key of scan.keys) {
       scanned++;
       const tail = key.slice(head.length);
       const ids = parseTail(tail);

@@ -1,7 +1,9 @@
 import type { ChunkKind } from '../../record/chunk-record.js';
 import { decodeDirEntry, type DirEntry } from '../../record/dir-entry.js';
+import type { DecodedEntries } from './decoded-entries.js';
 import { corruption } from '../../errors.js';
-import { indexKeywords, keywordMatches, keywordStats, newestChunks, pendingChunks, type IndexHit } from './candidate-index.js';
+import { indexKeywords, keywordMatches, keywordStats, newestChunks, pendingChunks, snapshotKeys, type IndexHit, type IndexKeys } from './candidate-index.js';
+import type { CandidateReadMemo, CandidateVersion } from './candidate-read-memo.js';
 import type { KeywordStats, ListedEntry } from '../../api/results.js';
 import type { ColumnFamilies } from '../kv/column-families.js';
 import { SEP, dirKey } from '../kv/keys.js';
@@ -38,6 +40,15 @@ export interface CandidateRead {
   readonly stats: KeywordStats | null;
 }
 
+/** What a gathering may reuse of earlier ones (store-core.ts owns them; the cold reopen empties them). */
+export interface CandidateCaches {
+  /** Decoded directory entries, checked against the bytes read. */
+  readonly decoded: DecodedEntries;
+  /** Index ranges and directory values read earlier at the user's current version. */
+  readonly memo: CandidateReadMemo;
+  readonly version: CandidateVersion;
+}
+
 /** Total postings read per query, spread over its keywords. */
 export const POSTINGS_READ_BUDGET = 4096;
 
@@ -52,29 +63,39 @@ export const POSTINGS_READ_BUDGET = 4096;
  * postings of a query keyword; an older chunk that matches only keywords with many newer matches may be missed.
  * @internal
  */
-export async function readCandidates(db: AnyLevel, cf: ColumnFamilies, q: CandidateQuery, pendingBound?: PendingBound): Promise<CandidateRead> {
+export async function readCandidates(db: AnyLevel, cf: ColumnFamilies, q: CandidateQuery, pendingBound?: PendingBound, caches?: CandidateCaches): Promise<CandidateRead> {
+  const decoded = caches?.decoded;
+  const entryOf = (h: IndexHit, v: Buffer | undefined): DirEntry => liveEntryOf(q.userId, h, v, decoded);
+  // Before the snapshot, in the same synchronous step where it is known at once (see CandidateVersion); the memo
+  // is consulted only once it is known, before any read.
+  const version = caches?.version(q.userId) ?? null;
   const snapshot = db.snapshot();
   const mostPending = pendingBound?.(q.userId);
   try {
-    const window = await newestChunks(cf.candidates, q.userId, q.sessionId, q.kinds, q.window, snapshot);
+    const memo = caches?.memo.view(q.userId, await version) ?? null;
+    const direct = snapshotKeys(cf.candidates, snapshot);
+    const keysOf: IndexKeys = memo === null ? direct : (r) => memo.scan(r, () => direct(r) as Promise<string[]>);
+    const dirValues = (keys: string[]): Promise<(Buffer | undefined)[]> =>
+      memo === null ? cf.dir.getMany(keys, { snapshot }) : memo.values(keys, (missing) => cf.dir.getMany(missing, { snapshot }));
+    const window = await newestChunks(keysOf, q.userId, q.sessionId, q.kinds, q.window);
     let read = window.length;
     const keywords = indexKeywords(q.keywords);
     // Older matches are looked for only when the window is full (else it is the whole scope).
     const full = window.length >= q.window && q.prefilter > 0 && keywords.length > 0;
     // Chunks whose postings the posting merge has not written yet: few, and usually among the window. Needed for
     // the statistics, and for older matches (a pending chunk older than the window has no postings to be found by).
-    const pending = full || q.stats === true ? await pendingChunks(cf.candidates, q.userId, q.kinds, snapshot, mostPending) : [];
+    const pending = full || q.stats === true ? await pendingChunks(keysOf, q.userId, q.kinds, mostPending) : [];
     read += pending.length;
     const inWindow = new Set(window.map((h) => h.tail));
     const pendingOutside = pending.filter((h) => !inWindow.has(h.tail));
-    const outsideValues = pendingOutside.length === 0 ? [] : await cf.dir.getMany(pendingOutside.map((h) => dirKey(q.userId, h.sessionId, h.chunkId)), { snapshot });
-    const outside = pendingOutside.map((h, i) => ({ hit: h, entry: liveEntryOf(q.userId, h, outsideValues[i]) }));
+    const outsideValues = pendingOutside.length === 0 ? [] : await dirValues(pendingOutside.map((h) => dirKey(q.userId, h.sessionId, h.chunkId)));
+    const outside = pendingOutside.map((h, i) => ({ hit: h, entry: entryOf(h, outsideValues[i]) }));
     let older: IndexHit[] = [];
     // Fewer chunks than the window: the window is the whole scope, nothing older exists.
     if (full) {
       const perKeyword = Math.max(q.prefilter, Math.min(4 * q.prefilter, Math.floor(POSTINGS_READ_BUDGET / (keywords.length * q.kinds.length))));
       const oldest = window[window.length - 1]!.tail;
-      const { found, scanned } = await keywordMatches(cf.candidates, q.userId, q.sessionId, q.kinds, keywords, perKeyword, oldest, snapshot);
+      const { found, scanned } = await keywordMatches(keysOf, cf.candidates, q.userId, q.sessionId, q.kinds, keywords, perKeyword, oldest, snapshot);
       read += scanned;
       // Pending chunks older than the window (written with an old creation time) have no postings yet: match them
       // on their directory entry's keywords.
@@ -92,8 +113,8 @@ export async function readCandidates(db: AnyLevel, cf: ColumnFamilies, q: Candid
     }
     const hits = [...window, ...older];
     const keys = hits.map((h) => dirKey(q.userId, h.sessionId, h.chunkId));
-    const values = keys.length === 0 ? [] : await cf.dir.getMany(keys, { snapshot });
-    const entries: ListedEntry[] = values.map((v, i) => ({ userId: q.userId, sessionId: hits[i]!.sessionId, chunkId: hits[i]!.chunkId, entry: liveEntryOf(q.userId, hits[i]!, v) }));
+    const values = keys.length === 0 ? [] : await dirValues(keys);
+    const entries: ListedEntry[] = values.map((v, i) => ({ userId: q.userId, sessionId: hits[i]!.sessionId, chunkId: hits[i]!.chunkId, entry: entryOf(hits[i]!, v) }));
     if (q.stats !== true) return { entries, indexKeysRead: read, stats: null };
     // The counters cover posted chunks; the pending ones are added from their entries (window or read above).
     const byTail = new Map<string, DirEntry>();
@@ -108,10 +129,11 @@ export async function readCandidates(db: AnyLevel, cf: ColumnFamilies, q: Candid
 }
 
 /** The directory entry an index hit names; it must be live (index and directory change in one batch). */
-function liveEntryOf(userId: string, h: IndexHit, v: Buffer | undefined): DirEntry {
+function liveEntryOf(userId: string, h: IndexHit, v: Buffer | undefined, decoded: DecodedEntries | undefined): DirEntry {
   const key = dirKey(userId, h.sessionId, h.chunkId);
   if (v === undefined) throw corruption(`candidate index names ${JSON.stringify(h.sessionId + SEP + h.chunkId)} of user ${JSON.stringify(userId)}, which has no directory entry`);
-  const entry = decodeDirEntry(v, `directory entry ${JSON.stringify(key)}`);
+  const what = `directory entry ${JSON.stringify(key)}`;
+  const entry = decoded === undefined ? decodeDirEntry(v, what) : decoded.decode(key, v, what, '');
   if (entry.state !== 'live') throw corruption(`candidate index names deleted chunk ${JSON.stringify(key)}`);
   return entry;
 }

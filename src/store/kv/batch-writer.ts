@@ -61,6 +61,42 @@ export class BatchWriter {
     this.#encodings = defaults ? undefined : OP_ENCODINGS;
   }
 
+  /** Batches writing a watched family started and not yet finished (written, failed or refused). */
+  #inFlight = 0;
+  /** Moves when a batch writing a watched family finishes (see `generation`). */
+  #finished = 0;
+  /** The families `generation` follows; null: all of them. */
+  #watched: ReadonlySet<unknown> | null = null;
+
+  /**
+   * Makes `generation` follow only batches with an operation on one of `families` (the column families a memo
+   * reads: the directory and the candidate index), so active-turn appends and co-access counts do not move it.
+   */
+  watch(families: readonly object[]): void {
+    this.#watched = new Set(families);
+  }
+
+  /**
+   * A value that changes whenever a batch writing a watched family finishes, or null while one is in flight: two
+   * reads of those families that saw the same value, each in the same synchronous step as its snapshot, read the
+   * same data (the engine is the only writer of a database it holds, and every batch goes through here). Readers'
+   * memos key on it (candidate-read-memo.ts).
+   */
+  generation(): string | null {
+    return this.#inFlight > 0 ? null : String(this.#finished);
+  }
+
+  #writesWatched(ops: readonly BatchOp[]): boolean {
+    const watched = this.#watched;
+    if (watched === null) return true;
+    for (let i = 0; i < ops.length; i++) {
+      // An operation on a root key (no family) may be any family's: counted as watched.
+      const family = ops[i]!.sublevel;
+      if (family === undefined || family === null || watched.has(family)) return true;
+    }
+    return false;
+  }
+
   /** The write error that latched the store read-only, or null while writes are allowed. */
   get failure(): AkashicError | null {
     return this.#failure;
@@ -98,6 +134,8 @@ export class BatchWriter {
     this.check();
     if (ops.length === 0) return fence?.version;
     let batch: ChainedBatch | null = null;
+    const watched = this.#writesWatched(ops);
+    if (watched) this.#inFlight++;
     try {
       batch = this.#db.batch() as unknown as ChainedBatch;
       fillBatch(batch, ops, this.#encodings);
@@ -119,6 +157,11 @@ export class BatchWriter {
       throw new AkashicError('AKASHIC_IO', `storage write failed: ${message}; the store refuses writes until it is closed and reopened`, {
         cause: err,
       });
+    } finally {
+      if (watched) {
+        this.#inFlight--;
+        this.#finished++;
+      }
     }
     return undefined;
   }

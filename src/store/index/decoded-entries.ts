@@ -1,0 +1,76 @@
+import { decodeDirEntry, type DirEntry } from '../../record/dir-entry.js';
+
+/** Rough heap cost of a cached entry beyond its stored bytes: the key, the entry object and its strings. */
+const OVERHEAD_BYTES = 256;
+
+interface Memo {
+  readonly raw: Buffer;
+  readonly sessionId: string;
+  readonly entry: DirEntry;
+  readonly bytes: number;
+}
+
+/**
+ * A byte-bounded LRU memo of decoded directory entries, keyed by directory key and checked against the stored
+ * bytes. Recall gathers the same few hundred entries at every call and decoding them (up to 64 keywords each) was
+ * a quarter of a warm recall's work; the bytes are still read at every call, so an entry is reused only when the
+ * value read now is byte for byte the one it was decoded from. It can therefore never be stale, whatever wrote the
+ * directory since (this process, another process on a shared backend, a restore): no version, no invalidation.
+ *
+ * Entries handed out are shared between callers: they are read-only (`DirEntry` is readonly throughout) and must
+ * not be mutated. `maxBytes = 0` disables the memo.
+ * @internal
+ */
+export class DecodedEntries {
+  readonly maxBytes: number;
+  #bytes = 0;
+  readonly #map = new Map<string, Memo>();
+  hits = 0;
+  misses = 0;
+
+  constructor(maxBytes: number) {
+    this.maxBytes = maxBytes;
+  }
+
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /**
+   * The decoded entry of `raw`, the value stored under `key` (same contract as `decodeDirEntry`, which it calls
+   * on a miss: a damaged value throws, and is not remembered).
+   */
+  decode(key: string, raw: Buffer, what: string, sessionId: string): DirEntry {
+    const m = this.#map.get(key);
+    if (m !== undefined && m.sessionId === sessionId && m.raw.equals(raw)) {
+      this.hits++;
+      // Re-insert to mark as most recently used (Map keeps insertion order).
+      this.#map.delete(key);
+      this.#map.set(key, m);
+      return m.entry;
+    }
+    this.misses++;
+    const entry = decodeDirEntry(raw, what, sessionId);
+    if (this.maxBytes === 0) return entry;
+    if (m !== undefined) {
+      this.#map.delete(key);
+      this.#bytes -= m.bytes;
+    }
+    // Values read from the store may be views into a larger buffer (a backend's page): keep a copy of its own.
+    const bytes = 3 * raw.length + 2 * key.length + OVERHEAD_BYTES;
+    if (bytes > this.maxBytes) return entry;
+    this.#map.set(key, { raw: Buffer.from(raw), sessionId, entry, bytes });
+    this.#bytes += bytes;
+    for (const [k, v] of this.#map) {
+      if (this.#bytes <= this.maxBytes) break;
+      this.#map.delete(k);
+      this.#bytes -= v.bytes;
+    }
+    return entry;
+  }
+
+  clear(): void {
+    this.#map.clear();
+    this.#bytes = 0;
+  }
+}
