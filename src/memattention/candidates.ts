@@ -159,7 +159,8 @@ function candidateKey(e: ListedChunk): string {
 function toCandidate(e: ListedChunk, bounds: CandidateBounds): Candidate {
   const d = e.entry;
   const ref = { sessionId: e.sessionId, chunkId: e.chunkId };
-  const keywords = d.keywords.slice(0, bounds.keywords);
+  // The stored list itself when it is within the bound (kept entries hand out one frozen list: SELECT's memo by list hits).
+  const keywords = d.keywords.length <= bounds.keywords ? d.keywords : d.keywords.slice(0, bounds.keywords);
   const meta: ChunkMetaView =
     d.embedding === undefined
       ? { id: candidateKey(e), sessionId: e.sessionId, createdAt: d.createdAt, tokenCount: d.tokenCount, keywords }

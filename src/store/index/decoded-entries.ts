@@ -52,6 +52,8 @@ export class DecodedEntries {
     this.misses++;
     const entry = decodeDirEntry(raw, what, sessionId);
     if (this.maxBytes === 0) return entry;
+    // Shared from now on: frozen, so that callers may key memos by the list itself (it can never change in place).
+    Object.freeze(entry.keywords);
     if (m !== undefined) {
       this.#map.delete(key);
       this.#bytes -= m.bytes;
