@@ -16,6 +16,7 @@ import type {
   ModelTurn,
 } from './memory-model.js';
 import { invalidArgument } from '../errors.js';
+import { asksForName, namesSomething } from './answer-type.js';
 import { associationComponents } from './association.js';
 import { bm25Scores } from './bm25-ranking.js';
 import { dateTermsOf, DEFAULT_KEYWORD_LIMIT, extractKeywords, isCalendarTerm, keywordTerms, termsAndKeywordsOf, termsOf } from './keywords.js';
@@ -37,6 +38,13 @@ export interface EmbeddedModelOptions {
    */
   readonly denseSignal?: boolean;
 }
+
+/**
+ * Weight of a passage's score when the question asks for something named and the passage names something
+ * (answer-type.ts). Chosen on the synthetic chat, assistant and group styles of seed 1 (1.5 against 2, which gained
+ * on one style and lost on two); see docs/recall-quality.md.
+ */
+const NAME_WEIGHT = 1.5;
 
 /** Default minimum association of GROUP. */
 export const DEFAULT_GROUP_THRESHOLD = 0.5;
@@ -151,22 +159,30 @@ export class EmbeddedModel implements MemoryModel {
       .map((entry) => entry.id);
   }
 
-  /** BM25 over the passages; with word vectors, passages matching no query word are ordered by the dense signal. */
+  /**
+   * BM25 over the passages; with word vectors, passages matching no query word are ordered by the dense signal.
+   * When the question asks for something named (which, where, who), a passage naming something weighs
+   * {@link NAME_WEIGHT} times as much, within its tier: a lexical match still ranks above every passage without one.
+   */
   async scorePassages(query: { readonly text: string; readonly keywords: readonly string[] }, passages: readonly string[]): Promise<number[]> {
     const queryTerms = [...new Set([...termsOf(query.keywords.join('\n')), ...termsOf(query.text)])];
     // Each passage tokenized once, for its terms (BM25) and, where the dense signal needs them, its keywords.
     const tokenized = await mapYielding(passages, (p) => termsAndKeywordsOf(p));
     const lexical = bm25Scores(tokenized.map((t) => t.terms), queryTerms);
     const vectors = await this.#loadWordVectors();
-    if (vectors === null) return lexical;
+    // A question asking for something named weighs the passages that name something more (answer-type.ts).
+    const weight = !asksForName(query.text) ? null : passages.map((p) => (namesSomething(p) ? NAME_WEIGHT : 1));
+    if (vectors === null) return weight === null ? lexical : lexical.map((l, i) => l * weight[i]!);
     // Every passage's score is used, but a lexical match's dense score never is: only the others are computed.
-    return lexicalThenDenseLazily(
+    const scores = await lexicalThenDenseLazily(
       lexical,
       Number.POSITIVE_INFINITY,
       () => vectorsOf(vectors, [...query.keywords, ...extractKeywords(query.text)]),
       (i) => vectorsOf(vectors, tokenized[i]!.keywords()),
       mapYielding,
     );
+    // The weight keeps a lexical match above every passage without one, as the dense signal does.
+    return weight === null ? scores : scores.map((s, i) => (lexical[i]! > 0 ? 1 + lexical[i]! * weight[i]! : Math.min(s * weight[i]!, 0.999)));
   }
 
   async jointCompact(
