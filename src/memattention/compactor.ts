@@ -14,7 +14,7 @@
  * @internal
  */
 import type { AkashicStore } from '../engine/akashic-store.js';
-import { activeTurnLog, trustedCalls, type ListedEntry, type Mutation, type StoredTurn } from '../engine/internal-seams.js';
+import { activeTurnLog, isConsumedElsewhere, trustedCalls, type ListedEntry, type Mutation, type StoredTurn } from '../engine/internal-seams.js';
 import type { ChunkKind, ChunkRecord } from '../record/chunk-record.js';
 import { checkContent, LIMITS, type ChunkRef } from '../api/chunk-input.js';
 import { gatherCandidates } from './candidates.js';
@@ -23,6 +23,25 @@ import { storage } from './layer-errors.js';
 import type { CheckedModel } from './model-calls.js';
 import type { ResolvedMemoryOptions } from './options.js';
 import { countTokensYielding } from '../model/tokenizer.js';
+
+const RELATED_CHANGED = Symbol('akashic.relatedChangedMeanwhile');
+
+/**
+ * A compare-and-swap of the commit lost: a related chunk the reconciliation rewrote or retired was changed or
+ * removed by someone else after it was read (the commit's `expectVersion` / existence check). Nothing was applied.
+ */
+function isRelatedChange(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return (code === 'AKASHIC_CONFLICT' || code === 'AKASHIC_NOT_FOUND') && !isConsumedElsewhere(err);
+}
+
+/**
+ * True when a compaction failed only because related memory changed between its reads and its commit (nothing was
+ * applied): compacting the same turns again reconciles them with what is there now.
+ */
+export function isRelatedChangedMeanwhile(err: unknown): boolean {
+  return err !== null && typeof err === 'object' && (err as { [RELATED_CHANGED]?: boolean })[RELATED_CHANGED] === true;
+}
 
 /** What one compaction did. */
 export interface CompactionResult {
@@ -224,7 +243,11 @@ export async function compactTurns(ctx: CompactorContext, userId: string, sessio
     });
   }
 
-  await storage(store[activeTurnLog].commitCompaction(userId, mutations, turns));
+  try {
+    await storage(store[activeTurnLog].commitCompaction(userId, mutations, turns));
+  } catch (err) {
+    throw mutations.some((m) => m.op !== 'put') && isRelatedChange(err) ? Object.assign(err as object, { [RELATED_CHANGED]: true }) : err;
+  }
   return {
     chunk: chunkId === null ? null : { sessionId, chunkId },
     turnIds,

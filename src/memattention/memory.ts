@@ -22,7 +22,7 @@ import { activeTokens, gatedPrefix, scopeGroups, type ActiveTurn } from './activ
 import type { ActiveTurnValue } from '../record/engine-records.js';
 import { checkTurn, type TurnInput } from './turn-input.js';
 import { OnlineRelocation, type RelocationOutcome } from './colocation.js';
-import { compactTurns, type CompactionResult, type CompactorContext } from './compactor.js';
+import { compactTurns, isRelatedChangedMeanwhile, type CompactionResult, type CompactorContext } from './compactor.js';
 import { storage } from './layer-errors.js';
 import { CheckedModel } from './model-calls.js';
 import { floorOption, intOption, resolveMemoryOptions, scopeOption, type MemoryOptions, type MemoryScope, type ResolvedMemoryOptions } from './options.js';
@@ -356,12 +356,15 @@ export class AkashicMemory {
       if (prefix !== null) {
         const gated = prefix;
         try {
-          result.compacted = await this.#lanes.run(ns.key, () => this.#compact(ns, gated, 'gate', 1));
-          left -= result.compacted.turnTokens;
-          result.activeTokens = left;
+          // Null: another process compacted (or purged) these turns first; they are no longer this append's.
+          const c = await this.#lanes.run(ns.key, () => this.#compactUnlessConsumed(ns, gated, 'gate', 1));
+          if (c !== null) {
+            result.compacted = c;
+            left -= c.turnTokens;
+            result.activeTokens = left;
+          }
         } catch (err) {
-          // Another process compacted (or purged) these turns first: they are no longer this append's to compact.
-          if (!isConsumedElsewhere(err)) result.compactionError = err instanceof AkashicError ? err : new AkashicError('AKASHIC_IO', String(err), { cause: err });
+          result.compactionError = err instanceof AkashicError ? err : new AkashicError('AKASHIC_IO', String(err), { cause: err });
         }
       }
       this.#armIdle(ns, turns.length > (result.compacted?.turnIds.length ?? 0));
@@ -472,11 +475,16 @@ export class AkashicMemory {
    * was applied): the caller reads the active chunk again. Requires: the namespace's lane is held.
    */
   async #compactUnlessConsumed(ns: Namespace, turns: readonly StoredTurn[], trigger: CompactionTrigger, attempt: number): Promise<CompactionResult | null> {
-    try {
-      return await this.#compact(ns, turns, trigger, attempt);
-    } catch (err) {
-      if (isConsumedElsewhere(err)) return null;
-      throw err;
+    for (let tries = 1; ; tries++) {
+      try {
+        return await this.#compact(ns, turns, trigger, attempt);
+      } catch (err) {
+        if (isConsumedElsewhere(err)) return null;
+        // A related chunk changed between the reconciliation's reads and its commit: reconcile again with what is
+        // there now (a few times; under constant contention the caller gets the conflict, nothing applied).
+        if (isRelatedChangedMeanwhile(err) && tries < RELATED_CHANGE_ATTEMPTS) continue;
+        throw err;
+      }
     }
   }
 
@@ -703,6 +711,9 @@ function namespaceOf(key: string): Namespace {
 function asAkashic(err: unknown): AkashicError {
   return err instanceof AkashicError ? err : new AkashicError('AKASHIC_IO', String(err), { cause: err });
 }
+
+/** Compactions of the same turns tried when related memory keeps changing under their commit. */
+const RELATED_CHANGE_ATTEMPTS = 4;
 
 /** Where a failed compaction's error carries its receipts to the failure report. */
 const RECEIPTS = Symbol('akashic.receipts');
