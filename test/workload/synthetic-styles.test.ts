@@ -103,6 +103,10 @@ describe('synthetic styles', () => {
             who++;
             expect(q.question.startsWith('Who')).toBe(true);
             for (const name of c.speakers) expect(q.question).not.toContain(name);
+            // …and the turn states what it names: every capitalised word after the first is in the turn.
+            for (const word of q.question.split(/\s+/).slice(1).filter((w) => /^\p{Lu}/u.test(w))) {
+              expect(turns[0]!.text, q.question).toContain(word.replace(/[?,.]+$/, ''));
+            }
           } else {
             expect(q.question).toContain(owner);
             if (q.category === QUESTION_CATEGORY.temporal) expect(q.answer).toBe(formatDay(sessions.get(q.evidence[0]!)!.startedAt));
