@@ -33,3 +33,22 @@ export function namesSomething(text: string): boolean {
   for (const m of text.matchAll(INNER_CAPITAL)) if (!NOT_A_NAME.has(m[0].toLowerCase())) return true;
   return false;
 }
+
+const COUNT_WORDS = 'two|three|four|five|six|seven|eight|nine|ten|eleven|twelve';
+/** "which two places", "the first three races", "four dishes": a count before a plural noun, with a first/last before it. */
+const COUNT = new RegExp(`\\b(?:(?:first|last)\\s+)?(?:${COUNT_WORDS})(?=\\s+[\\p{L}'-]+s\\b)`, 'giu');
+/** "most recently", "lately", "the latest", "the earliest": in which order the answer is wanted. */
+const ORDER = /\b(?:most\s+)?(?:recently|lately|latest|earliest)\b/giu;
+
+/**
+ * The words of a question that say what shape its answer has — how many items ("which two places") and in which
+ * order ("most recently", "the first three") — rather than what it is about. They are not evidence: a sentence
+ * saying "I slept through two alarms" or "I've been busy recently" is no closer to "Which two places has Hollis
+ * traveled to most recently?" than any other. Empty for a statement or a question without them.
+ */
+export function answerShapeWords(question: string): string[] {
+  if (!question.trim().endsWith('?')) return [];
+  const words: string[] = [];
+  for (const re of [COUNT, ORDER]) for (const m of question.matchAll(re)) words.push(...m[0].split(/\s+/));
+  return words;
+}

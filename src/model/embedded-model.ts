@@ -16,7 +16,7 @@ import type {
   ModelTurn,
 } from './memory-model.js';
 import { invalidArgument } from '../errors.js';
-import { asksForName, namesSomething } from './answer-type.js';
+import { answerShapeWords, asksForName, namesSomething } from './answer-type.js';
 import { associationComponents } from './association.js';
 import { bm25Scores } from './bm25-ranking.js';
 import { dateTermsOf, DEFAULT_KEYWORD_LIMIT, extractKeywords, isCalendarTerm, keywordTerms, termsAndKeywordsOf, termsOf } from './keywords.js';
@@ -45,6 +45,19 @@ export interface EmbeddedModelOptions {
  * on one style and lost on two); see docs/recall-quality.md.
  */
 const NAME_WEIGHT = 1.5;
+
+/** The query without the words that only say how many items the answer has and in which order (answer-type.ts). */
+function withoutShapeWords(query: { readonly text: string; readonly keywords: readonly string[] }): { readonly text: string; readonly keywords: readonly string[] } {
+  const shape = answerShapeWords(query.text);
+  if (shape.length === 0) return query;
+  const drop = new Set(termsOf(shape.join(' ')));
+  const keep = (word: string): boolean => {
+    const terms = termsOf(word);
+    return terms.length === 0 || !terms.every((t) => drop.has(t));
+  };
+  const text = query.text.split(/(\s+)/).filter((w) => /^\s+$/.test(w) || keep(w)).join('');
+  return { text, keywords: query.keywords.filter(keep) };
+}
 
 /** Default minimum association of GROUP. */
 export const DEFAULT_GROUP_THRESHOLD = 0.5;
@@ -124,6 +137,7 @@ export class EmbeddedModel implements MemoryModel {
     checkTopP(topP);
     checkUniqueIds('select candidates', candidates);
     if (topP === 0 || candidates.length === 0) return [];
+    query = withoutShapeWords(query);
 
     // A term named in both the keywords and the text counts once: BM25 has no query-side term frequency.
     const queryTerms = [...new Set([...termsOf(query.keywords.join('\n')), ...termsOf(query.text)])];
@@ -163,8 +177,11 @@ export class EmbeddedModel implements MemoryModel {
    * BM25 over the passages; with word vectors, passages matching no query word are ordered by the dense signal.
    * When the question asks for something named (which, where, who), a passage naming something weighs
    * {@link NAME_WEIGHT} times as much, within its tier: a lexical match still ranks above every passage without one.
+   * The words that only give the answer's count and order ("which two places … most recently") are not matched.
    */
   async scorePassages(query: { readonly text: string; readonly keywords: readonly string[] }, passages: readonly string[]): Promise<number[]> {
+    // Words that only say how many items the answer has and in which order are not matched (answer-type.ts).
+    query = withoutShapeWords(query);
     const queryTerms = [...new Set([...termsOf(query.keywords.join('\n')), ...termsOf(query.text)])];
     // Each passage tokenized once, for its terms (BM25) and, where the dense signal needs them, its keywords.
     const tokenized = await mapYielding(passages, (p) => termsAndKeywordsOf(p));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { asksForName, namesSomething } from '../../src/model/answer-type.js';
+import { answerShapeWords, asksForName, namesSomething } from '../../src/model/answer-type.js';
 import { EmbeddedModel } from '../../src/model/embedded-model.js';
 
 describe('answer types', () => {
@@ -18,6 +18,31 @@ describe('answer types', () => {
     expect(namesSomething('Jet lag hit me hard, I slept through two alarms.')).toBe(false);
     expect(namesSomething('Honestly, see you on Monday in May.')).toBe(false);
     expect(namesSomething('Great. Thanks!')).toBe(false);
+  });
+});
+
+describe('words that give the shape of an answer', () => {
+  it('are the count before a plural noun and the order words of a question', () => {
+    expect(answerShapeWords('Which two places has Hollis traveled to most recently?')).toEqual(['two', 'most', 'recently']);
+    expect(answerShapeWords('Which were the first three races Wren ran?')).toEqual(['first', 'three']);
+    expect(answerShapeWords('What are the latest books Ada read?')).toEqual(['latest']);
+  });
+
+  it('are none in a question without them, in a count that is the question, or in a statement', () => {
+    expect(answerShapeWords('Which places has Wren traveled to?')).toEqual([]);
+    expect(answerShapeWords('How many children does Melanie have?')).toEqual([]);
+    expect(answerShapeWords('What did Melanie do last weekend?')).toEqual([]);
+    expect(answerShapeWords('I ran two races recently.')).toEqual([]);
+  });
+
+  it('are not matched: a sentence sharing only them with the question scores nothing', async () => {
+    const model = new EmbeddedModel({ denseSignal: false });
+    const [chatter, fact] = await model.scorePassages({ text: 'Which two races has Wren run most recently?', keywords: ['two', 'races', 'recently'] }, [
+      'I slept through two alarms recently.',
+      'I ran the Harbour races today.',
+    ]);
+    expect(chatter).toBe(0);
+    expect(fact!).toBeGreaterThan(0);
   });
 });
 
