@@ -137,10 +137,12 @@ export class EmbeddedModel implements MemoryModel {
     checkTopP(topP);
     checkUniqueIds('select candidates', candidates);
     if (topP === 0 || candidates.length === 0) return [];
-    query = withoutShapeWords(query);
+    // The words that only give the answer's count and order are not matched lexically (answer-type.ts); the dense
+    // signal still reads them ("recently" is near the "this weekend" and "today" of news).
+    const matched = withoutShapeWords(query);
 
     // A term named in both the keywords and the text counts once: BM25 has no query-side term frequency.
-    const queryTerms = [...new Set([...termsOf(query.keywords.join('\n')), ...termsOf(query.text)])];
+    const queryTerms = [...new Set([...termsOf(matched.keywords.join('\n')), ...termsOf(matched.text)])];
     // Per-candidate and per-passage work is mapped in slices that yield to the event loop (a large candidate
     // window or a recall over large chunks must not block it for long); the scores are the same.
     // A question naming a date also matches each candidate's date (the day it was written, its month and year).
@@ -177,12 +179,12 @@ export class EmbeddedModel implements MemoryModel {
    * BM25 over the passages; with word vectors, passages matching no query word are ordered by the dense signal.
    * When the question asks for something named (which, where, who), a passage naming something weighs
    * {@link NAME_WEIGHT} times as much, within its tier: a lexical match still ranks above every passage without one.
-   * The words that only give the answer's count and order ("which two places … most recently") are not matched.
+   * The words that only give the answer's count and order ("which two places … most recently") are not matched
+   * lexically; the dense signal still reads them.
    */
   async scorePassages(query: { readonly text: string; readonly keywords: readonly string[] }, passages: readonly string[]): Promise<number[]> {
-    // Words that only say how many items the answer has and in which order are not matched (answer-type.ts).
-    query = withoutShapeWords(query);
-    const queryTerms = [...new Set([...termsOf(query.keywords.join('\n')), ...termsOf(query.text)])];
+    const matched = withoutShapeWords(query);
+    const queryTerms = [...new Set([...termsOf(matched.keywords.join('\n')), ...termsOf(matched.text)])];
     // Each passage tokenized once, for its terms (BM25) and, where the dense signal needs them, its keywords.
     const tokenized = await mapYielding(passages, (p) => termsAndKeywordsOf(p));
     const lexical = bm25Scores(tokenized.map((t) => t.terms), queryTerms);
