@@ -16,6 +16,7 @@ import type {
   ModelTurn,
 } from './memory-model.js';
 import { invalidArgument } from '../errors.js';
+import { answerShapeWords, asksForName, namesSomething } from './answer-type.js';
 import { associationComponents } from './association.js';
 import { bm25Scores } from './bm25-ranking.js';
 import { dateTermsOf, DEFAULT_KEYWORD_LIMIT, extractKeywords, isCalendarTerm, keywordTerms, termsAndKeywordsOf, termsOf } from './keywords.js';
@@ -45,6 +46,26 @@ const PASSAGE_MEMO_BYTES = 32 * 1024 * 1024;
 interface TokenizedPassage {
   readonly terms: readonly string[];
   keywords(): readonly string[];
+}
+
+/**
+ * Weight of a passage's score when the question asks for something named and the passage names something
+ * (answer-type.ts). Chosen on the synthetic chat, assistant and group styles of seed 1 (1.5 against 2, which gained
+ * on one style and lost on two); see docs/recall-quality.md.
+ */
+const NAME_WEIGHT = 1.5;
+
+/** The query without the words that only say how many items the answer has and in which order (answer-type.ts). */
+function withoutShapeWords(query: { readonly text: string; readonly keywords: readonly string[] }): { readonly text: string; readonly keywords: readonly string[] } {
+  const shape = answerShapeWords(query.text);
+  if (shape.length === 0) return query;
+  const drop = new Set(termsOf(shape.join(' ')));
+  const keep = (word: string): boolean => {
+    const terms = termsOf(word);
+    return terms.length === 0 || !terms.every((t) => drop.has(t));
+  };
+  const text = query.text.split(/(\s+)/).filter((w) => /^\s+$/.test(w) || keep(w)).join('');
+  return { text, keywords: query.keywords.filter(keep) };
 }
 
 /** Default minimum association of GROUP. */
@@ -127,9 +148,12 @@ export class EmbeddedModel implements MemoryModel {
     checkTopP(topP);
     checkUniqueIds('select candidates', candidates);
     if (topP === 0 || candidates.length === 0) return [];
+    // The words that only give the answer's count and order are not matched lexically (answer-type.ts); the dense
+    // signal still reads them ("recently" is near the "this weekend" and "today" of news).
+    const matched = withoutShapeWords(query);
 
     // A term named in both the keywords and the text counts once: BM25 has no query-side term frequency.
-    const queryTerms = [...new Set([...termsOf(query.keywords.join('\n')), ...termsOf(query.text)])];
+    const queryTerms = [...new Set([...termsOf(matched.keywords.join('\n')), ...termsOf(matched.text)])];
     // Per-candidate and per-passage work is mapped in slices that yield to the event loop (a large candidate
     // window or a recall over large chunks must not block it for long); the scores are the same.
     // A question naming a date also matches each candidate's date (the day it was written, its month and year).
@@ -156,32 +180,43 @@ export class EmbeddedModel implements MemoryModel {
           );
 
     // Only the candidates that score are ranked (most of a large window matches nothing).
-    const matched: number[] = [];
-    for (let i = 0; i < candidates.length; i++) if ((scores[i] ?? 0) > 0) matched.push(i);
-    return matched
+    const scoring: number[] = [];
+    for (let i = 0; i < candidates.length; i++) if ((scores[i] ?? 0) > 0) scoring.push(i);
+    return scoring
       .map((i) => ({ id: candidates[i]!.id, score: scores[i]! }))
       .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       .slice(0, topP)
       .map((entry) => entry.id);
   }
 
-  /** BM25 over the passages; with word vectors, passages matching no query word are ordered by the dense signal. */
+  /**
+   * BM25 over the passages; with word vectors, passages matching no query word are ordered by the dense signal.
+   * When the question asks for something named (which, where, who), a passage naming something weighs
+   * {@link NAME_WEIGHT} times as much, within its tier: a lexical match still ranks above every passage without one.
+   * The words that only give the answer's count and order ("which two places … most recently") are not matched
+   * lexically; the dense signal still reads them.
+   */
   async scorePassages(query: { readonly text: string; readonly keywords: readonly string[] }, passages: readonly string[]): Promise<number[]> {
-    const queryTerms = [...new Set([...termsOf(query.keywords.join('\n')), ...termsOf(query.text)])];
+    const matched = withoutShapeWords(query);
+    const queryTerms = [...new Set([...termsOf(matched.keywords.join('\n')), ...termsOf(matched.text)])];
     // Each passage tokenized once, for its terms (BM25) and, where the dense signal needs them, its keywords; a
     // passage scored before (the same sentence of a chunk recalled again) is not tokenized again.
     const tokenized = await mapYielding(passages, (p) => this.#tokenized(p));
     const lexical = bm25Scores(tokenized.map((t) => t.terms), queryTerms, true);
     const vectors = await this.#loadWordVectors();
-    if (vectors === null) return lexical;
+    // A question asking for something named weighs the passages that name something more (answer-type.ts).
+    const weight = !asksForName(query.text) ? null : passages.map((p) => (namesSomething(p) ? NAME_WEIGHT : 1));
+    if (vectors === null) return weight === null ? lexical : lexical.map((l, i) => l * weight[i]!);
     // Every passage's score is used, but a lexical match's dense score never is: only the others are computed.
-    return lexicalThenDenseLazily(
+    const scores = await lexicalThenDenseLazily(
       lexical,
       Number.POSITIVE_INFINITY,
       () => vectorsOf(vectors, [...query.keywords, ...extractKeywords(query.text)]),
       (i) => vectorsOf(vectors, tokenized[i]!.keywords()),
       mapYielding,
     );
+    // The weight keeps a lexical match above every passage without one, as the dense signal does.
+    return weight === null ? scores : scores.map((s, i) => (lexical[i]! > 0 ? 1 + lexical[i]! * weight[i]! : Math.min(s * weight[i]!, 0.999)));
   }
 
   /** `termsAndKeywordsOf(text)`, memoized (a pure function of the text), its keywords computed once when asked. */

@@ -64,6 +64,8 @@ const PATTERNS: readonly SlotPattern[] = [
   P('employer', /\b(?:employer|company)\s+is\s+(?:now\s+)?/i, true),
   P('employer', /\b(?:got|accepted|took)\s+(?:a|an|the)\s+(?:new\s+)?(?:job|position|offer|role)\s+(?:at|with|from)\s+/i, false),
   P('employer', /\b(?:switched|changed)\s+(?:jobs\s+)?to\s+/i, true),
+  // "I'm a data analyst at Globex": the match starts after "I'm", which stays in the words that name the subject.
+  P('employer', /(?<=\b(?:i'm|i am)\s+)(?:now\s+)?(?:a|an)\s+(?:[\w-]+\s+){1,3}?(?:at|for)\s+/i, true),
   P('home', /\b(?:live|lives|lived|living|reside|resides|residing)\s+(?:now\s+)?in\s+/i, true),
   P('home', /\b(?:moved|relocated)\s+(?:over\s+|back\s+)?(?:to|into)\s+/i, true),
   P('home', /\bhome\s+(?:town\s+)?is\s+(?:now\s+)?(?:in\s+)?/i, true),
@@ -178,12 +180,13 @@ export function factOf(sentence: string): StatementFact | null {
   return null;
 }
 
+// A question asks in any tense and about one value or all of them ("Which companies has Gael worked for?").
 const QUESTION_SLOTS: readonly (readonly [FactSlot, RegExp])[] = [
-  ['employer', /\b(?:work|works|working|job|employer|company|employed|hired)\b/i],
-  ['home', /\b(?:live|lives|living|home|city|town|based|reside|resides|moved)\b/i],
-  ['car', /\b(?:car|drive|drives|driving|vehicle)\b/i],
-  ['partner', /\b(?:partner|dating|girlfriend|boyfriend|wife|husband|married|engaged|seeing|fianc[eé]e?)\b/i],
-  ['school', /\b(?:study|studies|studying|school|university|college)\b/i],
+  ['employer', /\b(?:work|works|worked|working|jobs?|employers?|company|companies|employed|hired)\b/i],
+  ['home', /\b(?:live|lives|lived|living|homes?|city|cities|towns?|based|reside|resides|resided|moved)\b/i],
+  ['car', /\b(?:cars?|drive|drives|drove|driving|vehicles?)\b/i],
+  ['partner', /\b(?:partner|dating|dated|girlfriend|boyfriend|wife|husband|married|engaged|seeing|fianc[eé]e?)\b/i],
+  ['school', /\b(?:study|studies|studied|studying|schools?|university|universities|colleges?|enrolled|attended)\b/i],
 ];
 
 /**

@@ -10,6 +10,10 @@ describe('facts read from statements', () => {
     expect(factOf('I drive a Honda Civic.')).toMatchObject({ slot: 'car', value: 'Honda Civic' });
     expect(factOf("I'm dating Priya now.")).toMatchObject({ slot: 'partner', subject: 'self', value: 'Priya' });
     expect(factOf('My favourite food is sushi.')).toMatchObject({ slot: 'favourite food', value: 'sushi' });
+    // A role at a named place of work is a job; a role at an unnamed place, or of another person, is not the speaker's.
+    expect(factOf("Starting next week I'm a data analyst at Hirnpar Health!")).toMatchObject({ slot: 'employer', subject: 'self', value: 'Hirnpar Health' });
+    expect(factOf("I'm a regular at the gym.")).toBeNull();
+    expect(factOf('My sister is a nurse at Mercy.')).toBeNull();
   });
 
   it('reads no fact from questions, hedges, plans, negations, the past or unrelated sentences', () => {
@@ -39,6 +43,11 @@ describe('facts read from statements', () => {
     expect(questionSlot('Where does Alice live?')).toBe('home');
     expect(questionSlot('Who is Uma dating?')).toBe('partner');
     expect(questionSlot('What car does Bob drive?')).toBe('car');
+    // Any tense, and a question about every value the fact has had.
+    expect(questionSlot('Which companies has Gael worked for?')).toBe('employer');
+    expect(questionSlot('Which towns has Soren lived in?')).toBe('home');
+    expect(questionSlot('Which schools has Farid attended?')).toBe('school');
+    expect(questionSlot('What cars has Ines owned?')).toBe('car');
     expect(questionSlot('I work at Acme.')).toBeNull();
     expect(questionSlot('What did Bob cook?')).toBeNull();
   });

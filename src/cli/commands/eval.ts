@@ -83,7 +83,7 @@ export function register(program: Command): void {
     .addOption(new Option('--users <n>', 'synthetic: conversations (default: generator default)').argParser(parsePositiveInt).conflicts('locomo'))
     .addOption(new Option('--seed <n>', 'synthetic: seed (default: generator default)').argParser(parsePositiveInt).conflicts('locomo'))
     .addOption(
-      new Option('--style <style>', "synthetic: who speaks and how: two friends chatting, a person and a tool-using assistant, or one person's diary (default: chat)")
+      new Option('--style <style>', "synthetic: who speaks and how: two friends chatting, a person and a tool-using assistant, one person's diary, or a group chat of three to five friends (default: chat)")
         .choices(SYNTHETIC_STYLES)
         .conflicts('locomo'),
     )
@@ -135,7 +135,7 @@ export function register(program: Command): void {
     .addOption(new Option('--users <n>', 'synthetic: conversations (default: generator default)').argParser(parsePositiveInt).conflicts('locomo'))
     .addOption(new Option('--seed <n>', 'synthetic: seed (default: generator default)').argParser(parsePositiveInt).conflicts('locomo'))
     .addOption(
-      new Option('--style <style>', "synthetic: who speaks and how: two friends chatting, a person and a tool-using assistant, or one person's diary (default: chat)")
+      new Option('--style <style>', "synthetic: who speaks and how: two friends chatting, a person and a tool-using assistant, one person's diary, or a group chat of three to five friends (default: chat)")
         .choices(SYNTHETIC_STYLES)
         .conflicts('locomo'),
     )

@@ -30,6 +30,7 @@ import {
 import { replayWithBaseline } from './replay-with-baseline.js';
 import { checkSelectVariant, type SelectVariant } from '../../model/select-variants.js';
 import { holdsAnswerSentence } from './answer-sentence.js';
+import { marginSpread, type MarginSpread } from './margin-spread.js';
 
 /** Options of {@link evaluateRecall}. Every field is optional; the defaults are the library's. */
 export interface RecallEvalOptions {
@@ -105,6 +106,8 @@ export interface RecallEvalReport extends RecallRatios, RecallCosts {
   readonly meanChunkTokens: number | null;
   readonly byCategory: readonly CategoryRatios[];
   readonly byConversation: readonly ConversationRatios[];
+  /** The margin over the baseline per conversation, and its spread. */
+  readonly marginByConversation: MarginSpread;
   /** Errors of background work (relocation) during the replays; expected 0. */
   readonly backgroundErrors: number;
   readonly elapsedMs: number;
@@ -195,6 +198,7 @@ export async function evaluateRecall(conversations: readonly Conversation[], opt
     meanChunkTokens: chunks === 0 ? null : chunkTokens / chunks,
     byCategory: categoryRatiosOf(outcomes),
     byConversation,
+    marginByConversation: marginSpread(byConversation),
     backgroundErrors,
     elapsedMs: Math.round(performance.now() - started),
   };

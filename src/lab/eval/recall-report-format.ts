@@ -2,6 +2,7 @@
 import { lineWriter, type LineSink } from '../../util/line-sink.js';
 import type { RecallEvalReport } from './recall-eval.js';
 import type { RecallRatios } from './recall-metrics.js';
+import { MARGIN_TARGET } from './margin-spread.js';
 
 const fixed = (v: number | null, digits: number): string => (v === null ? 'n/a' : v.toFixed(digits));
 
@@ -32,6 +33,7 @@ export function recallReportLines(r: RecallEvalReport): string[] {
   );
   const costs = [
     '',
+    marginLine(r),
     `mean tokens recalled   ${fixed(r.meanTokensRecalled, 0)} (bm25 ${fixed(r.meanBm25Tokens, 0)})`,
     `evidence token share   ${fixed(r.evidenceTokenShare, 3)} (bm25 ${fixed(r.bm25EvidenceTokenShare, 3)})`,
     `mean chunks recalled   ${fixed(r.meanChunksRecalled, 2)} (${fixed(r.meanChunksDropped, 2)} more selected, cut by the budget)`,
@@ -41,6 +43,16 @@ export function recallReportLines(r: RecallEvalReport): string[] {
   ];
   if (r.backgroundErrors > 0) costs.push(`background errors      ${r.backgroundErrors}`);
   return [...head, ...table, ...costs];
+}
+
+/** The margin per conversation, e.g. `margin per conversation  mean +0.106 · median +0.125 · min +0.025 · max +0.150 · 1 of 4 below +0.10`. */
+function marginLine(r: RecallEvalReport): string {
+  const m = r.marginByConversation;
+  const signed = (v: number | null): string => (v === null ? 'n/a' : `${v < 0 ? '−' : '+'}${Math.abs(v).toFixed(3)}`);
+  return (
+    `margin per conversation  mean ${signed(m.mean)} · median ${signed(m.median)} · min ${signed(m.min)} · max ${signed(m.max)} · ` +
+    `${m.belowTarget} of ${m.conversations} below +${MARGIN_TARGET.toFixed(2)}`
+  );
 }
 
 /** Writes a report to a sink: with `json`, exactly the report object as one JSON line; otherwise the table. */

@@ -31,7 +31,7 @@ export interface Turn {
    * session `D3`. Question evidence refers to these ids.
    */
   turnId: string;
-  /** One of the conversation's two `speakers`. */
+  /** One of the conversation's `speakers`. */
   speaker: string;
   /** What was said, as plain text. */
   text: string;
@@ -42,7 +42,7 @@ export interface Turn {
   at: number;
 }
 
-/** A sitting of the two speakers: a run of turns that happened together. */
+/** A sitting of the speakers: a run of turns that happened together. */
 export interface Session {
   /** `"session_<index>"`, as LoCoMo names its keys. */
   id: string;
@@ -79,12 +79,14 @@ export interface Question {
   missingEvidence?: string[];
 }
 
-/** A long-term, multi-session dialogue between two speakers, with questions about it. */
+/** A long-term, multi-session dialogue between two or more speakers, with questions about it. */
 export interface Conversation {
   /** Unique among the conversations of one load or one generator run. */
   id: string;
-  /** The two speakers, in LoCoMo's `speaker_a`, `speaker_b` order. */
-  speakers: [string, string];
+  /**
+   * The speakers, in LoCoMo's `speaker_a`, `speaker_b` order; a group chat (a synthetic style) has three or more.
+   */
+  speakers: [string, string, ...string[]];
   /** In order of `index`. */
   sessions: Session[];
   questions: Question[];

@@ -42,11 +42,13 @@ const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'Ju
 /**
  * Draws up to `count` distinct questions over `topics` in LoCoMo's category proportions (largest-remainder quotas);
  * a category short of candidates passes its share to the others. Fewer come back only when the conversation
- * states too few facts (very short runs).
+ * states too few facts (very short runs). With `who` (a group chat), "who did it?" questions, answered by the
+ * owner's name, join the single-hop candidates.
  */
-export function buildQuestions(rng: Prng, topics: readonly TopicRecord[], count: number): Question[] {
+export function buildQuestions(rng: Prng, topics: readonly TopicRecord[], count: number, options: { readonly who?: boolean } = {}): Question[] {
   const pools = new Map<number, Question[]>(CATEGORY_WEIGHTS.map(([category]) => [category, []]));
   for (const topic of topics) collectCandidates(topic, pools);
+  if (options.who === true) for (const topic of topics) collectWhoCandidates(topic, topics, pools);
 
   const quotas = new Map<number, number>();
   let wanted = count;
@@ -125,6 +127,23 @@ function collectCandidates(topic: TopicRecord, pools: Map<number, Question[]>): 
       if (previous === undefined || current === undefined) continue;
       add(QUESTION_CATEGORY.multiHop, fill(q.before, { o, v: current.value }), previous.value, [previous, current]);
     }
+  }
+}
+
+/**
+ * "Who moved to Lisbon?": one question per fact whose value no other fact of the conversation shares (two people
+ * who both moved to the same town would make it ambiguous), evidence the turn that stated it.
+ */
+function collectWhoCandidates(topic: TopicRecord, all: readonly TopicRecord[], pools: Map<number, Question[]>): void {
+  for (const fact of topic.facts) {
+    const sharing = all.reduce((n, t) => n + t.facts.filter((f) => f.value === fact.value).length, 0);
+    if (sharing > 1) continue;
+    pools.get(QUESTION_CATEGORY.singleHop)?.push({
+      question: fill(topic.spec.questions.who, { v: fact.value, d: fact.detail }),
+      answer: topic.ownerName,
+      evidence: [fact.turnId],
+      category: QUESTION_CATEGORY.singleHop,
+    });
   }
 }
 

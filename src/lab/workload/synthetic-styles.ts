@@ -9,6 +9,9 @@
  *   fact. Every fact belongs to the person.
  * - `diary`: one person writes a journal, one entry per session, a few long paragraphs, each about one topic, facts
  *   and musings mixed in the same paragraph. There is no second voice to ask or react.
+ * - `group`: three to five friends in one group chat. Every topic belongs to one member, and a kind of topic may
+ *   belong to two (two of them hike, each on their own trails); the threads of a session interleave, the others
+ *   react and ask, often addressing the owner by name, and questions ask who said or did what.
  *
  * All text was written for Akashic.
  * @internal
@@ -16,13 +19,53 @@
 import type { Prng } from './prng.js';
 
 /** The styles of {@link SyntheticOptions.style}. */
-export const SYNTHETIC_STYLES = ['chat', 'assistant', 'diary'] as const;
+export const SYNTHETIC_STYLES = ['chat', 'assistant', 'diary', 'group'] as const;
 export type SyntheticStyle = (typeof SYNTHETIC_STYLES)[number];
 
 /** The assistant's name in the `assistant` style; the person is the conversation's first speaker. */
 export const ASSISTANT_NAME = 'Assistant';
 /** The journal's name in the `diary` style: the second speaker, who never speaks. */
 export const DIARY_NAME = 'Journal';
+
+/** Members of a `group` chat: at least, at most. */
+export const GROUP_MIN_MEMBERS = 3;
+export const GROUP_MAX_MEMBERS = 5;
+
+/** How a member opens a group chat's session; topic-free. */
+export const GROUP_OPENERS: readonly string[] = [
+  'Morning, everyone! Who is around today?',
+  'Hey all, this chat has been way too quiet lately.',
+  'Evening, crew! I need a distraction, tell me your news.',
+  'Hi everybody! Quick check-in before the week gets busy.',
+  'Okay team, roll call. How is everyone doing?',
+  'Hello, lovely people. It has been ages since we all talked.',
+];
+
+/** The first reply to the opener; `{other}` is the opener's name. */
+export const GROUP_GREETINGS: readonly string[] = [
+  'Hey {other}! I am here, just got home.',
+  'Present! Hi {other}, hi all.',
+  'Oh good, I was hoping someone would start the chat.',
+  'Hi {other}! Perfect timing, I was bored.',
+];
+
+/** How a member leaves the session; topic-free. */
+export const GROUP_CLOSERS: readonly string[] = [
+  'Right, I have to go. Love you all, talk soon!',
+  'Signing off for tonight, this was fun.',
+  'I am falling asleep, so good night, everyone!',
+  'Back to work for me. Catch you all later.',
+  'That is my cue to leave. Same time next week?',
+];
+
+/** What a member says when joining a thread started by someone else. */
+export const GROUP_CHIME_INS: readonly string[] = [
+  'Wait, back up a second.',
+  'Sorry, just catching up on the messages.',
+  'Jumping in here.',
+  'Ooh, I missed this part.',
+  'Hold on, I want to hear more.',
+];
 
 /** What a person asks a tool-using assistant for; topic-free, so never evidence. */
 export const REQUESTS: readonly string[] = [

@@ -36,6 +36,11 @@ export interface TopicQuestions {
   single: readonly SingleQuestion[];
   /** "When did ...": answered by the date of the session that stated the fact. */
   temporal: string;
+  /**
+   * "Who ...": answered by the owner's name (asked only in a group chat, where more than one person could have
+   * said it). Names the fact's value, never the owner.
+   */
+  who: string;
   /** All values or items (state and collection, 2–4 of them). */
   list?: string;
   /** The first `{k}` items of a collection. */
@@ -116,6 +121,7 @@ export const TOPICS: readonly TopicSpec[] = [
         { text: 'What kind of place did {o} rent in {v}?', answer: 'detail' },
       ],
       temporal: 'When did {o} move to {v}?',
+      who: 'Who moved to {v}?',
       list: 'Which towns has {o} lived in?',
       before: 'Where did {o} live before moving to {v}?',
     },
@@ -162,6 +168,7 @@ export const TOPICS: readonly TopicSpec[] = [
         { text: 'What role did {o} take at {v}?', answer: 'detail' },
       ],
       temporal: 'When did {o} start working at {v}?',
+      who: 'Who started working at {v}?',
       list: 'Which companies has {o} worked for?',
       before: 'Where did {o} work before joining {v}?',
     },
@@ -204,6 +211,7 @@ export const TOPICS: readonly TopicSpec[] = [
         { text: "What kind of animal is {v}, {o}'s pet?", answer: 'detail' },
       ],
       temporal: 'When did {o} adopt {v}?',
+      who: 'Who adopted a pet named {v}?',
     },
   },
   {
@@ -243,6 +251,7 @@ export const TOPICS: readonly TopicSpec[] = [
         { text: 'What instrument does {o} play in {v}?', answer: 'detail' },
       ],
       temporal: 'When did {o} join the band {v}?',
+      who: 'Who joined the band {v}?',
     },
   },
   {
@@ -283,6 +292,7 @@ export const TOPICS: readonly TopicSpec[] = [
         { text: 'What was the occasion when {o} cooked {v}?', answer: 'detail' },
       ],
       temporal: 'When did {o} cook {v}?',
+      who: 'Who cooked {v} {d}?',
       list: 'Which dishes has {o} cooked?',
       first: 'Which were the first {k} dishes {o} cooked?',
       latest: 'Which {k} dishes has {o} cooked most recently?',
@@ -325,6 +335,7 @@ export const TOPICS: readonly TopicSpec[] = [
         { text: 'Who did {o} hike the {v} with?', answer: 'detail' },
       ],
       temporal: 'When did {o} hike the {v}?',
+      who: 'Who hiked the {v} with {d}?',
       list: 'Which trails has {o} hiked?',
       first: 'Which were the first {k} trails {o} hiked?',
       latest: 'Which {k} trails has {o} hiked most recently?',
@@ -365,6 +376,7 @@ export const TOPICS: readonly TopicSpec[] = [
         { text: 'Who wrote {v}, which {o} read?', answer: 'detail' },
       ],
       temporal: 'When did {o} read {v}?',
+      who: 'Who read {v} by {d}?',
       list: 'Which books has {o} read?',
       first: 'Which were the first {k} books {o} read?',
       latest: 'Which {k} books has {o} read most recently?',
@@ -403,6 +415,7 @@ export const TOPICS: readonly TopicSpec[] = [
     questions: {
       single: [{ text: "What was {o}'s finishing time in the {v}?", answer: 'detail' }],
       temporal: 'When did {o} run the {v}?',
+      who: 'Who ran the {v}?',
       list: 'Which races has {o} run?',
       first: 'Which were the first {k} races {o} ran?',
       latest: 'Which {k} races has {o} run most recently?',
@@ -444,6 +457,7 @@ export const TOPICS: readonly TopicSpec[] = [
         { text: 'Where did {o} plant the {v}?', answer: 'detail' },
       ],
       temporal: 'When did {o} plant the {v}?',
+      who: 'Who planted the {v} {d}?',
       list: 'Which plants has {o} planted?',
       first: 'Which were the first {k} plants {o} planted?',
       latest: 'Which {k} plants has {o} planted most recently?',
@@ -481,6 +495,7 @@ export const TOPICS: readonly TopicSpec[] = [
         { text: 'On which trip did {o} enjoy {d}?', answer: 'value' },
       ],
       temporal: 'When did {o} travel to {v}?',
+      who: 'Who traveled to {v}?',
       list: 'Which places has {o} traveled to?',
       first: 'Which were the first {k} places {o} traveled to?',
       latest: 'Which {k} places has {o} traveled to most recently?',
@@ -521,6 +536,7 @@ export const TOPICS: readonly TopicSpec[] = [
         { text: 'How is {v} related to {o}?', answer: 'detail' },
       ],
       temporal: "When did {o}'s {d} {v} visit?",
+      who: 'Whose {d} is {v}?',
     },
   },
   {
@@ -561,6 +577,7 @@ export const TOPICS: readonly TopicSpec[] = [
         { text: 'What did {o} study at {v}?', answer: 'detail' },
       ],
       temporal: 'When did {o} enroll at {v}?',
+      who: 'Who enrolled at {v}?',
       list: 'Which schools has {o} attended?',
       before: 'Where did {o} study before {v}?',
     },

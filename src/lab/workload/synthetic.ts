@@ -34,6 +34,12 @@ import {
   DIARY_MUSINGS,
   DIARY_NAME,
   DIARY_OPENERS,
+  GROUP_CHIME_INS,
+  GROUP_CLOSERS,
+  GROUP_GREETINGS,
+  GROUP_MAX_MEMBERS,
+  GROUP_MIN_MEMBERS,
+  GROUP_OPENERS,
   REQUESTS,
   SYNTHETIC_STYLES,
   toolOutput,
@@ -70,7 +76,9 @@ export interface SyntheticOptions {
   /**
    * Who speaks and how: `'chat'` (default) two friends catching up; `'assistant'` a person working with a
    * tool-using assistant whose replies are confirmations and tool outputs; `'diary'` one person's journal, one
-   * entry of a few long paragraphs per session. The facts and questions are built the same way in every style.
+   * entry of a few long paragraphs per session; `'group'` three to five friends in one group chat, where threads
+   * interleave, a kind of topic may belong to two members, and questions also ask who said or did something. The
+   * facts and questions are built the same way in every style.
    */
   style?: SyntheticStyle;
 }
@@ -194,10 +202,10 @@ export function syntheticConversation(userIndex: number, options: SyntheticOptio
   return buildConversation(resolveSyntheticOptions(options), userIndex);
 }
 
-/** A topic of one conversation: whose it is and what has been stated so far. */
+/** A topic of one conversation: whose it is (an index into the speakers) and what has been stated so far. */
 interface TopicState {
   spec: TopicSpec;
-  owner: 0 | 1;
+  owner: number;
   facts: StatedFact[];
 }
 
@@ -205,7 +213,7 @@ interface TopicState {
 interface SessionContext {
   rng: Prng;
   forge: NameForge;
-  speakers: [string, string];
+  speakers: readonly string[];
   index: number;
   startedAt: number;
   turns: Turn[];
@@ -218,16 +226,21 @@ function buildConversation(options: ResolvedSyntheticOptions, user: number): Con
   const rng = createPrng(deriveSeed(options.seed, user));
   const forge = createNameForge(rng);
   const first = forge.person();
-  const speakers: [string, string] =
-    options.style === 'assistant' ? [first, ASSISTANT_NAME] : options.style === 'diary' ? [first, DIARY_NAME] : [first, forge.person()];
+  const speakers: [string, string, ...string[]] =
+    options.style === 'assistant'
+      ? [first, ASSISTANT_NAME]
+      : options.style === 'diary'
+        ? [first, DIARY_NAME]
+        : options.style === 'group'
+          ? groupMembers(rng, forge, first)
+          : [first, forge.person()];
   // In the one-voice styles every fact is the person's own.
   const ownerOf = (): 0 | 1 => (options.style !== 'chat' ? 0 : rng.chance(0.5) ? 0 : 1);
   // Longer conversations get more topics, so a topic still recurs every few sessions instead of every one.
   const topicCount = Math.min(TOPICS.length, 4 + Math.ceil(options.sessionsPerUser / 10));
-  const topics: TopicState[] = rng
-    .shuffle(TOPICS)
-    .slice(0, topicCount)
-    .map((spec) => ({ spec, owner: ownerOf(), facts: [] }));
+  const specs = rng.shuffle(TOPICS).slice(0, topicCount);
+  const topics: TopicState[] =
+    options.style === 'group' ? groupTopics(rng, specs, speakers.length) : specs.map((spec) => ({ spec, owner: ownerOf(), facts: [] }));
 
   const sessions: Session[] = [];
   let day = EPOCH + rng.int(0, 364) * DAY_MS;
@@ -236,18 +249,30 @@ function buildConversation(options: ResolvedSyntheticOptions, user: number): Con
   let previous: TopicState | undefined;
   for (let index = 1; index <= options.sessionsPerUser; index++) {
     const startedAt = Math.max(day + rng.int(8 * 60, 21 * 60) * 60_000, lastAt + 3_600_000);
-    const count = options.style === 'diary' ? diaryTopicCount(rng, options.turnsPerSession) : sessionTopicCount(rng, options.turnsPerSession);
+    const count =
+      options.style === 'diary'
+        ? diaryTopicCount(rng, options.turnsPerSession)
+        : options.style === 'group'
+          ? groupTopicCount(rng, options.turnsPerSession)
+          : sessionTopicCount(rng, options.turnsPerSession);
     const chosen = chooseTopics(rng, topics, weights, count, options, previous);
     previous = chosen[chosen.length - 1];
-    const build = options.style === 'assistant' ? buildAssistantSession : options.style === 'diary' ? buildDiarySession : buildSession;
+    const build =
+      options.style === 'assistant'
+        ? buildAssistantSession
+        : options.style === 'diary'
+          ? buildDiarySession
+          : options.style === 'group'
+            ? buildGroupSession
+            : buildSession;
     const session = build(rng, forge, speakers, chosen, index, startedAt, options.turnsPerSession);
     sessions.push(session);
     lastAt = session.turns[session.turns.length - 1]?.at ?? startedAt;
     day += rng.int(2, 21) * DAY_MS;
   }
 
-  const records = topics.map((t) => ({ spec: t.spec, ownerName: speakers[t.owner], facts: t.facts }));
-  const questions = buildQuestions(rng, records, options.questionsPerUser);
+  const records = topics.map((t) => ({ spec: t.spec, ownerName: speakers[t.owner] ?? '', facts: t.facts }));
+  const questions = buildQuestions(rng, records, options.questionsPerUser, { who: options.style === 'group' });
   return { id: `synthetic-${options.seed}-${user}`, speakers, sessions, questions };
 }
 
@@ -293,7 +318,7 @@ function chooseTopics(
 function buildSession(
   rng: Prng,
   forge: NameForge,
-  speakers: [string, string],
+  speakers: readonly string[],
   chosen: readonly TopicState[],
   index: number,
   startedAt: number,
@@ -344,7 +369,7 @@ function buildSession(
 function buildAssistantSession(
   rng: Prng,
   forge: NameForge,
-  speakers: [string, string],
+  speakers: readonly string[],
   chosen: readonly TopicState[],
   index: number,
   startedAt: number,
@@ -388,7 +413,7 @@ function diaryTopicCount(rng: Prng, turnCount: number): number {
 function buildDiarySession(
   rng: Prng,
   forge: NameForge,
-  speakers: [string, string],
+  speakers: readonly string[],
   chosen: readonly TopicState[],
   index: number,
   startedAt: number,
@@ -413,6 +438,124 @@ function buildDiarySession(
     if (block === chosen.length - 1) parts.push(freshPick(ctx, DIARY_CLOSERS));
     push(ctx, 0, parts.join(' '));
   });
+  return { id: `session_${index}`, index, startedAt, turns: ctx.turns };
+}
+
+/** The members of a group chat: the conversation's first speaker and two to four friends. */
+function groupMembers(rng: Prng, forge: NameForge, first: string): [string, string, ...string[]] {
+  const count = rng.int(GROUP_MIN_MEMBERS, GROUP_MAX_MEMBERS);
+  const members: [string, string, ...string[]] = [first, forge.person()];
+  while (members.length < count) members.push(forge.person());
+  return members;
+}
+
+/** Kinds of topic that two members of a group share (each with their own facts), when there are enough topics. */
+const GROUP_SHARED_TOPICS = 2;
+
+/**
+ * The topics of a group: every member owns at least one when there are enough topics (dealt in a shuffled order
+ * of the members), and {@link GROUP_SHARED_TOPICS} kinds of topic belong to a second member too, so that a
+ * question must name its person ("Which trail did Mira hike?" when two of them hike).
+ */
+function groupTopics(rng: Prng, specs: readonly TopicSpec[], members: number): TopicState[] {
+  const order = rng.shuffle(Array.from({ length: members }, (_, i) => i));
+  const topics: TopicState[] = specs.map((spec, i) => ({ spec, owner: order[i % members] ?? 0, facts: [] }));
+  for (const twin of rng.shuffle(topics).slice(0, Math.min(GROUP_SHARED_TOPICS, topics.length))) {
+    const owner = (twin.owner + rng.int(1, members - 1)) % members;
+    topics.push({ spec: twin.spec, owner, facts: [] });
+  }
+  return topics;
+}
+
+/** Threads of a group session: three in a long session, two in a medium one, one in a short one. */
+function groupTopicCount(rng: Prng, turnCount: number): number {
+  return turnCount >= 14 ? rng.int(2, 3) : turnCount >= 8 ? 2 : 1;
+}
+
+/** Chance that the next turn stays in the thread of the previous one; otherwise another open thread cuts in. */
+const GROUP_STAY_CHANCE = 0.6;
+
+/** One topic's thread within a group session. */
+interface GroupThread {
+  topic: TopicState;
+  /** Turns the thread still has. */
+  left: number;
+  /** Turns of the thread so far; the owner speaks when `spoken + start` is even. */
+  spoken: number;
+  /** 1 when another member opens the thread by asking the owner about the topic. */
+  start: 0 | 1;
+  ownerTurns: number;
+  lastValue: string | undefined;
+}
+
+/**
+ * A session of a group chat: one member opens, another greets them, then the session's threads (one per topic)
+ * interleave, each alternating its owner's turns (the news, mentions, small talk) with a reaction or question from
+ * another member, who often addresses the owner by name; a member closes. `turnCount` counts every turn.
+ */
+function buildGroupSession(
+  rng: Prng,
+  forge: NameForge,
+  speakers: readonly string[],
+  chosen: readonly TopicState[],
+  index: number,
+  startedAt: number,
+  turnCount: number,
+): Session {
+  const ctx: SessionContext = { rng, forge, speakers, index, startedAt, turns: [], at: startedAt, used: new Set() };
+  const members = speakers.length;
+  const someoneBut = (who: number): number => (who + rng.int(1, members - 1)) % members;
+  const opener = rng.int(0, members - 1);
+  push(ctx, opener, compose(ctx, [], freshPick(ctx, GROUP_OPENERS), SMALL_TALK, SMALL_TALK));
+  const lengths = splitEvenly(rng, turnCount - 2, chosen.length);
+  const threads: GroupThread[] = chosen.map((topic, k) => ({
+    topic,
+    left: lengths[k] ?? 0,
+    start: (lengths[k] ?? 0) > 1 && rng.chance(0.3) ? 1 : 0,
+    spoken: 0,
+    ownerTurns: 0,
+    lastValue: undefined,
+  }));
+  let current: GroupThread | undefined;
+  let previousSpeaker = opener;
+  for (let turn = 0; threads.some((t) => t.left > 0); turn++) {
+    const open = threads.filter((t) => t.left > 0);
+    const switched = current === undefined || current.left === 0 || !rng.chance(GROUP_STAY_CHANCE);
+    const thread: GroupThread = switched ? rng.pick(open) : current!;
+    const joined = switched && current !== undefined && current !== thread && thread.spoken > 0;
+    current = thread;
+    const { topic } = thread;
+    const owner = topic.owner;
+    const ownersTurn = (thread.spoken + thread.start) % 2 === 0;
+    const prefix: string[] = [];
+    let speaker: number;
+    let text: string;
+    if (ownersTurn) {
+      speaker = owner;
+      const said = ownerSentence(ctx, topic, thread.ownerTurns++);
+      thread.lastValue = said.value;
+      if (turn === 0 && speaker !== opener) prefix.push(fill(rng.pick(GROUP_GREETINGS), { other: speakers[opener] ?? '' }));
+      else if (thread.spoken === 0 && turn > 0 && rng.chance(0.5)) prefix.push(rng.pick(TRANSITIONS));
+      text = compose(ctx, prefix, said.text, topic.spec.chatter, OWNER_ASIDES);
+    } else {
+      // Whoever spoke last in another thread is not the one to answer here; anyone but the owner may.
+      speaker = someoneBut(owner);
+      if (speaker === previousSpeaker && members > 2) speaker = someoneBut(owner);
+      const said = thread.ownerTurns === 0 ? freshPick(ctx, topic.spec.prompts) : otherSentence(ctx, topic, thread.lastValue);
+      if (joined) prefix.push(freshPick(ctx, GROUP_CHIME_INS));
+      // In a group, a reply says whom it is for.
+      if (joined || thread.ownerTurns === 0 || rng.chance(0.5)) prefix.push(`@${speakers[owner] ?? ''}`);
+      else if (thread.ownerTurns > 0 && rng.chance(0.4)) prefix.push(freshPick(ctx, ACKS));
+      thread.lastValue = undefined;
+      text = compose(ctx, prefix, said, topic.spec.replies, LISTENER_ASIDES);
+    }
+    push(ctx, speaker, text);
+    previousSpeaker = speaker;
+    thread.spoken++;
+    thread.left--;
+  }
+  const closer = someoneBut(previousSpeaker);
+  push(ctx, closer, compose(ctx, [], freshPick(ctx, GROUP_CLOSERS), SMALL_TALK, SMALL_TALK));
   return { id: `session_${index}`, index, startedAt, turns: ctx.turns };
 }
 
@@ -526,8 +669,9 @@ function nextTurnId(ctx: SessionContext): string {
   return `D${ctx.index}:${ctx.turns.length + 1}`;
 }
 
-function push(ctx: SessionContext, speaker: 0 | 1, text: string): void {
-  ctx.turns.push({ turnId: nextTurnId(ctx), speaker: ctx.speakers[speaker], text, at: ctx.at });
+/** Appends a turn of `ctx.speakers[speaker]`. Requires a valid speaker index. */
+function push(ctx: SessionContext, speaker: number, text: string): void {
+  ctx.turns.push({ turnId: nextTurnId(ctx), speaker: ctx.speakers[speaker] ?? '', text, at: ctx.at });
   // Replies come 15–90 s apart; only the order matters to the engine, but plausible gaps make demos readable.
   ctx.at += ctx.rng.int(15, 90) * 1000;
 }
