@@ -48,6 +48,59 @@ describe('CandidateReadMemo (candidate reads kept per user at its version)', () 
     expect(await memo.view('u', '1')!.values(['a'], async () => [])).toEqual([Buffer.from('value of a')]);
   });
 
+  it('derived values are made once per version and made again once the version moved', async () => {
+    const memo = new CandidateReadMemo(1 << 20);
+    let made = 0;
+    const make = async (): Promise<string[]> => {
+      made++;
+      return [`parsed ${made}`];
+    };
+    const first = await memo.view('u', '3')!.derive('w', () => 32, make);
+    expect(await memo.view('u', '3')!.derive('w', () => 32, make)).toBe(first);
+    expect(made).toBe(1);
+    // Another id is another value; another user has its own.
+    await memo.view('u', '3')!.derive('x', () => 32, make);
+    await memo.view('v', '3')!.derive('w', () => 32, make);
+    expect(made).toBe(3);
+    // The version moved: made again, and the new value is what later reads at that version get.
+    const moved = await memo.view('u', '4')!.derive('w', () => 32, make);
+    expect(moved).toEqual(['parsed 4']);
+    expect(await memo.view('u', '4')!.derive('w', () => 32, make)).toBe(moved);
+    expect(made).toBe(4);
+  });
+
+  it('decoded values: decoded once per version, only the missing ones read, a failed decode not kept', async () => {
+    const memo = new CandidateReadMemo(1 << 20);
+    const calls: string[][] = [];
+    let decodes = 0;
+    const read = async (keys: string[]): Promise<(Buffer | undefined)[]> => {
+      calls.push(keys);
+      return keys.map((k) => (k === 'gone' ? undefined : Buffer.from(`value of ${k}`)));
+    };
+    const decode = (key: string, v: Buffer | undefined): { key: string; text: string } => {
+      decodes++;
+      if (v === undefined) throw new Error(`no value for ${key}`);
+      return { key, text: v.toString() };
+    };
+    const a = await memo.view('u', '1')!.decoded(['a', 'b'], read, decode);
+    expect(a).toEqual([
+      { key: 'a', text: 'value of a' },
+      { key: 'b', text: 'value of b' },
+    ]);
+    const b = await memo.view('u', '1')!.decoded(['b', 'c'], read, decode);
+    expect(b[0]).toBe(a[1]);
+    expect(b[1]).toEqual({ key: 'c', text: 'value of c' });
+    expect(decodes).toBe(3);
+    expect(calls).toEqual([['a', 'b'], ['c']]);
+    // A value that does not decode throws every time (nothing kept for it).
+    await expect(memo.view('u', '1')!.decoded(['gone'], read, decode)).rejects.toThrow('no value for gone');
+    await expect(memo.view('u', '1')!.decoded(['gone'], read, decode)).rejects.toThrow('no value for gone');
+    expect(decodes).toBe(5);
+    // Another version decodes again from what it reads.
+    const c = await memo.view('u', '2')!.decoded(['a'], async (keys) => keys.map(() => Buffer.from('new value')), decode);
+    expect(c).toEqual([{ key: 'a', text: 'new value' }]);
+  });
+
   it('without a version, or with a zero budget, nothing is kept', () => {
     expect(new CandidateReadMemo(1 << 20).view('u', null)).toBeNull();
     expect(new CandidateReadMemo(0).view('u', '1')).toBeNull();

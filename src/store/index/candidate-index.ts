@@ -297,6 +297,7 @@ export async function keywordMatches(
   perKeyword: number,
   before: string | null,
   snapshot: AbstractSnapshot,
+  parsed?: ParsedPostings,
 ): Promise<{ found: Map<string, { hit: IndexHit; score: number }>; scanned: number }> {
   const found = new Map<string, { hit: IndexHit; score: number }>();
   let scanned = 0;
@@ -304,29 +305,49 @@ export async function keywordMatches(
   // Every (keyword, kind) list is scanned at once (their reads overlap on the thread pool and the disk), then taken
   // in keyword order as one after another would. User scope reads each list whole (`all()`: `perKeyword` keys, in
   // batches); session scope may stop early, so it steps through the keys.
-  const scans: Promise<{ head: string; keys: readonly string[] }>[] = [];
+  const scans: Promise<readonly PostingHit[]>[] = [];
   for (const keyword of keywords) {
     for (const kind of kinds) {
       const prefix = ['k', userId, kind, keyword];
       const head = prefix.join(SEP) + SEP;
       const lt = before === null ? afterPrefix(...prefix) : head + before;
-      scans.push(sessionId === null ? keys({ gte: head, lt, reverse: true, limit: perKeyword }).then((got) => ({ head, keys: got })) : sessionPostings(family, head, lt, sessionId, perKeyword, snapshot));
+      if (sessionId === null) {
+        const range = { gte: head, lt, reverse: true, limit: perKeyword };
+        const read = async (): Promise<readonly PostingHit[]> => postingHits(head, await keys(range));
+        scans.push(parsed === undefined ? read() : parsed(range, read));
+      } else scans.push(sessionPostings(family, head, lt, sessionId, perKeyword, snapshot).then((got) => postingHits(head, got.keys)));
     }
   }
-  for (const scan of await Promise.all(scans)) {
-    const head = scan.head;
-    for (const key of scan.keys) {
+  for (const hits of await Promise.all(scans)) {
+    for (const { id, hit } of hits) {
       scanned++;
-      const tail = key.slice(head.length);
-      const ids = parseTail(tail);
-      if (sessionId !== null && ids.sessionId !== sessionId) continue;
-      const id = ids.sessionId + SEP + ids.chunkId;
+      if (sessionId !== null && hit.sessionId !== sessionId) continue;
       const f = found.get(id);
-      if (f === undefined) found.set(id, { hit: { ...ids, tail }, score: 1 });
+      if (f === undefined) found.set(id, { hit, score: 1 });
       else f.score++;
     }
   }
   return { found, scanned };
+}
+
+/** A posting parsed: its chunk's `session SEP chunk` id and hit. */
+export interface PostingHit {
+  readonly id: string;
+  readonly hit: IndexHit;
+}
+
+/**
+ * Keeps what a posting list's keys parse to (candidate-read-memo.ts files it with the keys' version); `read` reads
+ * and parses the range. The list returned must not be mutated.
+ */
+export type ParsedPostings = (range: IndexRange, read: () => Promise<readonly PostingHit[]>) => Promise<readonly PostingHit[]>;
+
+function postingHits(head: string, keys: readonly string[]): PostingHit[] {
+  return keys.map((key) => {
+    const tail = key.slice(head.length);
+    const ids = parseTail(tail);
+    return { id: ids.sessionId + SEP + ids.chunkId, hit: { ...ids, tail } };
+  });
 }
 
 /**

@@ -15,6 +15,10 @@
  * What a recall therefore sees: every write acknowledged before the recall started, by this process or (Redis)
  * any other, exactly as without the memo.
  *
+ * Besides the bytes read, a user's memo keeps what the gathering derived from them alone (the parsed keys of a
+ * range, the decoded directory entry of a value), filed under the same version and dropped with it: a warm recall
+ * then neither parses the window's keys nor checks a few hundred decoded entries against their bytes again.
+ *
  * Byte-bounded over all users (least recently used user dropped first); a user whose reads alone exceed the bound
  * reads past the memo. The cold reopen empties it.
  * @internal
@@ -34,6 +38,8 @@ class UserMemo {
   readonly version: string;
   readonly scans = new Map<string, readonly string[]>();
   readonly values = new Map<string, Buffer | undefined>();
+  /** What a read derived from the ranges and values above (parsed hits, decoded entries): as valid as they are. */
+  readonly derived = new Map<string, unknown>();
   bytes = 0;
   /** False once dropped from the memo (version moved, evicted, cleared): reads still finishing file nothing here. */
   attached = true;
@@ -146,5 +152,50 @@ export class MemoView {
       return keys.map((k) => (fresh.has(k) ? fresh.get(k) : vs.get(k)));
     }
     return keys.map((k) => vs.get(k));
+  }
+
+  /**
+   * What `make` derives from reads of this user at this version alone, filed under `id` (its heap cost estimated by
+   * `bytes`) and made once per version. The value returned must not be mutated.
+   */
+  async derive<T>(id: string, bytes: (value: T) => number, make: () => Promise<T>): Promise<T> {
+    const ds = this.#u.derived;
+    if (ds.has(id)) {
+      this.#memo.hits++;
+      return ds.get(id) as T;
+    }
+    this.#memo.misses++;
+    const value = await make();
+    if (this.#memo.reserve(this.#userId, this.#u, ENTRY_OVERHEAD + 2 * id.length + bytes(value))) ds.set(id, value);
+    return value;
+  }
+
+  /**
+   * The decoded values of `keys`: those decoded at this version before from the memo, the others `decode`d from
+   * their values (read as `values` does) and filed. `decode` must be a function of the key and the value alone; what
+   * it throws (a missing or damaged value) is not filed.
+   */
+  async decoded<T>(keys: readonly string[], read: (missing: string[]) => Promise<(Buffer | undefined)[]>, decode: (key: string, v: Buffer | undefined, i: number) => T): Promise<T[]> {
+    const ds = this.#u.derived;
+    const out = new Array<T>(keys.length);
+    const missing: number[] = [];
+    for (let i = 0; i < keys.length; i++) {
+      const d = ds.get(`d${keys[i]!}`);
+      if (d === undefined) missing.push(i);
+      else out[i] = d as T;
+    }
+    this.#memo.hits += keys.length - missing.length;
+    if (missing.length === 0) return out;
+    const vs = await this.values(
+      missing.map((i) => keys[i]!),
+      read,
+    );
+    missing.forEach((i, j) => {
+      const key = keys[i]!;
+      const d = decode(key, vs[j], i);
+      out[i] = d;
+      if (this.#memo.reserve(this.#userId, this.#u, ENTRY_OVERHEAD + 2 * key.length)) ds.set(`d${key}`, d);
+    });
+    return out;
   }
 }

@@ -2,7 +2,7 @@ import type { ChunkKind } from '../../record/chunk-record.js';
 import { decodeDirEntry, type DirEntry } from '../../record/dir-entry.js';
 import type { DecodedEntries } from './decoded-entries.js';
 import { corruption } from '../../errors.js';
-import { indexKeywords, keywordMatches, keywordStats, newestChunks, pendingChunks, snapshotKeys, type IndexHit, type IndexKeys } from './candidate-index.js';
+import { indexKeywords, keywordMatches, keywordStats, newestChunks, pendingChunks, snapshotKeys, type IndexHit, type IndexKeys, type ParsedPostings } from './candidate-index.js';
 import type { CandidateReadMemo, CandidateVersion } from './candidate-read-memo.js';
 import type { KeywordStats, ListedEntry } from '../../api/results.js';
 import type { ColumnFamilies } from '../kv/column-families.js';
@@ -77,7 +77,12 @@ export async function readCandidates(db: AnyLevel, cf: ColumnFamilies, q: Candid
     const keysOf: IndexKeys = memo === null ? direct : (r) => memo.scan(r, () => direct(r) as Promise<string[]>);
     const dirValues = (keys: string[]): Promise<(Buffer | undefined)[]> =>
       memo === null ? cf.dir.getMany(keys, { snapshot }) : memo.values(keys, (missing) => cf.dir.getMany(missing, { snapshot }));
-    const window = await newestChunks(keysOf, q.userId, q.sessionId, q.kinds, q.window);
+    // On a memo hit the window's keys are not parsed again, nor its entries checked against their bytes again.
+    const windowId = `w${q.sessionId ?? ''}\u0000${q.kinds.join(',')}\u0000${q.window}`;
+    const window =
+      memo === null
+        ? await newestChunks(keysOf, q.userId, q.sessionId, q.kinds, q.window)
+        : await memo.derive(windowId, hitsBytes, () => newestChunks(keysOf, q.userId, q.sessionId, q.kinds, q.window));
     let read = window.length;
     const keywords = indexKeywords(q.keywords);
     // Older matches are looked for only when the window is full (else it is the whole scope).
@@ -95,7 +100,9 @@ export async function readCandidates(db: AnyLevel, cf: ColumnFamilies, q: Candid
     if (full) {
       const perKeyword = Math.max(q.prefilter, Math.min(4 * q.prefilter, Math.floor(POSTINGS_READ_BUDGET / (keywords.length * q.kinds.length))));
       const oldest = window[window.length - 1]!.tail;
-      const { found, scanned } = await keywordMatches(keysOf, cf.candidates, q.userId, q.sessionId, q.kinds, keywords, perKeyword, oldest, snapshot);
+      const parsed: ParsedPostings | undefined =
+        memo === null ? undefined : (r, read) => memo.derive(`p${r.limit}\u0000${r.gte}\u0000${r.lt}`, (hits) => hitsBytes(hits.map((h) => h.hit)), read);
+      const { found, scanned } = await keywordMatches(keysOf, cf.candidates, q.userId, q.sessionId, q.kinds, keywords, perKeyword, oldest, snapshot, parsed);
       read += scanned;
       // Pending chunks older than the window (written with an old creation time) have no postings yet: match them
       // on their directory entry's keywords.
@@ -113,8 +120,13 @@ export async function readCandidates(db: AnyLevel, cf: ColumnFamilies, q: Candid
     }
     const hits = [...window, ...older];
     const keys = hits.map((h) => dirKey(q.userId, h.sessionId, h.chunkId));
-    const values = keys.length === 0 ? [] : await dirValues(keys);
-    const entries: ListedEntry[] = values.map((v, i) => ({ userId: q.userId, sessionId: hits[i]!.sessionId, chunkId: hits[i]!.chunkId, entry: entryOf(hits[i]!, v) }));
+    const decodedEntries =
+      keys.length === 0
+        ? []
+        : memo === null
+          ? (await dirValues(keys)).map((v, i) => entryOf(hits[i]!, v))
+          : await memo.decoded(keys, (missing) => cf.dir.getMany(missing, { snapshot }), (_key, v, i) => entryOf(hits[i]!, v));
+    const entries: ListedEntry[] = decodedEntries.map((entry, i) => ({ userId: q.userId, sessionId: hits[i]!.sessionId, chunkId: hits[i]!.chunkId, entry }));
     if (q.stats !== true) return { entries, indexKeysRead: read, stats: null };
     // The counters cover posted chunks; the pending ones are added from their entries (window or read above).
     const byTail = new Map<string, DirEntry>();
@@ -126,6 +138,13 @@ export async function readCandidates(db: AnyLevel, cf: ColumnFamilies, q: Candid
   } finally {
     await snapshot.close();
   }
+}
+
+/** Rough heap cost of parsed index hits (their strings and objects). */
+function hitsBytes(hits: readonly IndexHit[]): number {
+  let n = 0;
+  for (const h of hits) n += 4 * h.tail.length + 96;
+  return n;
 }
 
 /** The directory entry an index hit names; it must be live (index and directory change in one batch). */
