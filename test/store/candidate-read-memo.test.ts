@@ -69,36 +69,38 @@ describe('CandidateReadMemo (candidate reads kept per user at its version)', () 
     expect(made).toBe(4);
   });
 
-  it('decoded values: decoded once per version, only the missing ones read, a failed decode not kept', async () => {
+  it('decoded values: found by id, decoded once per version, only the missing ones read, a failed decode not kept', async () => {
     const memo = new CandidateReadMemo(1 << 20);
     const calls: string[][] = [];
     let decodes = 0;
     const read = async (keys: string[]): Promise<(Buffer | undefined)[]> => {
       calls.push(keys);
-      return keys.map((k) => (k === 'gone' ? undefined : Buffer.from(`value of ${k}`)));
+      return keys.map((k) => (k === 'dir/gone' ? undefined : Buffer.from(`value of ${k}`)));
     };
     const decode = (key: string, v: Buffer | undefined): { key: string; text: string } => {
       decodes++;
       if (v === undefined) throw new Error(`no value for ${key}`);
       return { key, text: v.toString() };
     };
-    const a = await memo.view('u', '1')!.decoded(['a', 'b'], read, decode);
+    // Items are named by an id and stored under a key of their own.
+    const get = (version: string, ids: string[], r = read): Promise<{ key: string; text: string }[]> =>
+      memo.view('u', version)!.decoded(ids, (i) => `dir/${ids[i]!}`, r, decode);
+    const a = await get('1', ['a', 'b']);
     expect(a).toEqual([
-      { key: 'a', text: 'value of a' },
-      { key: 'b', text: 'value of b' },
+      { key: 'dir/a', text: 'value of dir/a' },
+      { key: 'dir/b', text: 'value of dir/b' },
     ]);
-    const b = await memo.view('u', '1')!.decoded(['b', 'c'], read, decode);
+    const b = await get('1', ['b', 'c']);
     expect(b[0]).toBe(a[1]);
-    expect(b[1]).toEqual({ key: 'c', text: 'value of c' });
+    expect(b[1]).toEqual({ key: 'dir/c', text: 'value of dir/c' });
     expect(decodes).toBe(3);
-    expect(calls).toEqual([['a', 'b'], ['c']]);
+    expect(calls).toEqual([['dir/a', 'dir/b'], ['dir/c']]);
     // A value that does not decode throws every time (nothing kept for it).
-    await expect(memo.view('u', '1')!.decoded(['gone'], read, decode)).rejects.toThrow('no value for gone');
-    await expect(memo.view('u', '1')!.decoded(['gone'], read, decode)).rejects.toThrow('no value for gone');
+    await expect(get('1', ['gone'])).rejects.toThrow('no value for dir/gone');
+    await expect(get('1', ['gone'])).rejects.toThrow('no value for dir/gone');
     expect(decodes).toBe(5);
     // Another version decodes again from what it reads.
-    const c = await memo.view('u', '2')!.decoded(['a'], async (keys) => keys.map(() => Buffer.from('new value')), decode);
-    expect(c).toEqual([{ key: 'a', text: 'new value' }]);
+    expect(await get('2', ['a'], async (keys) => keys.map(() => Buffer.from('new value')))).toEqual([{ key: 'dir/a', text: 'new value' }]);
   });
 
   it('without a version, or with a zero budget, nothing is kept', () => {

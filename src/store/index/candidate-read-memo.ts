@@ -40,6 +40,7 @@ class UserMemo {
   readonly values = new Map<string, Buffer | undefined>();
   /** What a read derived from the ranges and values above (parsed hits, decoded entries): as valid as they are. */
   readonly derived = new Map<string, unknown>();
+  readonly decoded = new Map<string, unknown>();
   bytes = 0;
   /** False once dropped from the memo (version moved, evicted, cleared): reads still finishing file nothing here. */
   attached = true;
@@ -171,30 +172,33 @@ export class MemoView {
   }
 
   /**
-   * The decoded values of `keys`: those decoded at this version before from the memo, the others `decode`d from
-   * their values (read as `values` does) and filed. `decode` must be a function of the key and the value alone; what
-   * it throws (a missing or damaged value) is not filed.
+   * The decoded values of the items `ids` names (ids unique within the user, e.g. an index hit's tail): those
+   * decoded at this version before from the memo, the others `decode`d from the values of their `keyOf` keys (read
+   * as `values` does) and filed. `decode` must be a function of the key and its value alone; what it throws (a
+   * missing or damaged value) is not filed.
    */
-  async decoded<T>(keys: readonly string[], read: (missing: string[]) => Promise<(Buffer | undefined)[]>, decode: (key: string, v: Buffer | undefined, i: number) => T): Promise<T[]> {
-    const ds = this.#u.derived;
-    const out = new Array<T>(keys.length);
+  async decoded<T>(
+    ids: readonly string[],
+    keyOf: (i: number) => string,
+    read: (missing: string[]) => Promise<(Buffer | undefined)[]>,
+    decode: (key: string, v: Buffer | undefined, i: number) => T,
+  ): Promise<T[]> {
+    const ds = this.#u.decoded;
+    const out = new Array<T>(ids.length);
     const missing: number[] = [];
-    for (let i = 0; i < keys.length; i++) {
-      const d = ds.get(`d${keys[i]!}`);
+    for (let i = 0; i < ids.length; i++) {
+      const d = ds.get(ids[i]!);
       if (d === undefined) missing.push(i);
       else out[i] = d as T;
     }
-    this.#memo.hits += keys.length - missing.length;
+    this.#memo.hits += ids.length - missing.length;
     if (missing.length === 0) return out;
-    const vs = await this.values(
-      missing.map((i) => keys[i]!),
-      read,
-    );
+    const keys = missing.map(keyOf);
+    const vs = await this.values(keys, read);
     missing.forEach((i, j) => {
-      const key = keys[i]!;
-      const d = decode(key, vs[j], i);
+      const d = decode(keys[j]!, vs[j], i);
       out[i] = d;
-      if (this.#memo.reserve(this.#userId, this.#u, ENTRY_OVERHEAD + 2 * key.length)) ds.set(`d${key}`, d);
+      if (this.#memo.reserve(this.#userId, this.#u, ENTRY_OVERHEAD + 2 * ids[i]!.length)) ds.set(ids[i]!, d);
     });
     return out;
   }

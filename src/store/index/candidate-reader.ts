@@ -119,13 +119,20 @@ export async function readCandidates(db: AnyLevel, cf: ColumnFamilies, q: Candid
         .map((f) => f.hit);
     }
     const hits = [...window, ...older];
-    const keys = hits.map((h) => dirKey(q.userId, h.sessionId, h.chunkId));
+    const keyOf = (i: number): string => dirKey(q.userId, hits[i]!.sessionId, hits[i]!.chunkId);
+    // With the memo, entries decoded at this version are found by their hit's tail (the same string at every warm
+    // recall, its hash kept) without building their directory keys.
     const decodedEntries =
-      keys.length === 0
+      hits.length === 0
         ? []
         : memo === null
-          ? (await dirValues(keys)).map((v, i) => entryOf(hits[i]!, v))
-          : await memo.decoded(keys, (missing) => cf.dir.getMany(missing, { snapshot }), (_key, v, i) => entryOf(hits[i]!, v));
+          ? (await dirValues(hits.map((_, i) => keyOf(i)))).map((v, i) => entryOf(hits[i]!, v))
+          : await memo.decoded(
+              hits.map((h) => h.tail),
+              keyOf,
+              (missing) => cf.dir.getMany(missing, { snapshot }),
+              (_key, v, i) => entryOf(hits[i]!, v),
+            );
     const entries: ListedEntry[] = decodedEntries.map((entry, i) => ({ userId: q.userId, sessionId: hits[i]!.sessionId, chunkId: hits[i]!.chunkId, entry }));
     if (q.stats !== true) return { entries, indexKeysRead: read, stats: null };
     // The counters cover posted chunks; the pending ones are added from their entries (window or read above).
