@@ -8,6 +8,7 @@ import { Attribute } from './generated/akashic/fb/attribute.js';
 import { ChunkRecord as FbChunkRecord } from './generated/akashic/fb/chunk-record.js';
 import { ChunkKind as FbChunkKind } from './generated/akashic/fb/chunk-kind.js';
 import { readEmbedding, type ChunkEmbedding } from './chunk-embedding.js';
+import { readStringVector } from './string-vector.js';
 import { ChunkRef as FbChunkRef } from './generated/akashic/fb/chunk-ref.js';
 
 /** What a chunk holds. */
@@ -139,6 +140,9 @@ export function encodeChunkRecord(r: ChunkRecord): Uint8Array {
   return b.asUint8Array().slice();
 }
 
+/** The keywords field's vtable slot (see the generated `keywords` accessor). */
+const KEYWORDS_SLOT = 24;
+
 function readStrings(n: number, at: (i: number) => string | null): string[] {
   const out: string[] = [];
   for (let i = 0; i < n; i++) out.push(at(i) ?? '');
@@ -184,7 +188,7 @@ export function decodeChunkRecord(bytes: Uint8Array, what: string): ChunkRecord 
       tokenCount: r.tokenCount(),
       kind: kindFromFb(r.kind(), what),
       text: r.text() ?? '',
-      keywords: readStrings(r.keywordsLength(), (i) => r.keywords(i)),
+      keywords: readStringVector(r.bb!, r.bb_pos, KEYWORDS_SLOT, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)),
       attributes,
       payload: payloadArr === null ? null : Uint8Array.from(payloadArr),
       supersedes,

@@ -8,6 +8,7 @@ import { decodeChunkRecord, encodeChunkRecord, type ChunkRecord } from '../../sr
 import { decodeDirEntry, encodeDirEntry, type DirEntry } from '../../src/record/dir-entry.js';
 import { ValueType, unwrapEnvelope } from '../../src/record/envelope.js';
 import { DirEntry as FbDirEntry } from '../../src/record/generated/akashic/fb/dir-entry.js';
+import { ChunkRecord as FbChunkRecord } from '../../src/record/generated/akashic/fb/chunk-record.js';
 import * as flatbuffers from 'flatbuffers';
 
 const str = fc.string({ unit: 'grapheme', maxLength: 40 });
@@ -84,6 +85,19 @@ describe('record codecs', () => {
         const d = FbDirEntry.getRootAsDirEntry(new flatbuffers.ByteBuffer(unwrapEnvelope(ValueType.DirEntry, value, 't')));
         const generated = Array.from({ length: d.keywordsLength() }, (_, i) => d.keywords(i));
         expect(decodeDirEntry(value, 't').keywords).toEqual(generated);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('decodes chunk record keywords exactly as the generated accessor does (non-ASCII, byte-order marks, lone surrogates)', () => {
+    const odd = fc.constantFrom('\ufeffbom', '\ufeff', 'a\ufeffb', '\ud800x', 'caf\u00e9', '\u{1f600}', '');
+    fc.assert(
+      fc.property(record, fc.array(fc.oneof(str, odd), { maxLength: 12 }), (r, keywords) => {
+        const bytes = encodeChunkRecord({ ...r, keywords });
+        const fb = FbChunkRecord.getRootAsChunkRecord(new flatbuffers.ByteBuffer(bytes));
+        const generated = Array.from({ length: fb.keywordsLength() }, (_, i) => fb.keywords(i));
+        expect(decodeChunkRecord(bytes, 't').keywords).toEqual(generated);
       }),
       { numRuns: 300 },
     );
