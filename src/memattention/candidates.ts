@@ -143,7 +143,27 @@ export async function gatherCandidates(
   });
   if (indexed === null) return scanCandidates(store, userId, sessionId, queryKeywords, bounds, accept);
   const all = indexed.entries.filter(accept).sort((a, b) => -newerFirst(a, b));
-  return { scanned: indexed.indexKeysRead, candidates: all.map((e) => toCandidate(e, bounds)), stats: indexed.stats };
+  return { scanned: indexed.indexKeysRead, candidates: all.map((e) => indexedCandidate(e, bounds)), stats: indexed.stats };
+}
+
+/**
+ * The candidate made from a directory entry object, kept while that object lives. The store hands out the same
+ * read-only entry object for as long as the stored entry is unchanged (its decoded-entry caches), so a warm recall
+ * reuses the few hundred candidates of the last one — their objects and id strings (whose hashes the id sets and
+ * maps of SELECT and the fetch then find computed) — instead of building them again. A function of the entry, its
+ * ids and the keyword bound, all checked on a hit: never stale, and gone with the entry object.
+ */
+const CANDIDATES_BY_ENTRY = new WeakMap<object, { readonly candidate: Candidate; readonly keywordBound: number }>();
+
+function indexedCandidate(e: ListedChunk, bounds: CandidateBounds): Candidate {
+  if (e.superseded !== undefined) return toCandidate(e, bounds);
+  const known = CANDIDATES_BY_ENTRY.get(e.entry);
+  if (known !== undefined && known.keywordBound === bounds.keywords && known.candidate.ref.sessionId === e.sessionId && known.candidate.ref.chunkId === e.chunkId) {
+    return known.candidate;
+  }
+  const candidate = toCandidate(e, bounds);
+  CANDIDATES_BY_ENTRY.set(e.entry, { candidate, keywordBound: bounds.keywords });
+  return candidate;
 }
 
 /** A candidate's SELECT id: its ref, plus the version for a superseded one (several versions of a chunk may compete). */

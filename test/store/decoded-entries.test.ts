@@ -3,7 +3,7 @@ import type { AkashicStore } from '../../src/index.js';
 import { AkashicError } from '../../src/index.js';
 import { DecodedEntries } from '../../src/store/index/decoded-entries.js';
 import { decodeDirEntry, encodeDirEntry, type DirEntry } from '../../src/record/dir-entry.js';
-import { gatherCandidates } from '../../src/memattention/candidates.js';
+import { gatherCandidates, type Candidate } from '../../src/memattention/candidates.js';
 import { coldReopen } from '../../src/engine/internal-seams.js';
 import { BACKENDS, text, type Backend } from '../support/backends.js';
 
@@ -134,6 +134,32 @@ describe.each(BACKENDS)('recall candidates with decoded entries reused, on $name
     // A cold reopen empties the memo and reads the same set.
     await store[coldReopen]();
     expect(await keywordsOf(store, ['tea'])).toEqual(after);
+  });
+
+  it('an unchanged chunk keeps its candidate object between gatherings; an updated one gets its new version', async () => {
+    be = await make();
+    const store = await be.open();
+    stores.push(store);
+    const put = await store.write(
+      'u',
+      Array.from({ length: 6 }, (_, i) => ({ op: 'put' as const, sessionId: 's', kind: 'memory' as const, text: text(i), keywords: [`k${i}`, 'tea'], createdAt: 1_000 + i })),
+    );
+    const gather = async (): Promise<Map<string, Candidate>> => new Map((await gatherCandidates(store, 'u', null, ['tea'], BOUNDS, KINDS)).candidates.map((c) => [c.ref.chunkId, c]));
+    const first = await gather();
+    const second = await gather();
+    expect(second.size).toBe(first.size);
+    for (const [id, c] of second) expect(c).toBe(first.get(id));
+    await store.write('u', [{ op: 'update', sessionId: 's', chunkId: put[5]!.chunkId, keywords: ['k5', 'jazz'] }]);
+    const third = await gather();
+    const updated = third.get(put[5]!.chunkId)!;
+    expect(updated.version).toBe(first.get(put[5]!.chunkId)!.version + 1);
+    expect(updated.meta.keywords).toEqual(['k5', 'jazz']);
+    expect(updated.located?.version).toBe(updated.version);
+    // A cold reopen decodes every entry again: new candidates, the same content.
+    await store[coldReopen]();
+    const cold = await gather();
+    expect(cold.get(put[4]!.chunkId)).not.toBe(third.get(put[4]!.chunkId));
+    expect(cold.get(put[4]!.chunkId)).toEqual(third.get(put[4]!.chunkId));
   });
 
   it('a purged and rewritten user gathers only its new chunks', async () => {
