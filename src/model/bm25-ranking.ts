@@ -49,6 +49,77 @@ function frequenciesOf(terms: readonly string[]): ReadonlyMap<string, number> {
 }
 
 /**
+ * A run of documents that ends several calls' document lists (SELECT's candidates end with the scope's newest
+ * chunks, the same term lists at every recall until a write), indexed once: each term's [index in the run,
+ * frequency] postings, and the run's lengths. A call whose list ends with the same run (the same list objects)
+ * finds a query term's postings in the run with one lookup instead of one per document; the postings, lengths and
+ * sums are the same, so are the scores.
+ */
+interface IndexedRun {
+  readonly docs: readonly (readonly string[])[];
+  readonly lengths: Int32Array;
+  readonly totalLength: number;
+  readonly postings: ReadonlyMap<string, readonly (readonly [number, number])[]>;
+}
+
+/** Shortest run worth indexing. */
+const MIN_RUN = 64;
+/** Runs kept (by their last document), least recently used dropped first: a few users' windows. */
+const MAX_RUNS = 4;
+const RUNS = new Map<readonly string[], IndexedRun>();
+/**
+ * The last document list (plain terms) that ended with each document, a few kept: a run is indexed once a second
+ * list ends with the same documents (callers scoring other lists in between do not interfere).
+ */
+const PREVIOUS = new Map<readonly string[], readonly (readonly string[])[]>();
+
+function indexRun(docs: readonly (readonly string[])[]): IndexedRun {
+  const lengths = new Int32Array(docs.length);
+  const postings = new Map<string, [number, number][]>();
+  let totalLength = 0;
+  docs.forEach((terms, i) => {
+    lengths[i] = terms.length;
+    totalLength += terms.length;
+    for (const [t, f] of frequenciesOf(terms)) {
+      const list = postings.get(t);
+      if (list === undefined) postings.set(t, [[i, f]]);
+      else list.push([i, f]);
+    }
+  });
+  return { docs, lengths, totalLength, postings };
+}
+
+/** The indexed run `documents` ends with, if any: found by its last document, then checked object by object. */
+function runEndingOf(documents: readonly (readonly string[])[]): IndexedRun | null {
+  const n = documents.length;
+  const last = documents[n - 1];
+  if (last === undefined) return null;
+  const known = RUNS.get(last);
+  if (known !== undefined && known.docs.length <= n && known.docs.every((d, i) => d === documents[n - known.docs.length + i])) {
+    RUNS.delete(last);
+    RUNS.set(last, known);
+    return known;
+  }
+  const previous = PREVIOUS.get(last) ?? [];
+  PREVIOUS.delete(last);
+  PREVIOUS.set(last, documents);
+  for (const k of PREVIOUS.keys()) {
+    if (PREVIOUS.size <= MAX_RUNS) break;
+    PREVIOUS.delete(k);
+  }
+  let common = 0;
+  while (common < n && common < previous.length && documents[n - 1 - common] === previous[previous.length - 1 - common]) common++;
+  if (common < MIN_RUN) return null;
+  const run = indexRun(documents.slice(n - common));
+  RUNS.set(last, run);
+  for (const k of RUNS.keys()) {
+    if (RUNS.size <= MAX_RUNS) break;
+    RUNS.delete(k);
+  }
+  return run;
+}
+
+/**
  * BM25 score of every document against the query terms, by document index; 0 for documents that match nothing.
  * Terms must already be normalized. A query term given twice counts twice. With `plainTerms`, the caller vouches
  * that no term (document's or query's) is empty or holds a space (as `termsOf`'s never do), so the terms are the
@@ -67,13 +138,17 @@ export function bm25Scores(documents: readonly (readonly string[])[], queryTerms
   const pads = Math.max(0, MIN_DOCS - documents.length);
   const totalDocs = documents.length + pads;
 
-  // One pass over the documents: lengths, and each query token's frequency in each document holding it.
+  // One pass over the documents: lengths, and each query token's frequency in each document holding it. A run the
+  // list ends with that is indexed already is read from its index (same postings, appended in document order).
+  const run = plainTerms ? runEndingOf(documents) : null;
+  const head = run === null ? documents.length : documents.length - run.docs.length;
   const lengths = new Array<number>(documents.length);
   /** Per distinct query token: [document index, frequency] in document order. */
   const postings: [number, number][][] = Array.from({ length: slot.size }, () => []);
   let totalLength = pads; // each placeholder document is one token long
   const querySlots = [...slot];
-  documents.forEach((terms, d) => {
+  const headDocuments = run === null ? documents : documents.slice(0, head);
+  headDocuments.forEach((terms, d) => {
     const tokens = tokensOf(terms);
     lengths[d] = tokens.length;
     totalLength += tokens.length;
@@ -96,6 +171,14 @@ export function bm25Scores(documents: readonly (readonly string[])[], queryTerms
       else list.push([d, 1]);
     }
   });
+  if (run !== null) {
+    for (let i = 0; i < run.docs.length; i++) lengths[head + i] = run.lengths[i]!;
+    totalLength += run.totalLength;
+    for (const [t, s] of querySlots) {
+      const found = run.postings.get(t);
+      if (found !== undefined) for (const [i, f] of found) postings[s]!.push([head + i, f]);
+    }
+  }
   const placeholderSlot = slot.get(PLACEHOLDER_TERM);
 
   const avgLength = totalLength / totalDocs;

@@ -52,4 +52,26 @@ describe('bm25Scores', () => {
       expect(bm25Scores(docs.slice(0, 2), query)).toEqual(winkScores(docs.slice(0, 2), query));
     }
   });
+  it('scores lists ending with the same documents (an indexed run) exactly as lists scored afresh', () => {
+    // A window of documents every list ends with, and heads that change from call to call.
+    const doc = fc.array(term, { maxLength: 12 });
+    fc.assert(
+      fc.property(fc.array(doc, { minLength: 64, maxLength: 90 }), fc.array(fc.array(doc, { maxLength: 10 }), { minLength: 3, maxLength: 6 }), fc.array(term, { minLength: 1, maxLength: 4 }), (window, heads, query) => {
+        for (const head of heads) {
+          const docs = [...head, ...window];
+          // Fresh copies of every list: nothing indexed or remembered can serve them.
+          const fresh = docs.map((d) => [...d]);
+          expect(bm25Scores(docs, query, true)).toEqual(bm25Scores(fresh, query, true));
+          expect(bm25Scores(docs, query, true)).toEqual(winkScores(fresh, query));
+        }
+        // A list ending with only part of the window, and one whose window changed in the middle.
+        const part = window.slice(10);
+        expect(bm25Scores(part, query, true)).toEqual(winkScores(part, query));
+        const changed = [...window.slice(0, 5), ['jazz', 'tea'], ...window.slice(6)];
+        expect(bm25Scores(changed, query, true)).toEqual(winkScores(changed, query));
+        expect(bm25Scores(changed, query, true)).toEqual(winkScores(changed, query));
+      }),
+      { numRuns: 60, seed: 29 },
+    );
+  });
 });
