@@ -605,11 +605,25 @@ export class AkashicMemory {
       ...(input.asOf === undefined ? {} : { asOf: input.asOf }),
       ...(input.includeSuperseded === undefined ? {} : { includeSuperseded: input.includeSuperseded }),
     };
-    const active = (await this.#activeTurns(ns)).filter((t) => t.turnId !== input.turnId && (inScope === null || inScope(t)));
-    if (input.enableRetrieval === false) {
+    // The session's pending turns are read while retrieval runs (two independent reads: the read of the active log
+    // no longer adds its wait to the recall's). Its failure fails the recall as before, once retrieval has settled.
+    const activeRead = this.#activeTurns(ns);
+    const retrieval =
+      input.enableRetrieval === false
+        ? null
+        : storage(retrieve(this.#store, this.#model, this.#options, { userId: ns.user, sessionId: ns.session, query: input.query, topP, budget, scope, floor, ...(filter === undefined ? {} : { filter }), view }, this.#pieces));
+    let turns: ActiveTurn[];
+    try {
+      turns = await activeRead;
+    } catch (err) {
+      await retrieval?.catch(() => undefined);
+      throw err;
+    }
+    const active = turns.filter((t) => t.turnId !== input.turnId && (inScope === null || inScope(t)));
+    if (retrieval === null) {
       return { chunks: [], passages: [], text: '', tokenCount: 0, blocksTouched: 0, activeTurns: active, candidates: 0, dropped: 0, relocation: { status: 'skipped', reason: 'retrieval-disabled' } };
     }
-    const got = await storage(retrieve(this.#store, this.#model, this.#options, { userId: ns.user, sessionId: ns.session, query: input.query, topP, budget, scope, floor, ...(filter === undefined ? {} : { filter }), view }, this.#pieces));
+    const got = await retrieval;
     const refs = got.chunks.map((c) => ({ sessionId: c.sessionId, chunkId: c.chunkId }));
     // A read-only store (or one latched read-only by a write error) can still be recalled from; it just learns
     // nothing about co-access.

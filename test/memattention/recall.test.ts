@@ -3,6 +3,7 @@ import type { AkashicStore } from '../../src/engine/akashic-store.js';
 import { isAkashicError } from '../../src/errors.js';
 import { AkashicMemory } from '../../src/memattention/memory.js';
 import { refString } from '../../src/store/kv/keys.js';
+import { activeTurnLog } from '../../src/engine/internal-seams.js';
 import { memoryStore, ScriptedModel, tokenizer } from './fixtures.js';
 
 const U = 'alice';
@@ -31,6 +32,35 @@ describe('recall', () => {
     );
     return rs.map((r) => r.chunkId);
   }
+
+  it('reads the pending turns alongside retrieval; a failed read of them fails the recall (AKASHIC_IO) once retrieval has settled', async () => {
+    const [c1] = await seed(S, ['green tea in the morning']);
+    const pending = await memory.appendTurn({ user: U, session: S, role: 'user', text: 'pending tea note' });
+    model.selectHook = async () => [refString(S, c1!)];
+    const ok = await memory.recall({ user: U, session: S, query: 'tea' });
+    expect(ok.chunks.map((c) => c.chunkId)).toEqual([c1]);
+    expect(ok.activeTurns.map((t) => t.turnId)).toEqual([pending.turnId]);
+    // The turn being answered is left out of the pending turns, as before.
+    expect((await memory.recall({ user: U, session: S, query: 'tea', turnId: pending.turnId })).activeTurns).toEqual([]);
+
+    const log = store[activeTurnLog];
+    let retrievalDone = false;
+    model.selectHook = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      retrievalDone = true;
+      return [refString(S, c1!)];
+    };
+    Object.defineProperty(store, activeTurnLog, { configurable: true, get: () => ({ ...log, read: async () => Promise.reject(new Error('active log unreadable')) }) });
+    try {
+      const err = await memory.recall({ user: U, session: S, query: 'tea' }).catch((e: unknown) => e);
+      expect(isAkashicError(err) && err.code).toBe('AKASHIC_IO');
+      expect(retrievalDone).toBe(true);
+    } finally {
+      delete (store as unknown as Record<symbol, unknown>)[activeTurnLog];
+    }
+    // The next recall reads both again.
+    expect((await memory.recall({ user: U, session: S, query: 'tea' })).activeTurns.map((t) => t.turnId)).toEqual([pending.turnId]);
+  });
 
   it('returns the selected chunks in chronological order, cut to the budget from the lowest rank (equal scores: the oldest)', async () => {
     const texts = ['first: green tea in the morning', 'second: no tea after six pm', 'third: oolong is the favourite tea'];
