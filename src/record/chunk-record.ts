@@ -140,19 +140,15 @@ export function encodeChunkRecord(r: ChunkRecord): Uint8Array {
   return b.asUint8Array().slice();
 }
 
-/** The keywords field's vtable slot (see the generated `keywords` accessor). */
+/** The keywords and provenance fields' vtable slots (see the generated accessors). */
 const KEYWORDS_SLOT = 24;
-
-function readStrings(n: number, at: (i: number) => string | null): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < n; i++) out.push(at(i) ?? '');
-  return out;
-}
+const PROVENANCE_SLOT = 32;
 
 /** Decodes a record; `what` names it in errors. Payload is copied, so the result owns its memory. */
 export function decodeChunkRecord(bytes: Uint8Array, what: string): ChunkRecord {
   try {
     const r = FbChunkRecord.getRootAsChunkRecord(new flatbuffers.ByteBuffer(bytes));
+    const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     if (r.formatVersion() !== FORMAT_VERSION) throw corruption(`${what}: chunk format version ${r.formatVersion()}`);
     const pairs: [string, string][] = [];
     for (let i = 0; i < r.attributesLength(); i++) {
@@ -188,11 +184,11 @@ export function decodeChunkRecord(bytes: Uint8Array, what: string): ChunkRecord 
       tokenCount: r.tokenCount(),
       kind: kindFromFb(r.kind(), what),
       text: r.text() ?? '',
-      keywords: readStringVector(r.bb!, r.bb_pos, KEYWORDS_SLOT, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)),
+      keywords: readStringVector(r.bb!, r.bb_pos, KEYWORDS_SLOT, body),
       attributes,
       payload: payloadArr === null ? null : Uint8Array.from(payloadArr),
       supersedes,
-      provenance: readStrings(r.provenanceLength(), (i) => r.provenance(i)),
+      provenance: readStringVector(r.bb!, r.bb_pos, PROVENANCE_SLOT, body),
       ...(expiresAt > 0 ? { expiresAt } : {}),
       ...(embedding === undefined ? {} : { embedding }),
       ...(agentId ? { agentId } : {}),

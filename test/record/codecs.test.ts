@@ -90,14 +90,16 @@ describe('record codecs', () => {
     );
   });
 
-  it('decodes chunk record keywords exactly as the generated accessor does (non-ASCII, byte-order marks, lone surrogates)', () => {
+  it('decodes chunk record keywords and provenance exactly as the generated accessors do (non-ASCII, byte-order marks, lone surrogates)', () => {
     const odd = fc.constantFrom('\ufeffbom', '\ufeff', 'a\ufeffb', '\ud800x', 'caf\u00e9', '\u{1f600}', '');
+    const strings = fc.array(fc.oneof(str, odd), { maxLength: 12 });
     fc.assert(
-      fc.property(record, fc.array(fc.oneof(str, odd), { maxLength: 12 }), (r, keywords) => {
-        const bytes = encodeChunkRecord({ ...r, keywords });
+      fc.property(record, strings, strings, (r, keywords, provenance) => {
+        const bytes = encodeChunkRecord({ ...r, keywords, provenance });
         const fb = FbChunkRecord.getRootAsChunkRecord(new flatbuffers.ByteBuffer(bytes));
-        const generated = Array.from({ length: fb.keywordsLength() }, (_, i) => fb.keywords(i));
-        expect(decodeChunkRecord(bytes, 't').keywords).toEqual(generated);
+        const decoded = decodeChunkRecord(bytes, 't');
+        expect(decoded.keywords).toEqual(Array.from({ length: fb.keywordsLength() }, (_, i) => fb.keywords(i)));
+        expect(decoded.provenance).toEqual(Array.from({ length: fb.provenanceLength() }, (_, i) => fb.provenance(i)));
       }),
       { numRuns: 300 },
     );
