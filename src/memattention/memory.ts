@@ -612,6 +612,9 @@ export class AkashicMemory {
       input.enableRetrieval === false
         ? null
         : storage(retrieve(this.#store, this.#model, this.#options, { userId: ns.user, sessionId: ns.session, query: input.query, topP, budget, scope, floor, ...(filter === undefined ? {} : { filter }), view }, this.#pieces));
+    // Handled from now on: a retrieval that fails while the turns are still being read is not an unhandled
+    // rejection (it is awaited, and thrown, below).
+    retrieval?.catch(() => undefined);
     let turns: ActiveTurn[];
     try {
       turns = await activeRead;

@@ -76,6 +76,11 @@ export interface PolicyFigures extends CoreFigures, EndToEndFigures {
   readonly engineBytesReadPerRequest: number | null;
   /** blocksPerRequest ÷ append-only's. */
   readonly blocksRatioToAppendOnly: number | null;
+  /**
+   * The part of writeAmp that is superseded versions kept in history (StoreStats.historyBytes ÷
+   * logicalBytesIngested): what the trace's updates and deletes write whatever the placement.
+   */
+  readonly historyWriteAmp: number | null;
   readonly relocatedChunks: number;
   readonly gcMovedChunks: number;
   readonly gcPasses: number;

@@ -264,6 +264,7 @@ async function finishFigures(
         bytesReadPerRequestP50: median(t.cold.bytes),
         engineBytesReadPerRequest: mean(t.engineBytes),
         blocksRatioToAppendOnly: ratio(mean(t.blocks), appendBlocks),
+        historyWriteAmp: ratio(s.historyBytes, s.logicalBytesIngested),
         relocatedChunks: s.relocatedChunks,
         gcMovedChunks: s.gcMovedChunks,
         gcPasses: t.r.gcPasses,
@@ -330,7 +331,7 @@ function notRunPolicy(): PolicyFigures {
   return {
     available: false,
     blocksPerRequest: null, blocksPerRequestP95: null, lowerBound: null, p95ColdMs: null, bytesReadPerRequest: null, spaceAmp: null, writeAmp: null,
-    requests: 0, p50ColdMs: null, coldSamples: 0, bytesReadPerRequestP50: null, engineBytesReadPerRequest: null, blocksRatioToAppendOnly: null,
+    requests: 0, p50ColdMs: null, coldSamples: 0, bytesReadPerRequestP50: null, engineBytesReadPerRequest: null, blocksRatioToAppendOnly: null, historyWriteAmp: null,
     relocatedChunks: 0, gcMovedChunks: 0, gcPasses: 0, blocks: 0, chunksPerBlock: null, diskBytes: null,
     p50ColdRecallMs: null, p95ColdRecallMs: null, bytesReadPerRecall: null, deviceWriteAmp: null, deviceBytesWritten: null,
     p50ColdFetchByRefMs: null, bytesReadPerFetchByRef: null,
