@@ -45,4 +45,29 @@ describe('a write staged while another process commits the user', () => {
       await b.close();
     }
   });
+
+  it('reports damage that is still there after one attempt from fresh reads, and applies nothing', async () => {
+    const db = new InterleavingLevel({ fencing: true });
+    const opts = { blockCapacity: 4, gc: { intervalMs: 0 } } as const;
+    const a = await AkashicStore.open({ db, ...opts });
+    try {
+      const c = await a.put('ada', { sessionId: 's', text: 'the harbor light is violet' });
+      for (let i = 0; i < 4; i++) await a.put('ada', { sessionId: 's', text: `filler ${i}` });
+      const blockId = (await a.locate('ada', [c]))[0]!.location.blockId;
+      // The block's info vanishes underneath, the user's version untouched: damage, not another process's commit.
+      let reads = 0;
+      const lost = async (): Promise<void> => {
+        reads++;
+        await db.sublevel(CF.blockInfo).del(blockInfoKey('ada', blockId));
+        db.hook = { needle: blockInfoKey('ada', blockId), run: lost };
+      };
+      db.hook = { needle: blockInfoKey('ada', blockId), run: lost };
+      await expect(a.write('ada', [{ op: 'delete', sessionId: 's', chunkId: c.chunkId }])).rejects.toMatchObject({ code: 'AKASHIC_CORRUPTION' });
+      db.hook = null;
+      expect(reads).toBe(2); // the first attempt, then one from fresh reads
+      expect(await a.get('ada', 's', c.chunkId)).not.toBeNull();
+    } finally {
+      await a.close();
+    }
+  });
 });

@@ -20,6 +20,7 @@ const MAX_BACKOFF_MS = 64;
  * fencing nothing can conflict and `attempt` runs once. REQUIRES: the write lock, held across every attempt.
  */
 export async function retryOnConflict<T>(ctx: TxnContext, userId: string, attempt: () => Promise<T>): Promise<T> {
+  let freshTried = false;
   for (let tries = 0; ; tries++) {
     // Fenced: optimistic. What this process caches of the user is staged on as it is, and the batch's fence (checked
     // inside the atomic commit) rejects it if another process moved the user since: no version read before a write.
@@ -31,7 +32,12 @@ export async function retryOnConflict<T>(ctx: TxnContext, userId: string, attemp
       if (!ctx.users.fenced) throw err;
       // An error while staging over state another process changed in between (a block it released, counters it
       // moved) is a conflict too: the user moved since the check above.
-      if (!isFenceConflict(err) && (await ctx.users.current(userId))) throw err;
+      if (!isFenceConflict(err) && (await ctx.users.current(userId))) {
+        // Damage met while staging over what this process cached of the user, with the user's version unchanged:
+        // staged once more from fresh reads with every cache of the user dropped; damage met again is real.
+        if (!isCorruption(err) || freshTried) throw err;
+        freshTried = true;
+      }
       await ctx.forgetUser(userId);
       ctx.users.conflictsRetried++;
       if (tries === MAX_CONFLICT_RETRIES) {
@@ -41,6 +47,11 @@ export async function retryOnConflict<T>(ctx: TxnContext, userId: string, attemp
       await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(MAX_BACKOFF_MS, 2 ** tries)));
     }
   }
+}
+
+/** True for AKASHIC_CORRUPTION (damage a read found). */
+export function isCorruption(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === 'AKASHIC_CORRUPTION';
 }
 
 /**

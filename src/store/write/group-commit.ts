@@ -1,7 +1,7 @@
 import type { BatchWriter } from '../kv/batch-writer.js';
 import { dirKey } from '../kv/keys.js';
 import { stageWrite, type Mutation, type MutationScope, type WriteExtra } from './mutations.js';
-import { retryOnConflict } from './fenced-write.js';
+import { isCorruption, retryOnConflict } from './fenced-write.js';
 import { fenceConflict } from '../kv/partition-fencing.js';
 import type { MutationResult } from '../../api/results.js';
 import type { DeferredSync } from '../frame-store.js';
@@ -190,6 +190,7 @@ export class GroupCommit {
     let remaining = writes;
     let staged: Staged[] = [];
     let txn: Txn | null = null;
+    let freshTried = false;
     try {
       await retryOnConflict(this.#ctx, userId, async () => {
         txn = new Txn(this.#ctx, userId, await this.#ctx.users.load(userId));
@@ -198,8 +199,16 @@ export class GroupCommit {
         // Staging reads the user in several commands; a commit of another process landing between them (a block
         // released after the directory pointed into it) fails a write that is valid. When the user moved during
         // this attempt, every write of it is staged again from fresh reads.
-        if (failed.length > 0 && this.#ctx.users.fenced && !(await this.#ctx.users.current(userId))) {
-          throw fenceConflict(`user ${JSON.stringify(userId)} changed while its writes were staged`, failed[0]!.err);
+        // Damage met over what this process cached, with the user unchanged: staged once more from fresh reads
+        // (every cache of the user dropped, as after a conflict); damage met again is the write's error.
+        if (failed.length > 0 && this.#ctx.users.fenced) {
+          const moved = !(await this.#ctx.users.current(userId));
+          const suspect = !moved && !freshTried && failed.some((f) => isCorruption(f.err));
+          if (moved || suspect) {
+            freshTried ||= suspect;
+            const why = moved ? 'changed while its writes were staged' : 'met damage over cached state: staged again from fresh reads';
+            throw fenceConflict(`user ${JSON.stringify(userId)} ${why}`, failed[0]!.err);
+          }
         }
         for (const f of failed) f.w.reject(f.err);
         remaining = staged.map((s) => s.w); // writes that failed staging were rejected for good
