@@ -46,6 +46,32 @@ describe('a write staged while another process commits the user', () => {
     }
   });
 
+  it('tells a user emptied and written again from an untouched one: an empty partition\'s version repeats', async () => {
+    const db = new InterleavingLevel({ fencing: true });
+    const opts = { blockCapacity: 4, gc: { intervalMs: 0 } } as const;
+    const a = await AkashicStore.open({ db, ...opts });
+    const b = await AkashicStore.open({ db, ...opts });
+    try {
+      // A reads the user while it holds nothing (an empty partition's version) and keeps that state.
+      await expect(a.write('ada', [{ op: 'delete', sessionId: 's', chunkId: '01ARZ3NDEKTSV4RRFFQ69G5FAV' }])).rejects.toMatchObject({ code: 'AKASHIC_NOT_FOUND' });
+      expect(await db.partitionVersion('ada')).toBe('0');
+      // B fills the user: an open block A knows nothing of.
+      const c = await b.put('ada', { sessionId: 's', text: 'the harbor light is violet' });
+      const blockId = (await b.locate('ada', [c]))[0]!.location.blockId;
+      // A's put reads B's open-block ref, then B purges the user before A reads that block's info: the partition
+      // is empty again, as when A read it, yet it changed in between.
+      db.hook = { needle: blockInfoKey('ada', blockId), run: async () => void (await b.purge({ user: 'ada' })) };
+      const d = await a.put('ada', { sessionId: 's', text: 'the lamp is amber' });
+      expect(db.hook).toBeNull(); // the interleaving happened
+      expect(await a.get('ada', 's', d.chunkId)).not.toBeNull();
+      expect(await a.get('ada', 's', c.chunkId)).toBeNull();
+      expect((await a.verify()).problems).toEqual([]);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
   it('reports damage that is still there after one attempt from fresh reads, and applies nothing', async () => {
     const db = new InterleavingLevel({ fencing: true });
     const opts = { blockCapacity: 4, gc: { intervalMs: 0 } } as const;

@@ -4,7 +4,9 @@
  * slots) and recorded. With fencing on it announces `supports.partitionVersions` and keeps a version per partition
  * that every batch writing the partition moves; a batch carrying `expectVersion` applies only while its partition
  * is at that version, else it is rejected with AKASHIC_CONFLICT and nothing applies; the batch's `versions` map
- * gets the new version — the contract the Redis backend's Lua script gives. Two AkashicStores opened over one
+ * gets the new version — the contract the Redis backend's Lua script gives, down to its version values: a partition
+ * starts at the clock (µs) when a batch creates it and moves by one per batch, and one that a batch leaves empty
+ * reports '0' again (so '0' repeats, as on Redis). Two AkashicStores opened over one
  * instance are two processes sharing one store (each with its own caches).
  */
 import { MemoryLevel } from 'memory-level';
@@ -25,6 +27,10 @@ function text(k: unknown): string {
 export class PartitionedMemoryLevel extends MemoryLevel<string, Buffer> {
   readonly batches: RecordedBatch[] = [];
   readonly #versions = new Map<string, bigint>();
+  /** The keys each partition holds, so that a partition a batch empties reports '0' as the Redis backend does. */
+  readonly #keys = new Map<string, Set<string>>();
+  /** The last version a fresh partition started at (the Redis script starts one at the server clock in µs). */
+  #clock = 0n;
   /** Fenced batches refused because their partition had moved. */
   conflicts = 0;
 
@@ -57,8 +63,21 @@ export class PartitionedMemoryLevel extends MemoryLevel<string, Buffer> {
       }
     }
     if (partition !== undefined) {
-      const next = (this.#versions.get(partition) ?? 0n) + 1n;
-      this.#versions.set(partition, next);
+      const cur = this.#versions.get(partition);
+      let next: bigint;
+      if (cur !== undefined) next = cur + 1n;
+      else next = this.#clock = BigInt(Date.now()) * 1000n > this.#clock ? BigInt(Date.now()) * 1000n : this.#clock + 1n;
+      let held = this.#keys.get(partition);
+      if (held === undefined) this.#keys.set(partition, (held = new Set()));
+      for (const op of operations as { type: string; key: unknown }[]) {
+        if (op.type === 'put') held.add(text(op.key));
+        else held.delete(text(op.key));
+      }
+      // A partition left empty holds no version: it reports '0' until a batch creates it again.
+      if (held.size === 0) {
+        this.#keys.delete(partition);
+        this.#versions.delete(partition);
+      } else this.#versions.set(partition, next);
       o?.versions?.set(partition, String(next));
     }
     const base = (MemoryLevel.prototype as unknown as { _batch: (ops: unknown[], o: unknown) => Promise<void> })._batch;

@@ -24,7 +24,8 @@ export async function retryOnConflict<T>(ctx: TxnContext, userId: string, attemp
   for (let tries = 0; ; tries++) {
     // Fenced: optimistic. What this process caches of the user is staged on as it is, and the batch's fence (checked
     // inside the atomic commit) rejects it if another process moved the user since: no version read before a write.
-    // A user with nothing cached has any leftover caches (open blocks outlive an evicted state) dropped first.
+    // A user with nothing cached has any leftover caches (open blocks outlive an evicted state) dropped first; so
+    // has a user whose cached state was read while its partition was empty (its '0' repeats: `UserStates.cached`).
     if (ctx.users.fenced && !ctx.users.cached(userId)) await ctx.forgetUser(userId);
     try {
       return await attempt();

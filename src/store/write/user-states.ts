@@ -19,6 +19,9 @@ interface UserState {
   readonly version: string;
 }
 
+/** The version every empty partition reports (nothing written yet, or everything purged): it repeats. */
+const EMPTY_VERSION = '0';
+
 /** Users whose state is cached at once; beyond it the cache is dropped whole and reread on demand. */
 const MAX_CACHED_USERS = 100_000;
 
@@ -60,7 +63,7 @@ export class UserStates {
   async load(userId: string): Promise<UserState> {
     const known = this.#states.get(userId);
     if (known !== undefined) return known;
-    let version = '0';
+    let version = EMPTY_VERSION;
     let v: Buffer | undefined;
     if (this.#fencing === null) v = await this.#cf.alloc.get(accountingKey(userId));
     else {
@@ -75,9 +78,16 @@ export class UserStates {
     return state;
   }
 
-  /** Whether this process holds the user's state (read once and kept up to date by its own commits). */
+  /**
+   * Whether this process holds the user's state at a version that names it (read once and kept up to date by its
+   * own commits). A state read while the user's partition was empty (version '0') does not count: every empty
+   * partition reports '0', so another process may have filled the user and purged it since, and that state's '0'
+   * would still match the partition's. Such a state is dropped before the user's next write (`retryOnConflict`),
+   * whose reads then begin at the version they really see.
+   */
   cached(userId: string): boolean {
-    return this.#states.has(userId);
+    const known = this.#states.get(userId);
+    return known !== undefined && (this.#fencing === null || known.version !== EMPTY_VERSION);
   }
 
   /**
