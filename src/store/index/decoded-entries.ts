@@ -1,4 +1,5 @@
 import { decodeDirEntry, type DirEntry } from '../../record/dir-entry.js';
+import { ByteLru } from '../../util/byte-lru.js';
 
 /** Rough heap cost of a cached entry beyond its stored bytes: the key, the entry object and its strings. */
 const OVERHEAD_BYTES = 256;
@@ -7,7 +8,6 @@ interface Memo {
   readonly raw: Buffer;
   readonly sessionId: string;
   readonly entry: DirEntry;
-  readonly bytes: number;
 }
 
 /**
@@ -22,18 +22,20 @@ interface Memo {
  * @internal
  */
 export class DecodedEntries {
-  readonly maxBytes: number;
-  #bytes = 0;
-  readonly #map = new Map<string, Memo>();
+  readonly #lru: ByteLru<Memo>;
   hits = 0;
   misses = 0;
 
   constructor(maxBytes: number) {
-    this.maxBytes = maxBytes;
+    this.#lru = new ByteLru(maxBytes);
+  }
+
+  get maxBytes(): number {
+    return this.#lru.maxBytes;
   }
 
   get bytes(): number {
-    return this.#bytes;
+    return this.#lru.bytes;
   }
 
   /**
@@ -41,12 +43,9 @@ export class DecodedEntries {
    * on a miss: a damaged value throws, and is not remembered).
    */
   decode(key: string, raw: Buffer, what: string, sessionId: string): DirEntry {
-    const m = this.#map.get(key);
+    const m = this.#lru.get(key);
     if (m !== undefined && m.sessionId === sessionId && m.raw.equals(raw)) {
       this.hits++;
-      // Re-insert to mark as most recently used (Map keeps insertion order).
-      this.#map.delete(key);
-      this.#map.set(key, m);
       return m.entry;
     }
     this.misses++;
@@ -54,25 +53,14 @@ export class DecodedEntries {
     if (this.maxBytes === 0) return entry;
     // Shared from now on: frozen, so that callers may key memos by the list itself (it can never change in place).
     Object.freeze(entry.keywords);
-    if (m !== undefined) {
-      this.#map.delete(key);
-      this.#bytes -= m.bytes;
-    }
+    this.#lru.delete(key);
     // Values read from the store may be views into a larger buffer (a backend's page): keep a copy of its own.
     const bytes = 3 * raw.length + 2 * key.length + OVERHEAD_BYTES;
-    if (bytes > this.maxBytes) return entry;
-    this.#map.set(key, { raw: Buffer.from(raw), sessionId, entry, bytes });
-    this.#bytes += bytes;
-    for (const [k, v] of this.#map) {
-      if (this.#bytes <= this.maxBytes) break;
-      this.#map.delete(k);
-      this.#bytes -= v.bytes;
-    }
+    this.#lru.set(key, { raw: Buffer.from(raw), sessionId, entry }, bytes);
     return entry;
   }
 
   clear(): void {
-    this.#map.clear();
-    this.#bytes = 0;
+    this.#lru.clear();
   }
 }
