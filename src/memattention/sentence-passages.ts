@@ -12,7 +12,7 @@
  * @internal
  */
 import { YieldingCounter } from '../model/tokenizer.js';
-import { mapYielding, yieldToEventLoop } from '../util/yielding.js';
+import { MAP_SLICE, yieldToEventLoop } from '../util/yielding.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
 import { aboveFloor, floorScore } from './relevance-floor.js';
 import { CHUNK_SEPARATOR, fitToBudget, withDate, PASSAGE_SEPARATOR, type PassageSelection, type RecalledPassage } from './passages.js';
@@ -34,24 +34,6 @@ const NEIGHBOUR_SHARE = 0.5;
  */
 const NAMED_SPEAKER_WEIGHT = 2;
 const GAP = ' … ';
-
-/**
- * The sentences in order without repeats: a sentence whose content words (its `repeatKey`) are those of a sentence
- * ranked before it adds no evidence, only tokens, so it is left out (a reader sees it once). Sentences with no content
- * word ("Wow!") are kept: they carry the neighbour share of the turn they answer. Keys not cached yet are computed
- * in slices that yield to the event loop (a recall over large chunks).
- */
-async function withoutRepeats(order: readonly Sentence[]): Promise<Sentence[]> {
-  const seen = new Set<string>();
-  const keys = await mapYielding(order, (x) => x.of.repeatKey(x.local));
-  return order.filter((_, i) => {
-    const key = keys[i] ?? '';
-    if (key === '') return true;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-}
 
 interface Turn {
   readonly chunk: number;
@@ -113,13 +95,11 @@ export async function selectSentencePassages(
   // current), then to the chunk SELECT ranked higher, then text order.
   const threshold = floorScore(sentences.map((x) => x.score), floor);
   const createdAt = (x: Sentence): number => ranked[turns[x.turn]!.chunk]!.createdAt;
-  const order = await withoutRepeats(
-    sentences
-      .map((x, k) => ({ x, k }))
-      .filter((e) => aboveFloor(e.x.score, threshold))
-      .sort((a, b) => b.x.score - a.x.score || createdAt(b.x) - createdAt(a.x) || turns[a.x.turn]!.chunk - turns[b.x.turn]!.chunk || a.k - b.k)
-      .map((e) => e.x),
-  );
+  const order = sentences
+    .map((x, k) => ({ x, k }))
+    .filter((e) => aboveFloor(e.x.score, threshold))
+    .sort((a, b) => b.x.score - a.x.score || createdAt(b.x) - createdAt(a.x) || turns[a.x.turn]!.chunk - turns[b.x.turn]!.chunk || a.k - b.k)
+    .map((e) => e.x);
 
   // Only the counts the fill reads are made (a sentence's own count, or its count after a space once its turn is
   // open), as it reads them: counted yielding to the event loop, so a recall over large chunks does not block it.
@@ -129,9 +109,22 @@ export async function selectSentencePassages(
   const openedChunks = new Set<number>();
   const openedTurns = new Set<number>();
   const kept: Sentence[] = [];
+  // Sentences without repeats: a sentence whose content words (its `repeatKey`) are those of a sentence ranked before
+  // it (kept or not) adds no evidence, only tokens, so it is left out (a reader sees it once). Sentences with no
+  // content word ("Wow!") are kept: they carry the neighbour share of the turn they answer. A key is computed only
+  // for a sentence the fill reaches: once the budget is full, the rest of the order needs none.
+  const seen = new Set<string>();
+  let keyed = 0;
   let estimate = 0;
   for (const x of order) {
     if (estimate >= budget) break;
+    // Keys not cached yet are computed in slices that yield to the event loop (a recall over large chunks).
+    if (!x.of.hasRepeatKey(x.local) && ++keyed % MAP_SLICE === 0) await yieldToEventLoop();
+    const key = x.of.repeatKey(x.local);
+    if (key !== '') {
+      if (seen.has(key)) continue;
+      seen.add(key);
+    }
     const t = turns[x.turn]!;
     // A sentence joining its turn's line costs its tokens after a space (a leading space merges into its first
     // token), plus one for a possible ` … `; else its own tokens, a separator and its turn's prefix. A sentence that

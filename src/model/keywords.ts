@@ -56,7 +56,11 @@ interface Token {
   readonly salient: boolean;
 }
 
+/** Text of ASCII characters only: NFKC leaves it as it is and it holds no curly apostrophe. */
+const ASCII_ONLY = /^[\x00-\x7f]*$/u;
+
 function normalizeApostrophes(text: string): string {
+  if (ASCII_ONLY.test(text)) return text;
   return text.normalize('NFKC').replace(/[\u2018\u2019\u02bc]/gu, "'");
 }
 
@@ -104,12 +108,22 @@ function startsSentence(text: string, index: number): boolean {
   return true;
 }
 
-function tokenize(text: string): Token[] {
+/** A written date found in a text: where it started and its ISO form. */
+interface WrittenDate {
+  readonly at: number;
+  readonly iso: string;
+}
+
+/**
+ * The text a tokenization reads: its first MAX_TOKENIZE_CHARS characters, normalized, each written date blanked out
+ * (and listed in `dates`, in order).
+ */
+function prepare(text: string): { readonly source: string; readonly dates: readonly WrittenDate[] } {
   // Bounded work per call (it runs on the event loop): keywords and matching terms come from the first
   // MAX_TOKENIZE_CHARS characters. Chunks are a few KiB normally; only oversized chunks and queries are cut.
   const raw = normalizeApostrophes(text.length > MAX_TOKENIZE_CHARS ? text.slice(0, MAX_TOKENIZE_CHARS) : text);
   // A written date ("7 July, 2023", "July 7th 2023", "July 2023") is one token, its ISO form, in place of its words.
-  const dates: { readonly at: number; readonly iso: string }[] = [];
+  const dates: WrittenDate[] = [];
   // Every written date has a four-digit year: most texts skip the date pattern after one cheap test.
   const source = !YEAR.test(raw)
     ? raw
@@ -119,16 +133,45 @@ function tokenize(text: string): Token[] {
         dates.push({ at: groups[5] as number, iso });
         return ' '.repeat(whole.length);
       });
+  return { source, dates };
+}
+
+/** What a word as the text holds it gives wherever it occurs: its content word, matching term, and whether it is an identifier. */
+interface RawWord {
+  readonly word: string;
+  readonly term: string;
+  /** Mixes letters and digits. */
+  readonly identifier: boolean;
+}
+
+/**
+ * `toWord` and `toTerm` of each word as the text holds it, null for a word dropped: a pure function of the word's
+ * text, holding no store data (like STEM_MEMO). Every word of every recalled sentence is tokenized; one lookup here
+ * replaces lower-casing, the stop-word test, two pattern tests and the stem lookup.
+ */
+const RAW_WORD_MEMO = new BoundedMemo<string, RawWord | null>(65_536);
+
+function rawWord(raw: string): RawWord | null {
+  let known = RAW_WORD_MEMO.get(raw);
+  if (known === undefined) {
+    const word = toWord(raw);
+    known = word === undefined ? null : { word, term: toTerm(word), identifier: /\p{N}/u.test(word) && /\p{L}/u.test(word) };
+    RAW_WORD_MEMO.set(raw, known);
+  }
+  return known;
+}
+
+function tokenize(text: string): Token[] {
+  const { source, dates } = prepare(text);
   const tokens: Token[] = [];
   let next = 0;
   for (const match of source.matchAll(WORD)) {
     while (next < dates.length && dates[next]!.at < match.index) tokens.push(dateToken(dates[next++]!.iso));
-    const word = toWord(match[0]);
-    if (word === undefined) continue;
+    const known = rawWord(match[0]);
+    if (known === null) continue;
     const first = match[0].charAt(0);
-    const capitalized = first !== first.toLowerCase() && !startsSentence(source, match.index);
-    const identifier = /\p{N}/u.test(word) && /\p{L}/u.test(word);
-    tokens.push({ word, term: toTerm(word), salient: capitalized || identifier });
+    const salient = known.identifier || (first !== first.toLowerCase() && !startsSentence(source, match.index));
+    tokens.push({ word: known.word, term: known.term, salient });
   }
   while (next < dates.length) tokens.push(dateToken(dates[next++]!.iso));
   return tokens;
@@ -199,7 +242,17 @@ function withCoarserDates(term: string, out: string[]): void {
  * ```
  */
 export function termsOf(text: string): string[] {
-  return termsOfTokens(tokenize(text));
+  // The terms of `tokenize`'s tokens, made without the tokens (a term needs no salience).
+  const { source, dates } = prepare(text);
+  const terms: string[] = [];
+  let next = 0;
+  for (const match of source.matchAll(WORD)) {
+    while (next < dates.length && dates[next]!.at < match.index) withCoarserDates(dates[next++]!.iso, terms);
+    const known = rawWord(match[0]);
+    if (known !== null) withCoarserDates(known.term, terms);
+  }
+  while (next < dates.length) withCoarserDates(dates[next++]!.iso, terms);
+  return terms;
 }
 
 function termsOfTokens(tokens: readonly Token[]): string[] {
