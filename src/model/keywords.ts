@@ -261,17 +261,28 @@ function termsOfTokens(tokens: readonly Token[]): string[] {
   return terms;
 }
 
+/** A keyword list seen before (frozen: the memo's own copy when the caller's list was not) and its terms. */
+interface KnownList {
+  readonly keywords: readonly string[];
+  readonly terms: readonly string[];
+}
+
 /**
  * Matching terms of a keyword list (`termsOf` of the keywords, one per line), memoized: SELECT turns the same
  * candidates' keywords into terms on every recall. A pure function of the list, so the memo changes no result;
- * bounded, the least recently used forgotten first. The returned array is shared: do not mutate it.
+ * bounded, the least recently used forgotten first. Lists are filed by a key made of a few of their traits, and
+ * found by comparing keywords one by one: a reopened store decodes its directory entries into new lists, and joining
+ * each into one key cost more than the comparison. The returned array is shared: do not mutate it.
  */
-const KEYWORD_TERMS_MEMO = new BoundedMemo<string, readonly string[]>(4096);
+const KEYWORD_TERMS_MEMO = new BoundedMemo<string, KnownList[]>(4096);
+
+/** Lists kept under one memo key (lists alike at both ends and in length); the oldest is replaced past it. */
+const LISTS_PER_KEY = 4;
 
 /**
  * The same terms by keyword-list object, for a frozen list (one that cannot change: a directory entry the store keeps
- * decoded between recalls): found without joining it into a key. A list that is not frozen is looked up by content
- * only, so a list changed in place is never served stale.
+ * decoded between recalls): found without comparing it. A list that is not frozen is looked up by content only, so
+ * a list changed in place is never served stale.
  */
 const KEYWORD_TERMS_BY_LIST = new WeakMap<readonly string[], readonly string[]>();
 
@@ -281,15 +292,39 @@ export function keywordTerms(keywords: readonly string[]): readonly string[] {
     const known = KEYWORD_TERMS_BY_LIST.get(keywords);
     if (known !== undefined) return known;
   }
-  const key = keywords.join('\n');
-  let terms = KEYWORD_TERMS_MEMO.get(key);
+  const key = listKey(keywords);
+  const lists = KEYWORD_TERMS_MEMO.get(key);
+  let terms = lists === undefined ? undefined : sameList(lists, keywords);
   if (terms === undefined) {
+    const text = keywords.join('\n');
     // Past the tokenizer's cut (MAX_TOKENIZE_CHARS) a text is cut, and the words would not be: tokenized whole then.
-    terms = (key.length <= MAX_TOKENIZE_CHARS && LOWER_CASE_LINES.test(key) ? termsOfLowerCaseWords(keywords) : null) ?? termsOf(key);
-    KEYWORD_TERMS_MEMO.set(key, terms);
+    terms = (text.length <= MAX_TOKENIZE_CHARS && LOWER_CASE_LINES.test(text) ? termsOfLowerCaseWords(keywords) : null) ?? termsOf(text);
+    const entry: KnownList = { keywords: frozen ? keywords : Object.freeze([...keywords]), terms };
+    if (lists === undefined) KEYWORD_TERMS_MEMO.set(key, [entry]);
+    else if (lists.push(entry) > LISTS_PER_KEY) lists.shift();
   }
   if (frozen) KEYWORD_TERMS_BY_LIST.set(keywords, terms);
   return terms;
+}
+
+/** A list's memo key: its length, characters, and first, middle and last keywords (lists alike in all are rare). */
+function listKey(keywords: readonly string[]): string {
+  const n = keywords.length;
+  if (n === 0) return '';
+  let chars = 0;
+  for (const k of keywords) chars += k.length;
+  return `${n}\n${chars}\n${keywords[0]}\n${keywords[n >> 1]}\n${keywords[n - 1]}`;
+}
+
+/** The terms of the list in `lists` equal to `keywords` (same keywords, same order), if any. */
+function sameList(lists: readonly KnownList[], keywords: readonly string[]): readonly string[] | undefined {
+  next: for (const known of lists) {
+    const k = known.keywords;
+    if (k.length !== keywords.length) continue;
+    for (let i = 0; i < k.length; i++) if (k[i] !== keywords[i]) continue next;
+    return known.terms;
+  }
+  return undefined;
 }
 
 /** Keyword lists made of lower-case ASCII words only, as `extractKeywords` writes them (a list the memo missed). */

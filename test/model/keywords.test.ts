@@ -124,6 +124,19 @@ describe('keywordTerms', () => {
     expect(keywordTerms(long)).toEqual(termsOf(long.join('\n')));
   });
 
+  it('tells apart lists alike in length, characters and first, middle and last keywords', () => {
+    // Such lists share a memo key; each is still served its own terms, also after more of them than the key keeps.
+    const lists = ['gardens', 'running', 'swimming', 'painting', 'drawings', 'readings'].map((second) => ['berlin', second, 'cafes', 'memory', 'alice']);
+    for (let round = 0; round < 2; round++) {
+      for (const l of lists) expect(keywordTerms(l)).toEqual(termsOf(l.join('\n')));
+      for (const l of lists) expect(keywordTerms(Object.freeze([...l]))).toEqual(termsOf(l.join('\n')));
+    }
+    const list = ['berlin', 'gardens', 'cafes', 'memory', 'alice'];
+    expect(keywordTerms(list)).toEqual(termsOf(list.join('\n')));
+    list[1] = 'running'; // same length: the key is unchanged, the content is not
+    expect(keywordTerms(list)).toEqual(termsOf('berlin\nrunning\ncafes\nmemory\nalice'));
+  });
+
   it('serves a frozen list kept between calls by its object, and a list changed in place afresh', () => {
     const frozen = Object.freeze(['gardens', 'running', 'berlin']);
     expect(keywordTerms(frozen)).toEqual(termsOf(frozen.join('\n')));
