@@ -125,9 +125,14 @@ export async function lexicalThenDenseLazily(
   const needed = denseNeeded(lexical, used);
   const dense = new Array<number>(lexical.length).fill(0);
   if (needed.length > 0) {
-    const scorer = new DenseScorer(query());
-    const scores = await map(needed, (i) => scorer.score(documentOf(i)));
-    needed.forEach((i, k) => (dense[i] = scores[k]!));
+    const words = query();
+    // A query without a word that has a vector (names, identifiers, words outside the vocabulary) gives every
+    // document a dense score of 0: the documents' words are then not looked up at all.
+    if (words.length > 0) {
+      const scorer = new DenseScorer(words);
+      const scores = await map(needed, (i) => scorer.score(documentOf(i)));
+      needed.forEach((i, k) => (dense[i] = scores[k]!));
+    }
   }
   return lexicalThenDense(lexical, dense);
 }
