@@ -41,6 +41,9 @@ export function vectorsOf(vectors: WordVectors, words: readonly string[]): Float
 export class DenseScorer {
   readonly #query: readonly Float32Array[];
   readonly #cosines = new Map<Float32Array, Float64Array>();
+  /** The cosine row of each word `scoreWords` looked up (null: the word has no vector). */
+  readonly #byWord = new Map<string, Float64Array | null>();
+  #best: Float64Array | undefined;
 
   constructor(query: readonly Float32Array[]) {
     this.#query = query;
@@ -60,6 +63,33 @@ export class DenseScorer {
       }
       if (best >= RELATED_COSINE) total += best;
     }
+    return total / query.length;
+  }
+
+  /**
+   * `score(vectorsOf(vectors, words))`, without building the list: each word (lower-cased) is looked up once per
+   * scorer, in a map of the words this scoring has met, and its cosines are folded into the best per query word.
+   */
+  scoreWords(words: readonly string[], vectors: WordVectors): number {
+    const query = this.#query;
+    if (query.length === 0) return 0;
+    const best = (this.#best ??= new Float64Array(query.length)).fill(0);
+    let any = false;
+    for (const w of words) {
+      const word = w.toLowerCase();
+      let row = this.#byWord.get(word);
+      if (row === undefined) {
+        const v = vectors.vector(word);
+        row = v === undefined ? null : this.#row(v);
+        this.#byWord.set(word, row);
+      }
+      if (row === null) continue;
+      any = true;
+      for (let j = 0; j < query.length; j++) if (row[j]! > best[j]!) best[j] = row[j]!;
+    }
+    if (!any) return 0;
+    let total = 0;
+    for (let j = 0; j < query.length; j++) if (best[j]! >= RELATED_COSINE) total += best[j]!;
     return total / query.length;
   }
 
@@ -111,15 +141,16 @@ export function denseNeeded(lexical: readonly number[], used: number = Number.PO
 
 /**
  * {@link lexicalThenDense} with the dense scores computed only for {@link denseNeeded} items: `query()` gives the
- * query's vectors (called only when some item needs them), `documentOf(i)` item i's vectors. Same scores for
- * every item the caller can observe (a skipped item scores as with a dense score of 0: it is a lexical match, or
- * it falls outside the `used` best).
+ * query's vectors (called only when some item needs them), `scoreOf(scorer, i)` item i's dense score with that
+ * query's scorer (`scorer.score` of its vectors, or `scorer.scoreWords` of its words). Same scores for every item
+ * the caller can observe (a skipped item scores as with a dense score of 0: it is a lexical match, or it falls
+ * outside the `used` best).
  */
 export async function lexicalThenDenseLazily(
   lexical: readonly number[],
   used: number,
   query: () => readonly Float32Array[],
-  documentOf: (index: number) => readonly Float32Array[],
+  scoreOf: (scorer: DenseScorer, index: number) => number,
   map: <T, U>(items: readonly T[], fn: (item: T) => U) => Promise<U[]>,
 ): Promise<number[]> {
   const needed = denseNeeded(lexical, used);
@@ -130,7 +161,7 @@ export async function lexicalThenDenseLazily(
     // document a dense score of 0: the documents' words are then not looked up at all.
     if (words.length > 0) {
       const scorer = new DenseScorer(words);
-      const scores = await map(needed, (i) => scorer.score(documentOf(i)));
+      const scores = await map(needed, (i) => scoreOf(scorer, i));
       needed.forEach((i, k) => (dense[i] = scores[k]!));
     }
   }

@@ -175,7 +175,7 @@ export class EmbeddedModel implements MemoryModel {
             lexical,
             topP,
             () => vectorsOf(vectors, [...query.keywords, ...extractKeywords(query.text)]),
-            (i) => vectorsOf(vectors, candidates[i]!.keywords),
+            (scorer, i) => scorer.scoreWords(candidates[i]!.keywords, vectors),
             mapYielding,
           );
 
@@ -212,7 +212,7 @@ export class EmbeddedModel implements MemoryModel {
       lexical,
       Number.POSITIVE_INFINITY,
       () => vectorsOf(vectors, [...query.keywords, ...extractKeywords(query.text)]),
-      (i) => vectorsOf(vectors, tokenized[i]!.keywords()),
+      (scorer, i) => scorer.scoreWords(tokenized[i]!.keywords(), vectors),
       mapYielding,
     );
     // The weight keeps a lexical match above every passage without one, as the dense signal does.

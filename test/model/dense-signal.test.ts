@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { DenseScorer, RELATED_COSINE, denseNeeded, denseScores, lexicalThenDense, lexicalThenDenseLazily } from '../../src/model/dense-signal.js';
-import { dot } from '../../src/model/word-vectors.js';
+import { DenseScorer, RELATED_COSINE, denseNeeded, denseScores, lexicalThenDense, lexicalThenDenseLazily, vectorsOf } from '../../src/model/dense-signal.js';
+import { dot, type WordVectors } from '../../src/model/word-vectors.js';
 
 /** The best `used` items by score (> 0), best first, ties by index: what SELECT keeps of a score list. */
 function best(scores: readonly number[], used: number): number[] {
@@ -32,9 +32,9 @@ describe('dense signal computed only where it can matter', () => {
           const docs = items.map(([, d]) => d);
           const full = lexicalThenDense(lexical, denseScores(query, docs));
           let looked = 0;
-          const lazy = await lexicalThenDenseLazily(lexical, used, () => query, (i) => (looked++, docs[i]!), map);
+          const lazy = await lexicalThenDenseLazily(lexical, used, () => query, (scorer, i) => (looked++, scorer.score(docs[i]!)), map);
           expect(best(lazy, used)).toEqual(best(full, used));
-          const all = await lexicalThenDenseLazily(lexical, Number.POSITIVE_INFINITY, () => query, (i) => docs[i]!, map);
+          const all = await lexicalThenDenseLazily(lexical, Number.POSITIVE_INFINITY, () => query, (scorer, i) => scorer.score(docs[i]!), map);
           expect(all).toEqual(full);
           // Lexical matches are never looked up.
           expect(looked).toBeLessThanOrEqual(lexical.filter((l) => !(l > 0)).length);
@@ -83,4 +83,30 @@ describe('dense scores with cosines reused across documents', () => {
       { numRuns: 300 },
     );
   });
+
+  it('scores a document by its words as by their vectors: case, repeats and words without a vector alike', () => {
+    fc.assert(
+      fc.property(
+        fc.array(vec, { minLength: 1, maxLength: 6 }),
+        fc.array(fc.array(fc.tuple(fc.nat(9), fc.boolean()), { maxLength: 8 }), { maxLength: 8 }),
+        fc.array(vec, { maxLength: 4 }),
+        (table, docIdx, query) => {
+          // Words w0…w5 have vectors (one shared view each, as a table hands out); w6…w9 have none.
+          const vectors: WordVectors = {
+            dimensions: 3,
+            size: table.length,
+            vector: (word) => table[Number(/^w(\d)$/.exec(word)?.[1] ?? -1)],
+            rank: () => undefined,
+          };
+          const scorer = new DenseScorer(query);
+          for (const ix of docIdx) {
+            const words = ix.map(([i, upper]) => (upper ? `W${i}` : `w${i}`));
+            expect(scorer.scoreWords(words, vectors)).toBe(fresh(query, vectorsOf(vectors, words)));
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
 });
+
