@@ -111,20 +111,24 @@ export async function selectSentencePassages(
   const kept: Sentence[] = [];
   // Sentences without repeats: a sentence whose content words (its `repeatKey`) are those of a sentence ranked before
   // it (kept or not) adds no evidence, only tokens, so it is left out (a reader sees it once). Sentences with no
-  // content word ("Wow!") are kept: they carry the neighbour share of the turn they answer. A key is computed only
-  // for a sentence the fill reaches: once the budget is full, the rest of the order needs none.
+  // content word ("Wow!") are kept: they carry the neighbour share of the turn they answer. Keys are computed only
+  // when a sentence would be kept: the sentences passed over before it (too large for the room left) are keyed then,
+  // so a sentence repeating one of them is still left out, and once the budget is full none is keyed.
   const seen = new Set<string>();
+  const passed: Sentence[] = [];
   let keyed = 0;
-  let estimate = 0;
-  for (const x of order) {
-    if (estimate >= budget) break;
+  const repeats = async (x: Sentence): Promise<boolean> => {
     // Keys not cached yet are computed in slices that yield to the event loop (a recall over large chunks).
     if (!x.of.hasRepeatKey(x.local) && ++keyed % MAP_SLICE === 0) await yieldToEventLoop();
     const key = x.of.repeatKey(x.local);
-    if (key !== '') {
-      if (seen.has(key)) continue;
-      seen.add(key);
-    }
+    if (key === '') return false;
+    if (seen.has(key)) return true;
+    seen.add(key);
+    return false;
+  };
+  let estimate = 0;
+  for (const x of order) {
+    if (estimate >= budget) break;
     const t = turns[x.turn]!;
     // A sentence joining its turn's line costs its tokens after a space (a leading space merges into its first
     // token), plus one for a possible ` … `; else its own tokens, a separator and its turn's prefix. A sentence that
@@ -132,9 +136,14 @@ export async function selectSentencePassages(
     const joined = openedTurns.has(x.turn);
     const extra = (joined ? 1 : (kept.length === 0 ? 0 : 1) + t.of.prefixTokens(t.local)) + (openedChunks.has(t.chunk) ? 0 : t.of.headerTokens());
     const own = await x.of.tokensWithin(x.local, joined, budget - estimate - extra, counter);
-    if (own === null) continue;
-    const cost = own + extra;
-    if (estimate + cost > budget) continue;
+    const cost = own === null ? Number.POSITIVE_INFINITY : own + extra;
+    if (estimate + cost > budget) {
+      passed.push(x);
+      continue;
+    }
+    for (const p of passed) await repeats(p);
+    passed.length = 0;
+    if (await repeats(x)) continue;
     estimate += cost;
     openedChunks.add(t.chunk);
     openedTurns.add(x.turn);
