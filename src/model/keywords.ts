@@ -136,7 +136,7 @@ function prepare(text: string): { readonly source: string; readonly dates: reado
   return { source, dates };
 }
 
-/** What a word as the text holds it gives wherever it occurs: its content word, matching term, and whether it is an identifier. */
+/** What a word as the text holds it gives wherever it occurs: its content word, term, and whether it is an identifier. */
 interface RawWord {
   readonly word: string;
   readonly term: string;
@@ -276,7 +276,7 @@ interface KnownList {
  */
 const KEYWORD_TERMS_MEMO = new BoundedMemo<string, KnownList[]>(4096);
 
-/** Lists kept under one memo key (lists alike at both ends and in length); the oldest is replaced past it. */
+/** Lists kept under one memo key (lists alike in the key's traits); past it, the oldest is replaced. */
 const LISTS_PER_KEY = 4;
 
 /**
