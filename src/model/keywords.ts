@@ -60,7 +60,6 @@ interface Token {
 const ASCII_ONLY = /^[\x00-\x7f]*$/u;
 
 function normalizeApostrophes(text: string): string {
-  if (ASCII_ONLY.test(text)) return text;
   return text.normalize('NFKC').replace(/[\u2018\u2019\u02bc]/gu, "'");
 }
 
@@ -118,10 +117,12 @@ interface WrittenDate {
  * The text a tokenization reads: its first MAX_TOKENIZE_CHARS characters, normalized, each written date blanked out
  * (and listed in `dates`, in order).
  */
-function prepare(text: string): { readonly source: string; readonly dates: readonly WrittenDate[] } {
+function prepare(text: string): { readonly source: string; readonly dates: readonly WrittenDate[]; readonly ascii: boolean } {
   // Bounded work per call (it runs on the event loop): keywords and matching terms come from the first
   // MAX_TOKENIZE_CHARS characters. Chunks are a few KiB normally; only oversized chunks and queries are cut.
-  const raw = normalizeApostrophes(text.length > MAX_TOKENIZE_CHARS ? text.slice(0, MAX_TOKENIZE_CHARS) : text);
+  const cut = text.length > MAX_TOKENIZE_CHARS ? text.slice(0, MAX_TOKENIZE_CHARS) : text;
+  const ascii = ASCII_ONLY.test(cut);
+  const raw = ascii ? cut : normalizeApostrophes(cut);
   // A written date ("7 July, 2023", "July 7th 2023", "July 2023") is one token, its ISO form, in place of its words.
   const dates: WrittenDate[] = [];
   // Every written date has a four-digit year: most texts skip the date pattern after one cheap test.
@@ -133,7 +134,46 @@ function prepare(text: string): { readonly source: string; readonly dates: reado
         dates.push({ at: groups[5] as number, iso });
         return ' '.repeat(whole.length);
       });
-  return { source, dates };
+  return { source, dates, ascii };
+}
+
+/** A letter or digit of ASCII: what `WORD`'s `[\p{L}\p{N}]` matches among ASCII characters. */
+function isAsciiAlnum(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
+}
+
+/** `'`, `.`, `_` or `-`: what may join two runs of letters and digits inside a word. */
+function isJoiner(c: number): boolean {
+  return c === 39 || c === 46 || c === 95 || c === 45;
+}
+
+/**
+ * Calls `visit` with each match of `WORD` in `source` and where it starts, in order. An ASCII text is scanned
+ * character by character, which finds the same words without the pattern's match objects (among ASCII characters
+ * its letters and digits are `[A-Za-z0-9]`).
+ */
+function eachWord(source: string, ascii: boolean, visit: (raw: string, at: number) => void): void {
+  if (!ascii) {
+    for (const match of source.matchAll(WORD)) visit(match[0], match.index);
+    return;
+  }
+  const n = source.length;
+  const runEnd = (from: number): number => {
+    let j = from;
+    while (j < n && isAsciiAlnum(source.charCodeAt(j))) j++;
+    return j;
+  };
+  let i = 0;
+  while (i < n) {
+    if (!isAsciiAlnum(source.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const start = i;
+    i = runEnd(i + 1);
+    while (i + 1 < n && isJoiner(source.charCodeAt(i)) && isAsciiAlnum(source.charCodeAt(i + 1))) i = runEnd(i + 2);
+    visit(source.slice(start, i), start);
+  }
 }
 
 /** What a word as the text holds it gives wherever it occurs: its content word, term, and whether it is an identifier. */
@@ -162,17 +202,17 @@ function rawWord(raw: string): RawWord | null {
 }
 
 function tokenize(text: string): Token[] {
-  const { source, dates } = prepare(text);
+  const { source, dates, ascii } = prepare(text);
   const tokens: Token[] = [];
   let next = 0;
-  for (const match of source.matchAll(WORD)) {
-    while (next < dates.length && dates[next]!.at < match.index) tokens.push(dateToken(dates[next++]!.iso));
-    const known = rawWord(match[0]);
-    if (known === null) continue;
-    const first = match[0].charAt(0);
-    const salient = known.identifier || (first !== first.toLowerCase() && !startsSentence(source, match.index));
+  eachWord(source, ascii, (raw, at) => {
+    while (next < dates.length && dates[next]!.at < at) tokens.push(dateToken(dates[next++]!.iso));
+    const known = rawWord(raw);
+    if (known === null) return;
+    const first = raw.charAt(0);
+    const salient = known.identifier || (first !== first.toLowerCase() && !startsSentence(source, at));
     tokens.push({ word: known.word, term: known.term, salient });
-  }
+  });
   while (next < dates.length) tokens.push(dateToken(dates[next++]!.iso));
   return tokens;
 }
@@ -243,14 +283,14 @@ function withCoarserDates(term: string, out: string[]): void {
  */
 export function termsOf(text: string): string[] {
   // The terms of `tokenize`'s tokens, made without the tokens (a term needs no salience).
-  const { source, dates } = prepare(text);
+  const { source, dates, ascii } = prepare(text);
   const terms: string[] = [];
   let next = 0;
-  for (const match of source.matchAll(WORD)) {
-    while (next < dates.length && dates[next]!.at < match.index) withCoarserDates(dates[next++]!.iso, terms);
-    const known = rawWord(match[0]);
+  eachWord(source, ascii, (raw, at) => {
+    while (next < dates.length && dates[next]!.at < at) withCoarserDates(dates[next++]!.iso, terms);
+    const known = rawWord(raw);
     if (known !== null) withCoarserDates(known.term, terms);
-  }
+  });
   while (next < dates.length) withCoarserDates(dates[next++]!.iso, terms);
   return terms;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { dateTermsOf, extractKeywords, isCalendarTerm, keywordTerms, termsAndKeywordsOf, termsOf, DEFAULT_KEYWORD_LIMIT } from '../../src/model/keywords.js';
+import { contentWordsOf, dateTermsOf, extractKeywords, isCalendarTerm, keywordTerms, termsAndKeywordsOf, termsOf, DEFAULT_KEYWORD_LIMIT } from '../../src/model/keywords.js';
 
 describe('extractKeywords', () => {
   const text =
@@ -98,6 +98,27 @@ describe('termsAndKeywordsOf', () => {
       { numRuns: 300 },
     );
     expect(() => termsAndKeywordsOf('x', -1)).toThrow(/keyword limit/);
+  });
+});
+
+describe('tokenizing ASCII text', () => {
+  it('finds the same words as in text that is not ASCII', () => {
+    // ASCII text is scanned character by character, other text with the word pattern: a text and the same text with
+    // a one-character non-ASCII word appended (dropped as too short) give the same words, terms and keywords.
+    const piece = fc.oneof(
+      fc.stringMatching(/^[A-Za-z0-9]{1,8}$/),
+      fc.constantFrom(' ', '  ', '\n', '.', '..', "'", "'s", '-', '_', ',', '!', '?', ':', '"', '(', ')', '/', '#', '7 July, 2023', 'July 2023', 'node.js', 'gpt-4o', '2024-05-01', "don't", 'a.b.', '-x-', '_y_'),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 40 }), (pieces) => {
+        const text = pieces.join('');
+        const other = `${text} é`;
+        expect(termsOf(text)).toEqual(termsOf(other));
+        expect(contentWordsOf(text)).toEqual(contentWordsOf(other));
+        expect(extractKeywords(text, 64)).toEqual(extractKeywords(other, 64));
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
 
