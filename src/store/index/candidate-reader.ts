@@ -8,6 +8,7 @@ import type { KeywordStats, ListedEntry } from '../../api/results.js';
 import type { ColumnFamilies } from '../kv/column-families.js';
 import { SEP, dirKey } from '../kv/keys.js';
 import type { AnyLevel } from '../../api/store-options.js';
+import { spreadGetMany } from '../read/spread-get-many.js';
 
 /** What to gather (see `readCandidates`). */
 export interface CandidateQuery {
@@ -71,18 +72,37 @@ export async function readCandidates(db: AnyLevel, cf: ColumnFamilies, q: Candid
   const version = caches?.version(q.userId) ?? null;
   const snapshot = db.snapshot();
   const mostPending = pendingBound?.(q.userId);
+  // A read still running when another step fails: it settles before the snapshot it reads from is closed.
+  let reading: Promise<unknown> | null = null;
   try {
     const memo = caches?.memo.view(q.userId, await version) ?? null;
     const direct = snapshotKeys(cf.candidates, snapshot);
     const keysOf: IndexKeys = memo === null ? direct : (r) => memo.scan(r, () => direct(r) as Promise<string[]>);
-    const dirValues = (keys: string[]): Promise<(Buffer | undefined)[]> =>
-      memo === null ? cf.dir.getMany(keys, { snapshot }) : memo.values(keys, (missing) => cf.dir.getMany(missing, { snapshot }));
+    const readDir = (keys: string[]): Promise<(Buffer | undefined)[]> => spreadGetMany(cf.dir, keys, snapshot);
+    const dirValues = (keys: string[]): Promise<(Buffer | undefined)[]> => (memo === null ? readDir(keys) : memo.values(keys, readDir));
+    // With the memo, entries decoded at this version are found by their hit's tail (the same string at every warm
+    // recall, its hash kept) without building their directory keys.
+    const entriesOf = async (hits: readonly IndexHit[]): Promise<DirEntry[]> => {
+      if (hits.length === 0) return [];
+      const keyOf = (i: number): string => dirKey(q.userId, hits[i]!.sessionId, hits[i]!.chunkId);
+      if (memo === null) return (await dirValues(hits.map((_, i) => keyOf(i)))).map((v, i) => entryOf(hits[i]!, v));
+      return memo.decoded(
+        hits.map((h) => h.tail),
+        keyOf,
+        readDir,
+        (_key, v, i) => entryOf(hits[i]!, v),
+      );
+    };
     // On a memo hit the window's keys are not parsed again, nor its entries checked against their bytes again.
     const windowId = `w${q.sessionId ?? ''}\u0000${q.kinds.join(',')}\u0000${q.window}`;
     const window =
       memo === null
         ? await newestChunks(keysOf, q.userId, q.sessionId, q.kinds, q.window)
         : await memo.derive(windowId, hitsBytes, () => newestChunks(keysOf, q.userId, q.sessionId, q.kinds, q.window));
+    // The window's entries are read now, while the pending list and the postings are scanned: on a cold read their
+    // page faults and table-block loads overlap those of the scans instead of following them.
+    const windowEntries = entriesOf(window);
+    reading = windowEntries.catch(() => undefined); // handled here; awaited (and thrown) below
     let read = window.length;
     const keywords = indexKeywords(q.keywords);
     // Older matches are looked for only when the window is full (else it is the whole scope).
@@ -119,20 +139,8 @@ export async function readCandidates(db: AnyLevel, cf: ColumnFamilies, q: Candid
         .map((f) => f.hit);
     }
     const hits = [...window, ...older];
-    const keyOf = (i: number): string => dirKey(q.userId, hits[i]!.sessionId, hits[i]!.chunkId);
-    // With the memo, entries decoded at this version are found by their hit's tail (the same string at every warm
-    // recall, its hash kept) without building their directory keys.
-    const decodedEntries =
-      hits.length === 0
-        ? []
-        : memo === null
-          ? (await dirValues(hits.map((_, i) => keyOf(i)))).map((v, i) => entryOf(hits[i]!, v))
-          : await memo.decoded(
-              hits.map((h) => h.tail),
-              keyOf,
-              (missing) => cf.dir.getMany(missing, { snapshot }),
-              (_key, v, i) => entryOf(hits[i]!, v),
-            );
+    // Older matches are strictly older than the window's oldest chunk: no entry is read twice.
+    const decodedEntries = [...(await windowEntries), ...(await entriesOf(older))];
     const entries: ListedEntry[] = decodedEntries.map((entry, i) => ({ userId: q.userId, sessionId: hits[i]!.sessionId, chunkId: hits[i]!.chunkId, entry }));
     if (q.stats !== true) return { entries, indexKeysRead: read, stats: null };
     // The counters cover posted chunks; the pending ones are added from their entries (window or read above).
@@ -143,6 +151,7 @@ export async function readCandidates(db: AnyLevel, cf: ColumnFamilies, q: Candid
     const stats = withPending(posted, pending.map((h) => byTail.get(h.tail)!));
     return { entries, indexKeysRead: read, stats };
   } finally {
+    if (reading !== null) await reading;
     await snapshot.close();
   }
 }
