@@ -1,4 +1,4 @@
-import type { AbstractSnapshot } from 'abstract-level';
+import type { AbstractKeyIteratorOptions, AbstractSnapshot } from 'abstract-level';
 import type { ChunkKind } from '../../record/chunk-record.js';
 import type { DirEntry } from '../../record/dir-entry.js';
 import { INDEX_PRESENT } from '../../record/index-records.js';
@@ -216,9 +216,27 @@ export interface IndexRange {
  */
 export type IndexKeys = (range: IndexRange) => Promise<readonly string[]>;
 
+/**
+ * Bytes of keys one batch of a range read may carry (classic-level's `highWaterMarkBytes`; other backends ignore it).
+ * The default, 16 KiB, holds about 200 index keys, so a window or posting list of 256 keys took two round trips
+ * through the thread pool; room for the batch size abstract-level asks for (at most 1,000 keys) at 256 bytes a key
+ * makes it one. Held only while the batch is turned into strings.
+ */
+const KEY_BYTES_PER_BATCH_KEY = 256;
+
 /** `IndexKeys` straight from `family` in `snapshot`. */
 export function snapshotKeys(family: Family, snapshot: AbstractSnapshot): IndexKeys {
-  return (r) => family.keys({ gte: r.gte, lt: r.lt, reverse: r.reverse, limit: r.limit, snapshot }).all();
+  return (r) => {
+    const options: AbstractKeyIteratorOptions<string> & { highWaterMarkBytes: number } = {
+      gte: r.gte,
+      lt: r.lt,
+      reverse: r.reverse,
+      limit: r.limit,
+      snapshot,
+      highWaterMarkBytes: Math.max(1, Math.min(r.limit, 1000)) * KEY_BYTES_PER_BATCH_KEY,
+    };
+    return family.keys(options).all();
+  };
 }
 
 /** Newest first by the key suffix (time, then ids). */
