@@ -8,7 +8,6 @@ import type { KeywordStats, ListedEntry } from '../../api/results.js';
 import type { ColumnFamilies } from '../kv/column-families.js';
 import { SEP, dirKey } from '../kv/keys.js';
 import type { AnyLevel } from '../../api/store-options.js';
-import { spreadGetMany } from '../read/spread-get-many.js';
 
 /** What to gather (see `readCandidates`). */
 export interface CandidateQuery {
@@ -78,7 +77,7 @@ export async function readCandidates(db: AnyLevel, cf: ColumnFamilies, q: Candid
     const memo = caches?.memo.view(q.userId, await version) ?? null;
     const direct = snapshotKeys(cf.candidates, snapshot);
     const keysOf: IndexKeys = memo === null ? direct : (r) => memo.scan(r, () => direct(r) as Promise<string[]>);
-    const readDir = (keys: string[]): Promise<(Buffer | undefined)[]> => spreadGetMany(cf.dir, keys, snapshot);
+    const readDir = (keys: string[]): Promise<(Buffer | undefined)[]> => cf.dir.getMany(keys, { snapshot });
     const dirValues = (keys: string[]): Promise<(Buffer | undefined)[]> => (memo === null ? readDir(keys) : memo.values(keys, readDir));
     // With the memo, entries decoded at this version are found by their hit's tail (the same string at every warm
     // recall, its hash kept) without building their directory keys.
