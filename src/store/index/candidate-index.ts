@@ -242,21 +242,35 @@ export function snapshotKeys(family: Family, snapshot: AbstractSnapshot): IndexK
 /** Newest first by the key suffix (time, then ids). */
 const newerTail = (a: IndexHit, b: IndexHit): number => (a.tail < b.tail ? 1 : a.tail > b.tail ? -1 : 0);
 
+/** The newest chunks of a scope (`newestChunks`). */
+export interface NewestChunks {
+  /** Newest first. */
+  readonly hits: IndexHit[];
+  /**
+   * The kinds asked for that the scope has at least one live chunk of, in the order asked. A kind missing here has
+   * no postings in the scope either (only live chunks are indexed, each with its recency keys, in one batch), so
+   * nothing older is looked for under it.
+   */
+  readonly kinds: ChunkKind[];
+}
+
 /**
  * The `n` newest live chunks of the scope (session null: all of the user's sessions) among `kinds`, newest first:
  * one bounded reverse scan per kind.
  */
-export async function newestChunks(keys: IndexKeys, userId: string, sessionId: string | null, kinds: readonly ChunkKind[], n: number): Promise<IndexHit[]> {
+export async function newestChunks(keys: IndexKeys, userId: string, sessionId: string | null, kinds: readonly ChunkKind[], n: number): Promise<NewestChunks> {
   const hits: IndexHit[] = [];
-  if (n <= 0) return hits;
+  const present: ChunkKind[] = [];
+  if (n <= 0) return { hits, kinds: [...kinds] };
   // One bounded scan per kind, all at once; each read whole (`all()`: keys in batches, not one promise per key).
   const scans = kinds.map((kind) => {
     const prefix = sessionId === null ? ['r', userId, kind] : ['s', userId, sessionId, kind];
     const head = prefix.join(SEP) + SEP;
-    return keys({ gte: head, lt: afterPrefix(...prefix), reverse: true, limit: n }).then((got) => ({ head, keys: got }));
+    return keys({ gte: head, lt: afterPrefix(...prefix), reverse: true, limit: n }).then((got) => ({ kind, head, keys: got }));
   });
   for (const scan of await Promise.all(scans)) {
     const head = scan.head;
+    if (scan.keys.length > 0) present.push(scan.kind);
     for (const key of scan.keys) {
       const rest = key.slice(head.length);
       if (sessionId === null) hits.push({ ...parseTail(rest), tail: rest });
@@ -269,7 +283,7 @@ export async function newestChunks(keys: IndexKeys, userId: string, sessionId: s
   }
   hits.sort(newerTail);
   hits.length = Math.min(hits.length, n);
-  return hits;
+  return { hits, kinds: present };
 }
 
 /**

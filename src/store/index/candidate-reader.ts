@@ -94,10 +94,11 @@ export async function readCandidates(db: AnyLevel, cf: ColumnFamilies, q: Candid
     };
     // On a memo hit the window's keys are not parsed again, nor its entries checked against their bytes again.
     const windowId = `w${q.sessionId ?? ''}\u0000${q.kinds.join(',')}\u0000${q.window}`;
-    const window =
+    const newest =
       memo === null
         ? await newestChunks(keysOf, q.userId, q.sessionId, q.kinds, q.window)
-        : await memo.derive(windowId, hitsBytes, () => newestChunks(keysOf, q.userId, q.sessionId, q.kinds, q.window));
+        : await memo.derive(windowId, (w) => hitsBytes(w.hits), () => newestChunks(keysOf, q.userId, q.sessionId, q.kinds, q.window));
+    const window = newest.hits;
     // The window's entries are read now, while the pending list and the postings are scanned: on a cold read their
     // page faults and table-block loads overlap those of the scans instead of following them.
     const windowEntries = entriesOf(window);
@@ -121,7 +122,9 @@ export async function readCandidates(db: AnyLevel, cf: ColumnFamilies, q: Candid
       const oldest = window[window.length - 1]!.tail;
       const parsed: ParsedPostings | undefined =
         memo === null ? undefined : (r, read) => memo.derive(`p${r.limit}\u0000${r.gte}\u0000${r.lt}`, (hits) => hitsBytes(hits.map((h) => h.hit)), read);
-      const { found, scanned } = await keywordMatches(keysOf, cf.candidates, q.userId, q.sessionId, q.kinds, keywords, perKeyword, oldest, snapshot, parsed);
+      // Only the kinds the scope has chunks of: the posting lists of the others are empty in this snapshot (the
+      // budget per list stays that of every kind asked, so what is found does not depend on this).
+      const { found, scanned } = await keywordMatches(keysOf, cf.candidates, q.userId, q.sessionId, newest.kinds, keywords, perKeyword, oldest, snapshot, parsed);
       read += scanned;
       // Pending chunks older than the window (written with an old creation time) have no postings yet: match them
       // on their directory entry's keywords.
