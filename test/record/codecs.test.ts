@@ -90,6 +90,21 @@ describe('record codecs', () => {
     );
   });
 
+  it('decodes ASCII keyword lists (read as one span) exactly as the generated accessor does, long strings and a stray non-ASCII one included', () => {
+    const ascii = fc.oneof(fc.string({ unit: 'binary-ascii', maxLength: 16 }), fc.string({ unit: 'binary-ascii', minLength: 120, maxLength: 300 }));
+    const lists = fc.oneof(fc.array(ascii, { minLength: 2, maxLength: 70 }), fc.tuple(fc.array(ascii, { minLength: 1, maxLength: 40 }), fc.constantFrom('caf\u00e9', '\ufeffx', '\u0080')).map(([a, odd]) => [...a, odd]));
+    fc.assert(
+      fc.property(lists, (keywords) => {
+        const value = encodeDirEntry({ state: 'live', version: 1, location: { blockId: 1, frame: 0, slot: 0 }, recordBytes: 1, tokenCount: 1, createdAt: 1, updatedAt: 1, kind: 'memory', keywords, supersededBy: null, deletedAt: null });
+        const d = FbDirEntry.getRootAsDirEntry(new flatbuffers.ByteBuffer(unwrapEnvelope(ValueType.DirEntry, value, 't')));
+        const generated = Array.from({ length: d.keywordsLength() }, (_, i) => d.keywords(i));
+        expect(generated.length).toBe(keywords.length);
+        expect(decodeDirEntry(value, 't').keywords).toEqual(generated);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('decodes chunk record keywords and provenance exactly as the generated accessors do (non-ASCII, byte-order marks, lone surrogates)', () => {
     const odd = fc.constantFrom('\ufeffbom', '\ufeff', 'a\ufeffb', '\ud800x', 'caf\u00e9', '\u{1f600}', '');
     const strings = fc.array(fc.oneof(str, odd), { maxLength: 12 });

@@ -201,6 +201,27 @@ describe.each(CASES)('candidate index on $name, $merge', ({ make, postingMergeAt
     expect((await store.verify()).problems).toEqual([]);
   });
 
+  it('a damaged directory entry in the window fails the gathering with AKASHIC_CORRUPTION while the postings are still being read, and nothing else', async () => {
+    be = await make();
+    store = await be.open({ postingMergeAt });
+    const refs = await seed(40);
+    const newest = refs[refs.length - 1]!;
+    const dir = be.raw().dir;
+    const key = `u\u0000${newest.sessionId}\u0000${newest.chunkId}`;
+    const good = await dir.get(key);
+    expect(good).toBeDefined();
+    await dir.put(key, Buffer.from('not a directory entry'));
+    const bounds = { window: 12, prefilter: 6, keywords: 64 };
+    // Query keywords make the window full and the posting lists read after it: the window's entries fail meanwhile.
+    await expect(gatherCandidates(store, 'u', null, ['tea', 'shared'], bounds, { kinds: new Set<ChunkKind>(['memory']) })).rejects.toMatchObject({ code: 'AKASHIC_CORRUPTION' });
+    // Repaired behind the store's back: a write moves the version the reads are remembered at (as any real change does).
+    await dir.put(key, good!);
+    await store.write('other', [{ op: 'put', sessionId: 's', text: 'any write' }]);
+    const got = await gatherCandidates(store, 'u', null, ['tea', 'shared'], bounds, { kinds: new Set<ChunkKind>(['memory']) });
+    expect(got.candidates.some((c) => c.ref.chunkId === newest.chunkId)).toBe(true);
+    expect(got.candidates.length).toBeGreaterThan(bounds.window);
+  });
+
   it('verify() reports an index that disagrees with the directory', async () => {
     be = await make();
     store = await be.open({ postingMergeAt });

@@ -1,4 +1,4 @@
-import type { AbstractSnapshot } from 'abstract-level';
+import type { AbstractKeyIteratorOptions, AbstractSnapshot } from 'abstract-level';
 import type { ChunkKind } from '../../record/chunk-record.js';
 import type { DirEntry } from '../../record/dir-entry.js';
 import { INDEX_PRESENT } from '../../record/index-records.js';
@@ -202,6 +202,16 @@ function parseTail(tail: string): { sessionId: string; chunkId: string } {
   return { sessionId: tail.slice(a + 1, b), chunkId: tail.slice(b + 1) };
 }
 
+/**
+ * The hit a `ts␀session␀chunk` tail names. An object literal of fixed shape, not a spread of `parseTail`'s result:
+ * a gathering parses a thousand or more keys, and the spread cost more than the rest of the parse.
+ */
+function hitOf(tail: string): IndexHit {
+  const a = tail.indexOf(SEP);
+  const b = tail.lastIndexOf(SEP);
+  return { sessionId: tail.slice(a + 1, b), chunkId: tail.slice(b + 1), tail };
+}
+
 /** A key range of the candidate index, read whole. */
 export interface IndexRange {
   readonly gte: string;
@@ -216,32 +226,64 @@ export interface IndexRange {
  */
 export type IndexKeys = (range: IndexRange) => Promise<readonly string[]>;
 
+/**
+ * Bytes of keys one batch of a range read may carry (classic-level's `highWaterMarkBytes`; other backends ignore it).
+ * The default, 16 KiB, holds about 200 index keys, so a window or posting list of 256 keys took two round trips
+ * through the thread pool; room for the batch size abstract-level asks for (at most 1,000 keys) at 256 bytes a key
+ * makes it one. Held only while the batch is turned into strings.
+ */
+const KEY_BYTES_PER_BATCH_KEY = 256;
+
 /** `IndexKeys` straight from `family` in `snapshot`. */
 export function snapshotKeys(family: Family, snapshot: AbstractSnapshot): IndexKeys {
-  return (r) => family.keys({ gte: r.gte, lt: r.lt, reverse: r.reverse, limit: r.limit, snapshot }).all();
+  return (r) => {
+    const options: AbstractKeyIteratorOptions<string> & { highWaterMarkBytes: number } = {
+      gte: r.gte,
+      lt: r.lt,
+      reverse: r.reverse,
+      limit: r.limit,
+      snapshot,
+      highWaterMarkBytes: Math.max(1, Math.min(r.limit, 1000)) * KEY_BYTES_PER_BATCH_KEY,
+    };
+    return family.keys(options).all();
+  };
 }
 
 /** Newest first by the key suffix (time, then ids). */
 const newerTail = (a: IndexHit, b: IndexHit): number => (a.tail < b.tail ? 1 : a.tail > b.tail ? -1 : 0);
 
+/** The newest chunks of a scope (`newestChunks`). */
+export interface NewestChunks {
+  /** Newest first. */
+  readonly hits: IndexHit[];
+  /**
+   * The kinds asked for that the scope has at least one live chunk of, in the order asked. A kind missing here has
+   * no postings in the scope either (only live chunks are indexed, each with its recency keys, in one batch), so
+   * nothing older is looked for under it.
+   */
+  readonly kinds: ChunkKind[];
+}
+
 /**
  * The `n` newest live chunks of the scope (session null: all of the user's sessions) among `kinds`, newest first:
  * one bounded reverse scan per kind.
  */
-export async function newestChunks(keys: IndexKeys, userId: string, sessionId: string | null, kinds: readonly ChunkKind[], n: number): Promise<IndexHit[]> {
+export async function newestChunks(keys: IndexKeys, userId: string, sessionId: string | null, kinds: readonly ChunkKind[], n: number): Promise<NewestChunks> {
   const hits: IndexHit[] = [];
-  if (n <= 0) return hits;
+  const present: ChunkKind[] = [];
+  if (n <= 0) return { hits, kinds: [...kinds] };
   // One bounded scan per kind, all at once; each read whole (`all()`: keys in batches, not one promise per key).
   const scans = kinds.map((kind) => {
     const prefix = sessionId === null ? ['r', userId, kind] : ['s', userId, sessionId, kind];
     const head = prefix.join(SEP) + SEP;
-    return keys({ gte: head, lt: afterPrefix(...prefix), reverse: true, limit: n }).then((got) => ({ head, keys: got }));
+    return keys({ gte: head, lt: afterPrefix(...prefix), reverse: true, limit: n }).then((got) => ({ kind, head, keys: got }));
   });
   for (const scan of await Promise.all(scans)) {
     const head = scan.head;
+    if (scan.keys.length > 0) present.push(scan.kind);
     for (const key of scan.keys) {
       const rest = key.slice(head.length);
-      if (sessionId === null) hits.push({ ...parseTail(rest), tail: rest });
+      if (sessionId === null) hits.push(hitOf(rest));
       else {
         const i = rest.indexOf(SEP);
         const chunkId = rest.slice(i + 1);
@@ -251,7 +293,7 @@ export async function newestChunks(keys: IndexKeys, userId: string, sessionId: s
   }
   hits.sort(newerTail);
   hits.length = Math.min(hits.length, n);
-  return hits;
+  return { hits, kinds: present };
 }
 
 /**
@@ -275,8 +317,7 @@ export async function pendingChunks(keys: IndexKeys, userId: string, kinds: read
   for (const scan of await Promise.all(scans)) {
     const head = scan.head;
     for (const key of scan.keys) {
-      const tail = key.slice(head.length);
-      hits.push({ ...parseTail(tail), tail });
+      hits.push(hitOf(key.slice(head.length)));
     }
   }
   return hits;
@@ -345,8 +386,8 @@ export type ParsedPostings = (range: IndexRange, read: () => Promise<readonly Po
 function postingHits(head: string, keys: readonly string[]): PostingHit[] {
   return keys.map((key) => {
     const tail = key.slice(head.length);
-    const ids = parseTail(tail);
-    return { id: ids.sessionId + SEP + ids.chunkId, hit: { ...ids, tail } };
+    // The id is the tail after its time: `session␀chunk`.
+    return { id: tail.slice(tail.indexOf(SEP) + 1), hit: hitOf(tail) };
   });
 }
 

@@ -24,6 +24,7 @@
  * @internal
  */
 import type { IndexRange } from './candidate-index.js';
+import { ownBytes } from '../../util/own-bytes.js';
 
 /**
  * The version a read of `userId` is valid at; null: not known (a write is in flight, or the backend offers none),
@@ -144,8 +145,8 @@ export class MemoView {
       const got = await read(missing);
       missing.forEach((k, i) => {
         const v = got[i];
-        // Values read from the store may be views into a larger buffer (a backend's page): keep a copy of its own.
-        const copy = v === undefined ? undefined : Buffer.from(v);
+        // Values read from the store may be views into a larger buffer (a backend's page): kept only as bytes of their own.
+        const copy = v === undefined ? undefined : ownBytes(v);
         if (this.#memo.reserve(this.#userId, this.#u, ENTRY_OVERHEAD + 2 * k.length + (copy?.length ?? 0))) vs.set(k, copy);
       });
       if (missing.length === keys.length) return got;

@@ -71,18 +71,38 @@ export async function readCandidates(db: AnyLevel, cf: ColumnFamilies, q: Candid
   const version = caches?.version(q.userId) ?? null;
   const snapshot = db.snapshot();
   const mostPending = pendingBound?.(q.userId);
+  // A read still running when another step fails: it settles before the snapshot it reads from is closed.
+  let reading: Promise<unknown> | null = null;
   try {
     const memo = caches?.memo.view(q.userId, await version) ?? null;
     const direct = snapshotKeys(cf.candidates, snapshot);
     const keysOf: IndexKeys = memo === null ? direct : (r) => memo.scan(r, () => direct(r) as Promise<string[]>);
-    const dirValues = (keys: string[]): Promise<(Buffer | undefined)[]> =>
-      memo === null ? cf.dir.getMany(keys, { snapshot }) : memo.values(keys, (missing) => cf.dir.getMany(missing, { snapshot }));
+    const readDir = (keys: string[]): Promise<(Buffer | undefined)[]> => cf.dir.getMany(keys, { snapshot });
+    const dirValues = (keys: string[]): Promise<(Buffer | undefined)[]> => (memo === null ? readDir(keys) : memo.values(keys, readDir));
+    // With the memo, entries decoded at this version are found by their hit's tail (the same string at every warm
+    // recall, its hash kept) without building their directory keys.
+    const entriesOf = async (hits: readonly IndexHit[]): Promise<DirEntry[]> => {
+      if (hits.length === 0) return [];
+      const keyOf = (i: number): string => dirKey(q.userId, hits[i]!.sessionId, hits[i]!.chunkId);
+      if (memo === null) return (await dirValues(hits.map((_, i) => keyOf(i)))).map((v, i) => entryOf(hits[i]!, v));
+      return memo.decoded(
+        hits.map((h) => h.tail),
+        keyOf,
+        readDir,
+        (_key, v, i) => entryOf(hits[i]!, v),
+      );
+    };
     // On a memo hit the window's keys are not parsed again, nor its entries checked against their bytes again.
     const windowId = `w${q.sessionId ?? ''}\u0000${q.kinds.join(',')}\u0000${q.window}`;
-    const window =
+    const newest =
       memo === null
         ? await newestChunks(keysOf, q.userId, q.sessionId, q.kinds, q.window)
-        : await memo.derive(windowId, hitsBytes, () => newestChunks(keysOf, q.userId, q.sessionId, q.kinds, q.window));
+        : await memo.derive(windowId, (w) => hitsBytes(w.hits), () => newestChunks(keysOf, q.userId, q.sessionId, q.kinds, q.window));
+    const window = newest.hits;
+    // The window's entries are read now, while the pending list and the postings are scanned: on a cold read their
+    // page faults and table-block loads overlap those of the scans instead of following them.
+    const windowEntries = entriesOf(window);
+    reading = windowEntries.catch(() => undefined); // handled here; awaited (and thrown) below
     let read = window.length;
     const keywords = indexKeywords(q.keywords);
     // Older matches are looked for only when the window is full (else it is the whole scope).
@@ -102,7 +122,9 @@ export async function readCandidates(db: AnyLevel, cf: ColumnFamilies, q: Candid
       const oldest = window[window.length - 1]!.tail;
       const parsed: ParsedPostings | undefined =
         memo === null ? undefined : (r, read) => memo.derive(`p${r.limit}\u0000${r.gte}\u0000${r.lt}`, (hits) => hitsBytes(hits.map((h) => h.hit)), read);
-      const { found, scanned } = await keywordMatches(keysOf, cf.candidates, q.userId, q.sessionId, q.kinds, keywords, perKeyword, oldest, snapshot, parsed);
+      // Only the kinds the scope has chunks of: the posting lists of the others are empty in this snapshot (the
+      // budget per list stays that of every kind asked, so what is found does not depend on this).
+      const { found, scanned } = await keywordMatches(keysOf, cf.candidates, q.userId, q.sessionId, newest.kinds, keywords, perKeyword, oldest, snapshot, parsed);
       read += scanned;
       // Pending chunks older than the window (written with an old creation time) have no postings yet: match them
       // on their directory entry's keywords.
@@ -119,20 +141,8 @@ export async function readCandidates(db: AnyLevel, cf: ColumnFamilies, q: Candid
         .map((f) => f.hit);
     }
     const hits = [...window, ...older];
-    const keyOf = (i: number): string => dirKey(q.userId, hits[i]!.sessionId, hits[i]!.chunkId);
-    // With the memo, entries decoded at this version are found by their hit's tail (the same string at every warm
-    // recall, its hash kept) without building their directory keys.
-    const decodedEntries =
-      hits.length === 0
-        ? []
-        : memo === null
-          ? (await dirValues(hits.map((_, i) => keyOf(i)))).map((v, i) => entryOf(hits[i]!, v))
-          : await memo.decoded(
-              hits.map((h) => h.tail),
-              keyOf,
-              (missing) => cf.dir.getMany(missing, { snapshot }),
-              (_key, v, i) => entryOf(hits[i]!, v),
-            );
+    // Older matches are strictly older than the window's oldest chunk: no entry is read twice.
+    const decodedEntries = [...(await windowEntries), ...(await entriesOf(older))];
     const entries: ListedEntry[] = decodedEntries.map((entry, i) => ({ userId: q.userId, sessionId: hits[i]!.sessionId, chunkId: hits[i]!.chunkId, entry }));
     if (q.stats !== true) return { entries, indexKeysRead: read, stats: null };
     // The counters cover posted chunks; the pending ones are added from their entries (window or read above).
@@ -143,6 +153,7 @@ export async function readCandidates(db: AnyLevel, cf: ColumnFamilies, q: Candid
     const stats = withPending(posted, pending.map((h) => byTail.get(h.tail)!));
     return { entries, indexKeysRead: read, stats };
   } finally {
+    if (reading !== null) await reading;
     await snapshot.close();
   }
 }

@@ -1,5 +1,6 @@
 import { decodeDirEntry, type DirEntry } from '../../record/dir-entry.js';
 import { ByteLru } from '../../util/byte-lru.js';
+import { ownBytes } from '../../util/own-bytes.js';
 
 /** Rough heap cost of a cached entry beyond its stored bytes: the key, the entry object and its strings. */
 const OVERHEAD_BYTES = 256;
@@ -54,9 +55,9 @@ export class DecodedEntries {
     // Shared from now on: frozen, so that callers may key memos by the list itself (it can never change in place).
     Object.freeze(entry.keywords);
     this.#lru.delete(key);
-    // Values read from the store may be views into a larger buffer (a backend's page): keep a copy of its own.
+    // Values read from the store may be views into a larger buffer (a backend's page): kept only as bytes of their own.
     const bytes = 3 * raw.length + 2 * key.length + OVERHEAD_BYTES;
-    this.#lru.set(key, { raw: Buffer.from(raw), sessionId, entry }, bytes);
+    this.#lru.set(key, { raw: ownBytes(raw), sessionId, entry }, bytes);
     return entry;
   }
 
