@@ -326,6 +326,16 @@ const LISTS_PER_KEY = 4;
  */
 const KEYWORD_TERMS_BY_LIST = new WeakMap<readonly string[], readonly string[]>();
 
+/**
+ * Forgets the keyword-list memo: it is filed by the content of the lists it met, which are chunks' keywords (what a
+ * store holds), so a benchmark's cold read forgets it as a restarted process would. The word-level memos (a word's
+ * stem, its token count) are kept: they hold the language, not a store's chunks.
+ * @internal
+ */
+export function forgetKeywordListTerms(): void {
+  KEYWORD_TERMS_MEMO.clear();
+}
+
 export function keywordTerms(keywords: readonly string[]): readonly string[] {
   const frozen = Object.isFrozen(keywords);
   if (frozen) {

@@ -32,6 +32,12 @@ export class BoundedMemo<K, V> {
     return o;
   }
 
+  /** Forgets every entry. */
+  clear(): void {
+    this.#young = new Map();
+    this.#old = new Map();
+  }
+
   set(key: K, value: V): void {
     if (this.#young.size >= this.#half) {
       this.#old = this.#young;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { contentWordsOf, dateTermsOf, extractKeywords, isCalendarTerm, keywordTerms, termsAndKeywordsOf, termsOf, DEFAULT_KEYWORD_LIMIT } from '../../src/model/keywords.js';
+import { contentWordsOf, dateTermsOf, extractKeywords, forgetKeywordListTerms, isCalendarTerm, keywordTerms, termsAndKeywordsOf, termsOf, DEFAULT_KEYWORD_LIMIT } from '../../src/model/keywords.js';
 
 describe('extractKeywords', () => {
   const text =
@@ -143,6 +143,17 @@ describe('keywordTerms', () => {
     const long = Array.from({ length: 3000 }, (_, i) => 'word' + 'abcdefghij'[i % 10]!.repeat(1 + (i % 5)));
     expect(long.join('\n').length).toBeGreaterThan(16 * 1024);
     expect(keywordTerms(long)).toEqual(termsOf(long.join('\n')));
+  });
+
+  it('forgets what it met by content when told (as a cold read does), and still gives the same terms', () => {
+    const list = ['berlin', 'gardens', 'cafes', 'memory', 'alice'];
+    const first = keywordTerms(list);
+    // Met by content: a new list object with the same keywords gets the very terms array kept.
+    expect(keywordTerms([...list])).toBe(first);
+    forgetKeywordListTerms();
+    const again = keywordTerms([...list]);
+    expect(again).not.toBe(first);
+    expect(again).toEqual(first);
   });
 
   it('tells apart lists alike in length, characters and first, middle and last keywords', () => {

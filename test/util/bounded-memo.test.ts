@@ -33,6 +33,17 @@ describe('BoundedMemo', () => {
     expect(memo.get('cold-9999')).toBe(9999);
   });
 
+  it('forgets every entry on clear, and fills again after', () => {
+    const memo = new BoundedMemo<string, number>(8);
+    for (let i = 0; i < 6; i++) memo.set(`k${i}`, i);
+    expect(memo.size).toBe(6);
+    memo.clear();
+    expect(memo.size).toBe(0);
+    for (let i = 0; i < 6; i++) expect(memo.get(`k${i}`)).toBeUndefined();
+    memo.set('k0', 10);
+    expect(memo.get('k0')).toBe(10);
+  });
+
   it('rejects a bound below 2', () => {
     expect(() => new BoundedMemo(1)).toThrow(RangeError);
     expect(() => new BoundedMemo(2.5)).toThrow(RangeError);

@@ -27,6 +27,7 @@ import { DEFAULT_ZSTD_LEVEL } from '../../block/frame-codec.js';
 import { AkashicStore } from '../../engine/akashic-store.js';
 import type { WriteOp } from '../../api/requests.js';
 import { coldReopen } from '../../engine/internal-seams.js';
+import { forgetKeywordListTerms } from '../../model/keywords.js';
 import { AkashicMemory } from '../../memattention/memory.js';
 import { createPrng, type Prng } from '../workload/prng.js';
 import { describeDisk, dropPageCache, probePageCacheDrop, processReadBytes } from './cold-read.js';
@@ -407,6 +408,8 @@ async function sweepRecall(
           const o = open[(i + k) % open.length]!;
           await o.memory.close();
           await o.store[coldReopen]();
+          // Process-wide memos filed by chunks' content go too, as in a restarted process.
+          forgetKeywordListTerms();
           o.memory = openMemory(o.store);
           dropPageCache(i === 0 && k === 0);
           const b0 = processReadBytes();

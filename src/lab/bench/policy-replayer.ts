@@ -14,6 +14,7 @@ import { retrieve } from '../../memattention/recall.js';
 import { ChunkPieceCache } from '../../memattention/chunk-pieces.js';
 import { coldReopen } from '../../engine/internal-seams.js';
 import { EmbeddedModel } from '../../model/embedded-model.js';
+import { forgetKeywordListTerms } from '../../model/keywords.js';
 import { loadOfflineWordVectors } from '../../model/word-vectors.js';
 import type { ChunkRecord } from '../../record/chunk-record.js';
 import type { ChunkRef, LocatedRef } from '../../api/chunk-input.js';
@@ -112,6 +113,7 @@ export class PolicyReplayer {
     // A cold recall derives everything again, as a fresh AkashicMemory would: no model memo, no chunk pieces.
     this.#model = new CheckedModel(new EmbeddedModel());
     this.#pieces = new ChunkPieceCache(RECALL_OPTIONS.tokenizer);
+    forgetKeywordListTerms();
     if (this.#backend.kind === 'memory') return;
     await this.#store[coldReopen]();
   }
