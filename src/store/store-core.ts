@@ -412,7 +412,9 @@ export class StoreCore {
   flushCoAccess(): Promise<void> {
     return this.lock.run(async () => {
       if (this.options.readOnly || this.writer.failure !== null || this.coAccessBuffer.observations === 0) return;
-      await persistCoAccess(this.ctx, this.coAccessBuffer.drain());
+      // Users whose batch lost to other writers every time keep their increments for the next flush.
+      const unwritten = await persistCoAccess(this.ctx, this.coAccessBuffer.drain());
+      for (const [userId, increments] of unwritten) this.coAccessBuffer.restore(userId, increments);
     });
   }
 

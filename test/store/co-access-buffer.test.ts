@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AkashicStore } from '../../src/index.js';
+import { AkashicStore, type ChunkRef } from '../../src/index.js';
+import { PartitionedMemoryLevel } from '../support/partitioned-memory-level.js';
 import { CO_ACCESS_FLUSH_EVERY } from '../../src/store/write/co-access-buffer.js';
 import { BACKENDS, type Backend } from '../support/backends.js';
 
@@ -60,5 +61,41 @@ describe.each(BACKENDS)('co-access counted in memory, persisted in batches, on $
     for (const id of [...left.accesses.keys(), ...left.pairs.keys()]) expect(id.includes('s1')).toBe(false);
     expect(left.accesses.size).toBe(2);
     expect((await persistedCoAccessKeys(be)).some((k) => k.includes('s1'))).toBe(false);
+  });
+});
+
+describe('co-access flushed while other writers keep changing a user (a fenced, partitioned backend)', () => {
+  it('keeps that user\'s counts for the next flush, writes the other users\', and never lets a count go backwards', async () => {
+    const db = new PartitionedMemoryLevel({ fencing: true });
+    const store = await AkashicStore.open({ db, gc: { intervalMs: 0 } });
+    try {
+      const refsOf = async (u: string): Promise<ChunkRef[]> => [
+        await store.put(u, { sessionId: 's', text: `${u} one` }),
+        await store.put(u, { sessionId: 's', text: `${u} two` }),
+      ].map((r) => ({ sessionId: r.sessionId, chunkId: r.chunkId }));
+      const alice = await refsOf('alice');
+      const bob = await refsOf('bob');
+      const pair = (r: ChunkRef[]): string => `${r[0]!.sessionId}\u0000${r[0]!.chunkId}\u0000${r[1]!.sessionId}\u0000${r[1]!.chunkId}`;
+      db.refuseFenced.add('alice');
+      const refusedBefore = db.conflicts;
+      // One batch's worth of observations, alternating users: the last one flushes, and alice's batch is refused.
+      for (let i = 0; i < CO_ACCESS_FLUSH_EVERY; i++) await store.recordCoAccess(i % 2 === 0 ? 'alice' : 'bob', i % 2 === 0 ? alice : bob);
+      expect(db.conflicts).toBeGreaterThan(refusedBefore);
+      const half = CO_ACCESS_FLUSH_EVERY / 2;
+      expect((await store.coAccess('alice')).pairs.get(pair(alice))).toBe(half);
+      expect((await store.coAccess('bob')).pairs.get(pair(bob))).toBe(half);
+
+      // Once the contention ends, the next flush writes alice's kept counts with the new ones.
+      db.refuseFenced.delete('alice');
+      for (let i = 0; i < CO_ACCESS_FLUSH_EVERY; i++) await store.recordCoAccess('alice', alice);
+      expect((await store.coAccess('alice')).pairs.get(pair(alice))).toBe(half + CO_ACCESS_FLUSH_EVERY);
+      // Persisted, not only buffered: a second store over the same backend (another process) reads them.
+      const other = await AkashicStore.open({ db, gc: { intervalMs: 0 } });
+      expect((await other.coAccess('alice')).pairs.get(pair(alice))).toBe(half + CO_ACCESS_FLUSH_EVERY);
+      expect((await other.coAccess('bob')).pairs.get(pair(bob))).toBe(half);
+      await other.close();
+    } finally {
+      await store.close();
+    }
   });
 });

@@ -33,6 +33,8 @@ export class PartitionedMemoryLevel extends MemoryLevel<string, Buffer> {
   #clock = 0n;
   /** Fenced batches refused because their partition had moved. */
   conflicts = 0;
+  /** Partitions (user ids) whose fenced batches are all refused, as if other writers always moved them first. */
+  readonly refuseFenced = new Set<string>();
 
   constructor(opts: { fencing: boolean }) {
     super({ keyEncoding: 'utf8', valueEncoding: 'buffer' });
@@ -57,7 +59,7 @@ export class PartitionedMemoryLevel extends MemoryLevel<string, Buffer> {
     if (fence !== undefined) {
       if (partition !== undefined && partition !== fence.partition) throw new Error(`a batch fenced on ${JSON.stringify(fence.partition)} writes ${JSON.stringify(partition)}`);
       const now = String(this.#versions.get(fence.partition) ?? 0n);
-      if (now !== fence.version) {
+      if (now !== fence.version || this.refuseFenced.has(fence.partition)) {
         this.conflicts++;
         throw new AkashicError('AKASHIC_CONFLICT', `partition ${JSON.stringify(fence.partition)} is at version ${now}, not ${fence.version}`);
       }

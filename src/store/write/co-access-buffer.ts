@@ -62,6 +62,27 @@ export class CoAccessBuffer {
     for (const [k, p] of this.#pending.get(userId) ?? []) yield [k, p.count];
   }
 
+  /**
+   * Puts back the user's increments a flush could not write (another writer kept changing the user until the
+   * fenced write's retries ran out), merged with any counted since, so no count a reader saw goes backwards and the
+   * next flush carries them. Adds no observation: the flush cadence is unchanged.
+   */
+  restore(userId: string, increments: ReadonlyMap<string, Pending>): void {
+    let m = this.#pending.get(userId);
+    if (m === undefined) {
+      m = new Map();
+      this.#pending.set(userId, m);
+    }
+    for (const [k, p] of increments) {
+      const now = m.get(k);
+      if (now === undefined) m.set(k, { count: p.count, lastAt: p.lastAt });
+      else {
+        now.count += p.count;
+        now.lastAt = Math.max(now.lastAt, p.lastAt);
+      }
+    }
+  }
+
   /** Takes everything buffered (the caller persists it). */
   drain(): Map<string, Pending> {
     const out = new Map<string, Pending>();

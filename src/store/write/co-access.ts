@@ -5,6 +5,7 @@ import type { ColumnFamilies } from '../kv/column-families.js';
 import { CF, SEP, accessKey, afterPrefix, orderedPair, pairKey, partitionOf, prefixRange, refString } from '../kv/keys.js';
 import type { TxnContext } from '../txn/txn-state.js';
 import { writeUserBatch } from './fenced-write.js';
+import { AkashicError } from '../../errors.js';
 
 /** The access and pair keys of one observation: each chunk's access counter, and each pair's. */
 export function coAccessKeys(userId: string, refs: readonly ChunkRef[]): string[] {
@@ -18,9 +19,11 @@ export function coAccessKeys(userId: string, refs: readonly ChunkRef[]): string[
  * Persists the buffered co-access increments (`CoAccessBuffer.drain`), each added to the stored count: one batch
  * per user (each in its user's partition, fenced on a partitioned backend, so an increment is read and rewritten
  * against the latest count even with other processes counting). No accounting (co-access changes no accounted
- * figure). REQUIRES: the write lock.
+ * figure). A user whose batch is refused with AKASHIC_CONFLICT (other writers kept changing the user until the
+ * fenced write's retries ran out) does not stop the others: its increments are returned, by user, for the caller to
+ * buffer again; any other error is thrown. REQUIRES: the write lock.
  */
-export async function persistCoAccess(ctx: TxnContext, pending: ReadonlyMap<string, { count: number; lastAt: number }>): Promise<void> {
+export async function persistCoAccess(ctx: TxnContext, pending: ReadonlyMap<string, { count: number; lastAt: number }>): Promise<Map<string, Map<string, { count: number; lastAt: number }>>> {
   const byUser = new Map<string, string[]>();
   for (const key of [...pending.keys()].sort()) {
     const userId = partitionOf(CF.coaccess, key);
@@ -29,17 +32,24 @@ export async function persistCoAccess(ctx: TxnContext, pending: ReadonlyMap<stri
     else list.push(key);
   }
   const cf = ctx.cf;
+  const unwritten = new Map<string, Map<string, { count: number; lastAt: number }>>();
   for (const [userId, keys] of byUser) {
-    await writeUserBatch(ctx, userId, async () => {
-      const values = await cf.coaccess.getMany(keys);
-      return keys.map((key, i) => {
-        const v = values[i];
-        const add = pending.get(key)!;
-        const count = (v === undefined ? 0 : decodeCoAccess(v, `co-access ${JSON.stringify(key)}`).count) + add.count;
-        return { type: 'put' as const, sublevel: cf.coaccess, key, value: encodeCoAccess({ count, lastAt: add.lastAt }) };
+    try {
+      await writeUserBatch(ctx, userId, async () => {
+        const values = await cf.coaccess.getMany(keys);
+        return keys.map((key, i) => {
+          const v = values[i];
+          const add = pending.get(key)!;
+          const count = (v === undefined ? 0 : decodeCoAccess(v, `co-access ${JSON.stringify(key)}`).count) + add.count;
+          return { type: 'put' as const, sublevel: cf.coaccess, key, value: encodeCoAccess({ count, lastAt: add.lastAt }) };
+        });
       });
-    });
+    } catch (err) {
+      if (!(err instanceof AkashicError && err.code === 'AKASHIC_CONFLICT')) throw err;
+      unwritten.set(userId, new Map(keys.map((k) => [k, pending.get(k)!])));
+    }
   }
+  return unwritten;
 }
 
 /**
