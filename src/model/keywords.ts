@@ -346,9 +346,7 @@ export function keywordTerms(keywords: readonly string[]): readonly string[] {
   const lists = KEYWORD_TERMS_MEMO.get(key);
   let terms = lists === undefined ? undefined : sameList(lists, keywords);
   if (terms === undefined) {
-    const text = keywords.join('\n');
-    // Past the tokenizer's cut (MAX_TOKENIZE_CHARS) a text is cut, and the words would not be: tokenized whole then.
-    terms = (text.length <= MAX_TOKENIZE_CHARS && LOWER_CASE_LINES.test(text) ? termsOfLowerCaseWords(keywords) : null) ?? termsOf(text);
+    terms = termsOfKeywords(keywords);
     const entry: KnownList = { keywords: frozen ? keywords : Object.freeze([...keywords]), terms };
     if (lists === undefined) KEYWORD_TERMS_MEMO.set(key, [entry]);
     else if (lists.push(entry) > LISTS_PER_KEY) lists.shift();
@@ -377,22 +375,57 @@ function sameList(lists: readonly KnownList[], keywords: readonly string[]): rea
   return undefined;
 }
 
-/** Keyword lists made of lower-case ASCII words only, as `extractKeywords` writes them (a list the memo missed). */
-const LOWER_CASE_LINES = /^[a-z\n]*$/u;
-
 /**
- * `termsOf` of lower-case ASCII words one per line, without tokenizing: such a line is one token, which `toWord`
- * keeps when it is 2 to MAX_WORD_CHARS letters long and no stop word, and whose term is its stem (no date can form
- * without digits). The same terms, a few times cheaper; in a long history most candidates beyond the newest are
- * seen for the first time, so the memo above misses for them. Null when a keyword holds a line break.
+ * `termsOf` of the keywords one per line, keyword by keyword: a word never spans a line break, nor does a written date
+ * (its words are separated by spaces, not line breaks), and normalization leaves a line break where it is, so the
+ * terms of the lines joined are the terms of each line in turn. Only a list longer than the tokenizer reads
+ * (MAX_TOKENIZE_CHARS) is tokenized whole, as it is cut as one text.
  */
-function termsOfLowerCaseWords(keywords: readonly string[]): string[] | null {
+function termsOfKeywords(keywords: readonly string[]): string[] {
+  let chars = keywords.length - 1; // the line breaks between keywords
+  for (const k of keywords) chars += k.length;
+  if (chars > MAX_TOKENIZE_CHARS) return termsOf(keywords.join('\n'));
   const terms: string[] = [];
   for (const k of keywords) {
-    if (k.includes('\n')) return null; // a keyword of several lines: tokenized whole by the caller
-    if (k.length >= 2 && k.length <= MAX_WORD_CHARS && !STOP_WORDS.has(k)) terms.push(toTerm(k));
+    const known = k.length <= MAX_WORD_CHARS ? keywordTermsOf(k) : termsOf(k);
+    if (known === null) continue;
+    if (typeof known === 'string') terms.push(known);
+    else for (const t of known) terms.push(t);
   }
   return terms;
+}
+
+/**
+ * `termsOf` of one keyword of at most MAX_WORD_CHARS characters: its one term (the common case), null for none (a
+ * stop word), or its several terms (a date with its month and year, a keyword of several words). A pure function of
+ * one word, holding no store data (like STEM_MEMO); in a long history most candidates' keyword lists are met for
+ * the first time at a recall, and their words are not: one lookup here replaces the stop-word test, the stemmable
+ * test and the stem lookup.
+ */
+const KEYWORD_TERMS_MEMO_BY_WORD = new BoundedMemo<string, string | readonly string[] | null>(65_536);
+
+function keywordTermsOf(keyword: string): string | readonly string[] | null {
+  let known = KEYWORD_TERMS_MEMO_BY_WORD.get(keyword);
+  if (known === undefined) {
+    if (isLowerCaseWord(keyword)) {
+      // One token, kept by `toWord` when 2 or more letters long and no stop word; no date forms without digits.
+      known = keyword.length < 2 || STOP_WORDS.has(keyword) ? null : toTerm(keyword);
+    } else {
+      const terms = termsOf(keyword);
+      known = terms.length === 0 ? null : terms.length === 1 ? terms[0]! : Object.freeze(terms);
+    }
+    KEYWORD_TERMS_MEMO_BY_WORD.set(keyword, known);
+  }
+  return known;
+}
+
+/** Only the letters `a` to `z` (what `extractKeywords` writes for a plain word). */
+function isLowerCaseWord(keyword: string): boolean {
+  for (let i = 0; i < keyword.length; i++) {
+    const c = keyword.charCodeAt(i);
+    if (c < 97 || c > 122) return false;
+  }
+  return true;
 }
 
 /**

@@ -124,8 +124,8 @@ describe('tokenizing ASCII text', () => {
 
 describe('keywordTerms', () => {
   it('gives termsOf of the keywords one per line, on the lower-case fast path and off it', () => {
-    // Lower-case word lists take a path that does not tokenize; anything else is tokenized whole. Both must give the
-    // terms of the list tokenized as one text: stop words, one-letter and over-long words, empty lines, and lists
+    // Lower-case words take a path that does not tokenize; other keywords are tokenized one by one. Both must give
+    // the terms of the list tokenized as one text: stop words, one-letter and over-long words, empty lines, and lists
     // with capitals, digits, dates, apostrophes or other characters.
     const lower = fc.oneof(
       fc.constantFrom('memories', 'running', 'the', 'and', 'a', '', 'x'.repeat(64), 'y'.repeat(65), 'berlin', 'cafes', 'databases', 'july', 'may'),
@@ -143,6 +143,30 @@ describe('keywordTerms', () => {
     const long = Array.from({ length: 3000 }, (_, i) => 'word' + 'abcdefghij'[i % 10]!.repeat(1 + (i % 5)));
     expect(long.join('\n').length).toBeGreaterThan(16 * 1024);
     expect(keywordTerms(long)).toEqual(termsOf(long.join('\n')));
+  });
+
+  it('gives termsOf of the keywords one per line for keywords of any characters, met once or again', () => {
+    // Keywords are read one by one (a word or a date never spans a line break): any text, line breaks and
+    // characters that normalization changes included, read the same as the list tokenized as one text; a keyword
+    // met before (its terms remembered by word) reads the same in every list and position.
+    const piece = fc.oneof(
+      fc.string({ unit: 'grapheme', maxLength: 12 }),
+      fc.string({ unit: 'binary', maxLength: 12 }),
+      fc.constantFrom('July', '7', '7th', 'of', '2023', ' ', ',', '\n', "'s", '\u2019s', 'ﬁ', 'e\u0301', '１２', 'K', 'ſ', '-', '.', 'Ä'),
+    );
+    const keyword = fc.oneof(fc.array(piece, { maxLength: 6 }).map((p) => p.join('')), fc.stringMatching(/^[a-z]{0,70}$/));
+    fc.assert(
+      fc.property(fc.array(keyword, { maxLength: 20 }), fc.array(keyword, { maxLength: 20 }), (a, b) => {
+        expect(keywordTerms(a)).toEqual(termsOf(a.join('\n')));
+        expect(keywordTerms([...b, ...a])).toEqual(termsOf([...b, ...a].join('\n')));
+        forgetKeywordListTerms();
+        expect(keywordTerms([...a, ...b])).toEqual(termsOf([...a, ...b].join('\n')));
+      }),
+      { numRuns: 500 },
+    );
+    // A date written in one keyword, and its words split over keywords (never a date across lines).
+    expect(keywordTerms(['moved', 'July 7, 2023', 'berlin'])).toEqual(['move', '2023-07-07', '2023-07', '2023', 'berlin']);
+    expect(keywordTerms(['July 7,', '2023'])).toEqual(termsOf('July 7,\n2023'));
   });
 
   it('forgets what it met by content when told (as a cold read does), and still gives the same terms', () => {
