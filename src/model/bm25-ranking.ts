@@ -38,6 +38,23 @@ function spaceTokensOf(terms: readonly string[]): readonly string[] {
 /** Term frequencies of term lists, kept while the list lives (lists are read-only once scored). */
 const FREQUENCIES = new WeakMap<readonly string[], Map<string, number>>();
 
+/**
+ * Term lists scored once, whose frequencies were not kept. Building a list's frequencies costs several times more
+ * than reading its terms against the query once, and most lists a cold recall meets (new lists decoded from the
+ * store, or a dated query's lists made afresh at every call) are never scored again: their frequencies are kept
+ * from the second time a list is scored.
+ */
+const SCORED_ONCE = new WeakSet<readonly string[]>();
+
+/** The list's kept term frequencies, made now if it was scored before; null the first time (nothing kept). */
+function keptFrequenciesOf(terms: readonly string[]): ReadonlyMap<string, number> | null {
+  const tf = FREQUENCIES.get(terms);
+  if (tf !== undefined) return tf;
+  if (SCORED_ONCE.has(terms)) return frequenciesOf(terms);
+  SCORED_ONCE.add(terms);
+  return null;
+}
+
 function frequenciesOf(terms: readonly string[]): ReadonlyMap<string, number> {
   let tf = FREQUENCIES.get(terms);
   if (tf === undefined) {
@@ -152,10 +169,11 @@ export function bm25Scores(documents: readonly (readonly string[])[], queryTerms
     const tokens = tokensOf(terms);
     lengths[d] = tokens.length;
     totalLength += tokens.length;
-    if (plainTerms) {
-      // The document's term frequencies, kept with its term list (callers score the same lists again): a lookup
-      // per query token instead of one per document token; the same postings in the same order.
-      const tf = frequenciesOf(terms);
+    // The document's term frequencies, kept with its term list once it is scored again (callers score the same
+    // lists at every recall): a lookup per query token instead of one per document token; the same postings in the
+    // same order.
+    const tf = plainTerms ? keptFrequenciesOf(terms) : null;
+    if (tf !== null) {
       for (const [t, s] of querySlots) {
         const f = tf.get(t);
         if (f !== undefined) postings[s]!.push([d, f]);

@@ -74,4 +74,21 @@ describe('bm25Scores', () => {
       { numRuns: 60, seed: 29 },
     );
   });
+
+  it('scores term lists the same the first time (frequencies not kept yet), the second (kept then) and after', () => {
+    // A list's term frequencies are kept from its second scoring on; lists met for the first time are read term by
+    // term. Calls mixing lists of each kind (repeated terms included) give wink's scores for any query.
+    const doc = fc.array(term, { maxLength: 12 });
+    fc.assert(
+      fc.property(fc.array(doc, { maxLength: 20 }), fc.array(fc.array(term, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 4 }), fc.nat(), (docs, queries, seed) => {
+        const lists = docs.map((d) => [...d]);
+        for (const query of queries) {
+          // Some lists fresh at every call, the others kept: each call meets lists seen 0, 1, 2, … times before.
+          const mixed = lists.map((l, i) => ((i + seed) % 3 === 0 ? [...l] : l));
+          expect(bm25Scores(mixed, query, true)).toEqual(winkScores(mixed, query));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
 });
