@@ -329,7 +329,7 @@ const KEYWORD_TERMS_BY_LIST = new WeakMap<readonly string[], readonly string[]>(
 /**
  * Forgets the keyword-list memo: it is filed by the content of the lists it met, which are chunks' keywords (what a
  * store holds), so a benchmark's cold read forgets it as a restarted process would. The word-level memos (a word's
- * stem, its token count) are kept: they hold the language, not a store's chunks.
+ * stem and token count, a keyword's terms) are kept: they hold the language, not a store's chunks.
  * @internal
  */
 export function forgetKeywordListTerms(): void {
@@ -402,10 +402,10 @@ function termsOfKeywords(keywords: readonly string[]): string[] {
  * the first time at a recall, and their words are not: one lookup here replaces the stop-word test, the stemmable
  * test and the stem lookup.
  */
-const KEYWORD_TERMS_MEMO_BY_WORD = new BoundedMemo<string, string | readonly string[] | null>(65_536);
+const TERMS_BY_KEYWORD = new BoundedMemo<string, string | readonly string[] | null>(65_536);
 
 function keywordTermsOf(keyword: string): string | readonly string[] | null {
-  let known = KEYWORD_TERMS_MEMO_BY_WORD.get(keyword);
+  let known = TERMS_BY_KEYWORD.get(keyword);
   if (known === undefined) {
     if (isLowerCaseWord(keyword)) {
       // One token, kept by `toWord` when 2 or more letters long and no stop word; no date forms without digits.
@@ -414,7 +414,7 @@ function keywordTermsOf(keyword: string): string | readonly string[] | null {
       const terms = termsOf(keyword);
       known = terms.length === 0 ? null : terms.length === 1 ? terms[0]! : Object.freeze(terms);
     }
-    KEYWORD_TERMS_MEMO_BY_WORD.set(keyword, known);
+    TERMS_BY_KEYWORD.set(keyword, known);
   }
   return known;
 }
