@@ -94,13 +94,19 @@ function indexRun(docs: readonly (readonly string[])[]): IndexedRun {
   const lengths = new Int32Array(docs.length);
   const postings = new Map<string, [number, number][]>();
   let totalLength = 0;
+  // Read from the terms, not from kept frequencies: a run's documents are scored through the index from now on, so
+  // their frequencies would serve nothing.
   docs.forEach((terms, i) => {
     lengths[i] = terms.length;
     totalLength += terms.length;
-    for (const [t, f] of frequenciesOf(terms)) {
+    for (const t of terms) {
       const list = postings.get(t);
-      if (list === undefined) postings.set(t, [[i, f]]);
-      else list.push([i, f]);
+      if (list === undefined) postings.set(t, [[i, 1]]);
+      else {
+        const last = list[list.length - 1]!;
+        if (last[0] === i) last[1] += 1;
+        else list.push([i, 1]);
+      }
     }
   });
   return { docs, lengths, totalLength, postings };
