@@ -177,15 +177,15 @@ export class ChunkPieces {
     return counts[i]!;
   }
 
-  /**
-   * The content-word key of sentence `i`: the sorted set of its `termsOf` terms and its numbers (even one-digit
-   * ones: "paid 4" and "paid 5" are different facts); '' for a sentence with no content word.
-   */
   /** Whether sentence `i`'s repeat key is already computed (asking for it then costs nothing). */
   hasRepeatKey(i: number): boolean {
     return this.#repeatKeys?.[i] !== undefined;
   }
 
+  /**
+   * The content-word key of sentence `i`: the sorted set of its `termsOf` terms and its numbers (even one-digit
+   * ones: "paid 4" and "paid 5" are different facts); '' for a sentence with no content word.
+   */
   repeatKey(i: number): string {
     const keys = (this.#repeatKeys ??= new Array<string>(this.pieces.length));
     let key = keys[i];

@@ -43,7 +43,8 @@ export class DenseScorer {
   readonly #cosines = new Map<Float32Array, Float64Array>();
   /** The cosine row of each word `scoreWords` looked up (null: the word has no vector). */
   readonly #byWord = new Map<string, Float64Array | null>();
-  #best: Float64Array | undefined;
+  /** `scoreWords`' rows of the document being scored, reused from one document to the next. */
+  readonly #rows: Float64Array[] = [];
 
   constructor(query: readonly Float32Array[]) {
     this.#query = query;
@@ -51,9 +52,35 @@ export class DenseScorer {
 
   /** The document's dense score (see the module comment); 0 when the query or the document has no vector. */
   score(doc: readonly Float32Array[]): number {
+    if (this.#query.length === 0) return 0;
+    return this.#scoreRows(doc.map((d) => this.#row(d)));
+  }
+
+  /**
+   * `score(vectorsOf(vectors, words))`, without building the vector list: each word (lower-cased) is looked up once
+   * per scorer, in a map of the words this scoring has met.
+   */
+  scoreWords(words: readonly string[], vectors: WordVectors): number {
+    if (this.#query.length === 0) return 0;
+    const rows = this.#rows;
+    rows.length = 0;
+    for (const w of words) {
+      const word = w.toLowerCase();
+      let row = this.#byWord.get(word);
+      if (row === undefined) {
+        const v = vectors.vector(word);
+        row = v === undefined ? null : this.#row(v);
+        this.#byWord.set(word, row);
+      }
+      if (row !== null) rows.push(row);
+    }
+    return this.#scoreRows(rows);
+  }
+
+  /** The score of a document given its words' cosine rows: the best cosine per query word, those related summed. */
+  #scoreRows(rows: readonly Float64Array[]): number {
     const query = this.#query;
-    if (query.length === 0 || doc.length === 0) return 0;
-    const rows = doc.map((d) => this.#row(d));
+    if (rows.length === 0) return 0;
     let total = 0;
     for (let j = 0; j < query.length; j++) {
       let best = 0;
@@ -63,33 +90,6 @@ export class DenseScorer {
       }
       if (best >= RELATED_COSINE) total += best;
     }
-    return total / query.length;
-  }
-
-  /**
-   * `score(vectorsOf(vectors, words))`, without building the list: each word (lower-cased) is looked up once per
-   * scorer, in a map of the words this scoring has met, and its cosines are folded into the best per query word.
-   */
-  scoreWords(words: readonly string[], vectors: WordVectors): number {
-    const query = this.#query;
-    if (query.length === 0) return 0;
-    const best = (this.#best ??= new Float64Array(query.length)).fill(0);
-    let any = false;
-    for (const w of words) {
-      const word = w.toLowerCase();
-      let row = this.#byWord.get(word);
-      if (row === undefined) {
-        const v = vectors.vector(word);
-        row = v === undefined ? null : this.#row(v);
-        this.#byWord.set(word, row);
-      }
-      if (row === null) continue;
-      any = true;
-      for (let j = 0; j < query.length; j++) if (row[j]! > best[j]!) best[j] = row[j]!;
-    }
-    if (!any) return 0;
-    let total = 0;
-    for (let j = 0; j < query.length; j++) if (best[j]! >= RELATED_COSINE) total += best[j]!;
     return total / query.length;
   }
 

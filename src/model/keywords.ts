@@ -201,19 +201,32 @@ function rawWord(raw: string): RawWord | null {
   return known;
 }
 
-function tokenize(text: string): Token[] {
+/**
+ * Walks the tokens of `text` in order: each written date (its ISO form) and each word kept (what it gives, the word
+ * as written, where it starts in `source`, the text read).
+ */
+function eachToken(text: string, onDate: (iso: string) => void, onWord: (known: RawWord, raw: string, at: number, source: string) => void): void {
   const { source, dates, ascii } = prepare(text);
-  const tokens: Token[] = [];
   let next = 0;
   eachWord(source, ascii, (raw, at) => {
-    while (next < dates.length && dates[next]!.at < at) tokens.push(dateToken(dates[next++]!.iso));
+    while (next < dates.length && dates[next]!.at < at) onDate(dates[next++]!.iso);
     const known = rawWord(raw);
-    if (known === null) return;
-    const first = raw.charAt(0);
-    const salient = known.identifier || (first !== first.toLowerCase() && !startsSentence(source, at));
-    tokens.push({ word: known.word, term: known.term, salient });
+    if (known !== null) onWord(known, raw, at, source);
   });
-  while (next < dates.length) tokens.push(dateToken(dates[next++]!.iso));
+  while (next < dates.length) onDate(dates[next++]!.iso);
+}
+
+function tokenize(text: string): Token[] {
+  const tokens: Token[] = [];
+  eachToken(
+    text,
+    (iso) => tokens.push(dateToken(iso)),
+    (known, raw, at, source) => {
+      const first = raw.charAt(0);
+      const salient = known.identifier || (first !== first.toLowerCase() && !startsSentence(source, at));
+      tokens.push({ word: known.word, term: known.term, salient });
+    },
+  );
   return tokens;
 }
 
@@ -283,15 +296,12 @@ function withCoarserDates(term: string, out: string[]): void {
  */
 export function termsOf(text: string): string[] {
   // The terms of `tokenize`'s tokens, made without the tokens (a term needs no salience).
-  const { source, dates, ascii } = prepare(text);
   const terms: string[] = [];
-  let next = 0;
-  eachWord(source, ascii, (raw, at) => {
-    while (next < dates.length && dates[next]!.at < at) withCoarserDates(dates[next++]!.iso, terms);
-    const known = rawWord(raw);
-    if (known !== null) withCoarserDates(known.term, terms);
-  });
-  while (next < dates.length) withCoarserDates(dates[next++]!.iso, terms);
+  eachToken(
+    text,
+    (iso) => withCoarserDates(iso, terms),
+    (known) => withCoarserDates(known.term, terms),
+  );
   return terms;
 }
 

@@ -196,15 +196,9 @@ export function postingOps(family: Family, chunks: readonly IndexedChunk[]): Ind
   return ops;
 }
 
-function parseTail(tail: string): { sessionId: string; chunkId: string } {
-  const a = tail.indexOf(SEP);
-  const b = tail.lastIndexOf(SEP);
-  return { sessionId: tail.slice(a + 1, b), chunkId: tail.slice(b + 1) };
-}
-
 /**
- * The hit a `ts␀session␀chunk` tail names. An object literal of fixed shape, not a spread of `parseTail`'s result:
- * a gathering parses a thousand or more keys, and the spread cost more than the rest of the parse.
+ * The hit a `ts␀session␀chunk` tail names, built as one object literal of fixed shape: a gathering parses a thousand
+ * or more keys, and spreading a parsed pair into each hit cost more than the rest of the parse.
  */
 function hitOf(tail: string): IndexHit {
   const a = tail.indexOf(SEP);
@@ -407,7 +401,7 @@ async function sessionPostings(
   let taken = 0;
   for await (const key of family.keys({ gte: head, lt, reverse: true, limit: perKeyword * 8, snapshot })) {
     keys.push(key);
-    if (parseTail(key.slice(head.length)).sessionId === sessionId && ++taken >= perKeyword) break;
+    if (hitOf(key.slice(head.length)).sessionId === sessionId && ++taken >= perKeyword) break;
   }
   return { head, keys };
 }
