@@ -27,6 +27,8 @@ function readAttributes(d: FbDirEntry): Record<string, string> {
 
 /** The keywords field's vtable slot (see the generated `keywords` accessor). */
 const KEYWORDS_SLOT = 26;
+/** The keyword_terms field's vtable slot (see the generated `keywordTerms` accessor). */
+const KEYWORD_TERMS_SLOT = 46;
 
 function supersededRef(d: FbDirEntry, ownSession: string): DirEntry['supersededBy'] {
   const id = d.supersededBy();
@@ -72,6 +74,28 @@ export interface DirEntry {
   /** The live version's agent and run scopes (absent: none); tombstones keep them so scoped listings see them. */
   readonly agentId?: string;
   readonly runId?: string;
+  /**
+   * SELECT's matching terms of `keywords`, derived when the keywords were written, with the version of the
+   * derivation. Absent on tombstones, on entries written before the field existed and on entries written without a
+   * derivation; a reader whose derivation has another version derives the terms itself.
+   */
+  readonly keywordTerms?: StoredKeywordTerms;
+}
+
+/** Terms derived from an entry's keywords by a versioned, deterministic function of the keywords alone. */
+export interface StoredKeywordTerms {
+  /** The derivation's version, never 0 (0 is how an entry without terms reads). */
+  readonly version: number;
+  readonly terms: readonly string[];
+}
+
+/**
+ * The derivation a store writes with every entry's keywords: a pure function of the keywords, and the version that
+ * names it (readers trust stored terms only under their own version).
+ */
+export interface KeywordTermsDerivation {
+  readonly version: number;
+  derive(keywords: readonly string[]): readonly string[];
 }
 
 /** Whether a live entry has expired at `now` (it is then treated as absent until the sweep deletes it). */
@@ -96,6 +120,7 @@ export function encodeDirEntry(e: DirEntry): Buffer {
     attrKeys === null ? 0 : FbDirEntry.createAttributesVector(b, attrKeys.map((k) => Attribute.createAttribute(b, createUtf8String(b, k), createUtf8String(b, e.attributes![k]!))));
   const embVector = e.embedding === undefined ? 0 : FbDirEntry.createEmbeddingVector(b, e.embedding.vector);
   const embModel = e.embedding === undefined ? 0 : createUtf8String(b, e.embedding.model);
+  const terms = e.keywordTerms === undefined ? 0 : FbDirEntry.createKeywordTermsVector(b, e.keywordTerms.terms.map((t) => createUtf8String(b, t)));
   FbDirEntry.startDirEntry(b);
   FbDirEntry.addFormatVersion(b, FORMAT_VERSION);
   FbDirEntry.addState(b, e.state === 'live' ? EntryState.Live : EntryState.Deleted);
@@ -122,6 +147,10 @@ export function encodeDirEntry(e: DirEntry): Buffer {
   if (agent !== 0) FbDirEntry.addAgentId(b, agent);
   if (run !== 0) FbDirEntry.addRunId(b, run);
   if (supSession !== 0) FbDirEntry.addSupersededBySession(b, supSession);
+  if (e.keywordTerms !== undefined) {
+    FbDirEntry.addKeywordTerms(b, terms);
+    FbDirEntry.addKeywordTermsVersion(b, e.keywordTerms.version);
+  }
   b.finish(FbDirEntry.endDirEntry(b));
   return wrapEnvelope(ValueType.DirEntry, b.asUint8Array());
 }
@@ -136,7 +165,9 @@ export function decodeDirEntry(value: Uint8Array, what: string, sessionId = ''):
     const d = FbDirEntry.getRootAsDirEntry(new flatbuffers.ByteBuffer(body));
     const live = d.state() === EntryState.Live;
     if (!live && d.state() !== EntryState.Deleted) throw corruption(`${what}: unknown entry state ${d.state()}`);
-    const keywords = readStringVector(d.bb!, d.bb_pos, KEYWORDS_SLOT, Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+    const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+    const keywords = readStringVector(d.bb!, d.bb_pos, KEYWORDS_SLOT, bytes);
+    const termsVersion = d.keywordTermsVersion();
     const embedding = readEmbedding(d.embeddingLength(), (i) => d.embedding(i), d.embeddingModel());
     return {
       state: live ? 'live' : 'deleted',
@@ -155,6 +186,7 @@ export function decodeDirEntry(value: Uint8Array, what: string, sessionId = ''):
       ...(embedding === undefined ? {} : { embedding }),
       ...(d.agentId() ? { agentId: d.agentId()! } : {}),
       ...(d.runId() ? { runId: d.runId()! } : {}),
+      ...(termsVersion === 0 ? {} : { keywordTerms: { version: termsVersion, terms: readStringVector(d.bb!, d.bb_pos, KEYWORD_TERMS_SLOT, bytes) } }),
     };
   } catch (err) {
     throw undecodable(what, 'directory entry', err);

@@ -7,7 +7,7 @@ import { AkashicError } from '../errors.js';
 import type { Accounting } from '../record/accounting.js';
 import type { BlockInfo } from '../record/block-info.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
-import type { DirEntry } from '../record/dir-entry.js';
+import type { DirEntry, KeywordTermsDerivation } from '../record/dir-entry.js';
 import type { EngineMeta } from '../record/engine-records.js';
 import { readSlots, type SlotReadResult, type UserSlot } from './read/block-reader.js';
 import { BlockIdAllocator } from './write/block-id-allocator.js';
@@ -80,6 +80,7 @@ export class StoreCore {
     users: UserStates,
     ids: BlockIdAllocator,
     frames: FrameStore,
+    keywordTerms: KeywordTermsDerivation | null,
   ) {
     this.db = db;
     this.writer = writer;
@@ -129,6 +130,7 @@ export class StoreCore {
     this.#groups = new GroupCommit(this.lock, writer, this.ctx, {
       options,
       ids: new ChunkIdGenerator(cf),
+      keywordTerms,
       readCurrent: (locs) => this.readCurrent(locs),
     });
   }
@@ -151,9 +153,16 @@ export class StoreCore {
 
   /**
    * Opens (creating if needed) the engine on an abstract-level database that is already open. `explicit` names
-   * the layout options the caller set (`openEngineMeta`).
+   * the layout options the caller set (`openEngineMeta`). `keywordTerms` derives the matching terms every write
+   * stores with a live entry's keywords (null: none are stored; readers derive them).
    */
-  static async open(db: AnyLevel, given: ResolvedStoreOptions, explicit: ReadonlySet<string> = new Set(), framesDir: string | null = null): Promise<StoreCore> {
+  static async open(
+    db: AnyLevel,
+    given: ResolvedStoreOptions,
+    explicit: ReadonlySet<string> = new Set(),
+    framesDir: string | null = null,
+    keywordTerms: KeywordTermsDerivation | null = null,
+  ): Promise<StoreCore> {
     const cf = openFamilies(db);
     const writer = new BatchWriter(db, given);
     const format = await checkDatabaseFormat(cf);
@@ -171,7 +180,7 @@ export class StoreCore {
     // The allocator last: it remembers the global partition's version, which the records written above move (read
     // earlier, a new store's first range would meet a conflict of its own making).
     const ids = await BlockIdAllocator.open(cf.alloc, writer, fencing);
-    const core = new StoreCore(db, cf, options, writer, meta, users, ids, frames);
+    const core = new StoreCore(db, cf, options, writer, meta, users, ids, frames, keywordTerms);
     await core.#retireSegments(true);
     core.indexReady = index.ready;
     for (const [user, n] of index.pending) core.ctx.pendingPostings.set(user, n);
