@@ -110,7 +110,11 @@ export function sameLocation(a: SlotRef | null, b: SlotRef | null): boolean {
 
 export function encodeDirEntry(e: DirEntry): Buffer {
   const b = scratchBuilder();
-  const kws = FbDirEntry.createKeywordsVector(b, e.keywords.map((k) => createUtf8String(b, k)));
+  const keywordStrings = e.keywords.map((k) => createUtf8String(b, k));
+  // Most terms are their keyword unchanged (no stem to cut): such a term points at the keyword's string, and only the
+  // others are written, next to the keywords (the ASCII fast path of `readStringVector` reads them as one span).
+  const termStrings = e.keywordTerms === undefined ? null : sharedStrings(b, e.keywords, keywordStrings, e.keywordTerms.terms);
+  const kws = FbDirEntry.createKeywordsVector(b, keywordStrings);
   const sup = e.supersededBy === null ? 0 : createUtf8String(b, e.supersededBy.chunkId);
   const supSession = e.supersededBy === null || e.supersededBy.sessionId === '' ? 0 : createUtf8String(b, e.supersededBy.sessionId);
   const agent = e.agentId === undefined ? 0 : createUtf8String(b, e.agentId);
@@ -120,7 +124,7 @@ export function encodeDirEntry(e: DirEntry): Buffer {
     attrKeys === null ? 0 : FbDirEntry.createAttributesVector(b, attrKeys.map((k) => Attribute.createAttribute(b, createUtf8String(b, k), createUtf8String(b, e.attributes![k]!))));
   const embVector = e.embedding === undefined ? 0 : FbDirEntry.createEmbeddingVector(b, e.embedding.vector);
   const embModel = e.embedding === undefined ? 0 : createUtf8String(b, e.embedding.model);
-  const terms = e.keywordTerms === undefined ? 0 : FbDirEntry.createKeywordTermsVector(b, e.keywordTerms.terms.map((t) => createUtf8String(b, t)));
+  const terms = termStrings === null ? 0 : FbDirEntry.createKeywordTermsVector(b, termStrings);
   FbDirEntry.startDirEntry(b);
   FbDirEntry.addFormatVersion(b, FORMAT_VERSION);
   FbDirEntry.addState(b, e.state === 'live' ? EntryState.Live : EntryState.Deleted);
@@ -153,6 +157,20 @@ export function encodeDirEntry(e: DirEntry): Buffer {
   }
   b.finish(FbDirEntry.endDirEntry(b));
   return wrapEnvelope(ValueType.DirEntry, b.asUint8Array());
+}
+
+/** The string offsets of `terms`: a keyword's own string where a term equals it, else a new string (one per term). */
+function sharedStrings(b: flatbuffers.Builder, keywords: readonly string[], keywordStrings: readonly number[], terms: readonly string[]): number[] {
+  const known = new Map<string, number>();
+  for (let i = 0; i < keywords.length; i++) known.set(keywords[i]!, keywordStrings[i]!);
+  return terms.map((t) => {
+    let at = known.get(t);
+    if (at === undefined) {
+      at = createUtf8String(b, t);
+      known.set(t, at);
+    }
+    return at;
+  });
 }
 
 /**
