@@ -33,7 +33,7 @@ import { KvFrameStore } from './kv-frame-store.js';
 import { ReclaimableBlocks, type ReclaimableBlock } from './reclaimable-blocks.js';
 import { PostingMerger, pendingRange } from './index/posting-merge.js';
 import type { PostingMergeReport } from '../api/reports.js';
-import { META_ENGINE_KEY, META_FRAMES_KEY, SEP, blockKey, openBlockKey } from './kv/keys.js';
+import { META_ENGINE_KEY, META_FRAMES_KEY, SEP, blockKey, openBlockKey, prefixRange } from './kv/keys.js';
 import type { Mutation, WriteExtra } from './write/mutations.js';
 import type { MutationResult, ListedEntry, ReadResult } from '../api/results.js';
 import type { AnyLevel, ResolvedStoreOptions } from '../api/store-options.js';
@@ -297,13 +297,33 @@ export class StoreCore {
   /**
    * Persists the retrieval counters that reads bumped in memory since the user's last write (reads write nothing),
    * and the model usage noted since, one transaction per such user. Called by close(); a no-op when nothing changed or the store is read-only.
+   * A user with nothing stored — no accounting record (which every chunk write leaves) and no active turn: never
+   * written, or purged since, by this process or another — gets no record: its pending counters are dropped, so a
+   * close never writes a key naming a purged user. The checks read after the version the transaction is fenced at,
+   * so a purge by another process is seen or makes the batch conflict.
    */
   async flushCounters(): Promise<void> {
     if (this.options.readOnly) return;
     for (const userId of this.ctx.users.usersWithPendingCounters()) {
       if (this.writer.failure !== null) return;
-      await this.transact(userId, async () => undefined);
+      await this.lock.run(() =>
+        retryOnConflict(this.ctx, userId, async () => {
+          this.writer.check();
+          const state = await this.ctx.users.load(userId);
+          if (!state.stored && !(await this.#hasActiveTurns(userId))) {
+            this.ctx.users.discardPending(userId);
+            return;
+          }
+          await new Txn(this.ctx, userId, state).commit();
+        }),
+      );
     }
+  }
+
+  /** Whether the user has any active-chunk turn stored (one key read at most). */
+  async #hasActiveTurns(userId: string): Promise<boolean> {
+    for await (const _ of this.cf.active.keys({ ...prefixRange(userId), limit: 1 })) return true;
+    return false;
   }
 
   /**
