@@ -498,7 +498,14 @@ export class AkashicStore {
       includeExpired: opts.includeExpired === true,
       includeSuperseded: opts.includeSuperseded === true,
     };
-    yield* this.#list(userId, q);
+    // SELECT's stored terms are the engine's derivation of the keywords, not part of the listed metadata.
+    for await (const e of this.#list(userId, q)) {
+      if (e.entry.keywordTerms === undefined) yield e;
+      else {
+        const { keywordTerms: _, ...entry } = e.entry;
+        yield { ...e, entry };
+      }
+    }
   }
 
   async *#list(userId: string, q: ListQuery): AsyncGenerator<ListedChunk> {

@@ -8,13 +8,15 @@ import { AkashicMemory, type AkashicStore, type RecallResult } from '../../src/i
 import { BACKENDS, type Backend } from '../support/backends.js';
 import { KEYWORD_TERMS_VERSION, keywordTerms } from '../../src/model/keywords.js';
 import { decodeDirEntry, encodeDirEntry, type DirEntry } from '../../src/record/dir-entry.js';
-import { coldReopen } from '../../src/engine/internal-seams.js';
+import { coldReopen, trustedCalls } from '../../src/engine/internal-seams.js';
 import { gatherCandidates } from '../../src/memattention/candidates.js';
 import type { ListedChunk } from '../../src/api/results.js';
 
+/** The user's directory entries as stored (the engine's own listing: the public `list()` leaves the terms out). */
 async function entries(store: AkashicStore, user: string, includeDeleted = false): Promise<Map<string, ListedChunk>> {
   const out = new Map<string, ListedChunk>();
-  for await (const e of store.list(user, { includeDeleted })) out.set(e.chunkId, e);
+  const q = { sessionId: null, filter: null, scope: null, asOf: null, includeDeleted, includeExpired: false, includeSuperseded: false };
+  for await (const e of store[trustedCalls].list(user, q)) out.set(e.chunkId, e);
   return out;
 }
 
@@ -85,6 +87,16 @@ describe.each(BACKENDS)('stored keyword terms on $name', ({ make }) => {
     got = await entries(store, 'u', true);
     expect(got.get(a.chunkId)!.entry.state).toBe('deleted');
     expect(got.get(a.chunkId)!.entry.keywordTerms).toBeUndefined();
+  });
+
+  it('the public listing leaves the stored terms out (they are the engine\'s derivation, not metadata)', async () => {
+    const { chunkId } = await store.put('u', { sessionId: 's', text: FACTS[0]!.text, keywords: FACTS[0]!.keywords });
+    expect(termsOf((await entries(store, 'u')).get(chunkId))).toEqual(expectedTerms(FACTS[0]!.keywords));
+    const listed = [];
+    for await (const e of store.list('u')) listed.push(e);
+    expect(listed).toHaveLength(1);
+    expect(listed[0]!.entry.keywords).toEqual(FACTS[0]!.keywords);
+    expect('keywordTerms' in listed[0]!.entry).toBe(false);
   });
 
   it('relocation moves entries and keeps their terms', async () => {
