@@ -21,9 +21,9 @@ export interface SlotReadResult extends ReadCost {
 }
 
 /**
- * Materializes slots: the needed frames of each block are fetched with one `FrameStore.getMany` (cache misses only),
- * blocks concurrently, and the frames of all blocks decompressed together (`decodeFrames`) once every block is in; a
- * frame is decompressed once, whatever number of slots it serves. With a snapshot, the read sees one consistent state even while
+ * Materializes slots: the needed frames of every block are fetched with one `FrameStore.getMany` (cache misses only;
+ * blocks read concurrently) and decompressed together (`decodeFrames`); a frame is decompressed once, whatever number
+ * of slots it serves. With a snapshot, the read sees one consistent state even while
  * relocation or GC commit.
  */
 export async function readSlots(
@@ -71,33 +71,24 @@ export async function readSlotsOrNull(
     }
   }
   const missing = [...frames].filter(([, f]) => f === null).map(([k]) => k);
-  // One read per block, blocks concurrently; then the frames of every block decompressed together (`decodeFrames`:
-  // one native zstd call per megabyte of content, not one per block). A cold fetch of a few blocks costs one trip
-  // to the thread pool for decompression instead of one per block: on a busy machine each trip, not the zstd work,
-  // is what a small frame's decompression costs.
-  const byBlock = new Map<number, string[]>();
-  for (const k of missing) {
-    const b = refs.get(k)!.blockId;
-    const ks = byBlock.get(b);
-    if (ks === undefined) byBlock.set(b, [k]);
-    else ks.push(k);
-  }
-  const reads = await Promise.all([...byBlock.values()].map((keys) => frameStore.getMany(keys.map((k) => refs.get(k)!), snapshot)));
+  // One `FrameStore.getMany` for the frames of every block (frame files read each block once, blocks concurrently; a
+  // key-value store gets one multi-get), then those frames decompressed together (`decodeFrames`: one native zstd call
+  // per megabyte of content, not one per block). A cold fetch of a few blocks thus costs one trip to the thread pool
+  // for decompression instead of one per block: on a busy machine each trip, not the zstd work, is what a small
+  // frame's decompression costs.
+  const values = missing.length === 0 ? [] : await frameStore.getMany(missing.map((k) => refs.get(k)!), snapshot);
   let bytesRead = 0;
   const held: string[] = [];
   const stored: Buffer[] = [];
-  [...byBlock.values()].forEach((keys, b) => {
-    const values = reads[b]!;
-    keys.forEach((k, i) => {
-      const v = values[i];
-      if (v === undefined) {
-        missingFrames.add(k);
-        return;
-      }
-      bytesRead += v.length;
-      held.push(k);
-      stored.push(v);
-    });
+  missing.forEach((k, i) => {
+    const v = values[i];
+    if (v === undefined) {
+      missingFrames.add(k);
+      return;
+    }
+    bytesRead += v.length;
+    held.push(k);
+    stored.push(v);
   });
   if (stored.length > 0) {
     const decoded = await decodeFrames(stored, held.map((k) => `block frame ${k}`));
