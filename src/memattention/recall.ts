@@ -138,7 +138,8 @@ export async function retrieve(store: AkashicStore, model: CheckedModel, options
     const dated = termsOf(req.query).some(isCalendarTerm);
     const asked = new Set(queryTerms);
     const namedSpeaker = (prefix: string): boolean => termsOf(prefix).some((t) => asked.has(t));
-    // The embedded model keeps the terms of the sentences it scored: their repeat keys reuse them.
+    // The embedded model keeps the terms of the sentences it scored: their repeat keys reuse them. Only that model's
+    // memo is trusted to hold `termsOf`'s terms (a caller's model is not asked), hence the class test.
     const scorer = options.model instanceof EmbeddedModel ? options.model : null;
     const sentenceTerms = scorer === null ? termsOf : (text: string): readonly string[] => scorer.knownTerms(text) ?? termsOf(text);
     const got =
