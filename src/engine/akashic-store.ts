@@ -35,6 +35,7 @@ import { isLocked, lockedError, lockHolders, makeWorkingCopy, refuseIfLocked, ty
 import { checkTables } from '../store/leveldb/table-check.js';
 import { computeStats } from '../store/ops/stats.js';
 import { StoreCore } from '../store/store-core.js';
+import { storedKeywordTerms } from '../model/keywords.js';
 import type { Expiry, Mutation } from '../store/write/mutations.js';
 import type { LocatedRef } from '../api/chunk-input.js';
 import {
@@ -142,7 +143,8 @@ export class AkashicStore {
     let core: StoreCore;
     try {
       const explicit = new Set(['blockCapacity', 'blockMaxBytes', 'crossSessionBlocks'].filter((k) => (options as Record<string, unknown>)[k] !== undefined));
-      core = await StoreCore.open(db, resolved, explicit, location === null ? null : join(location, FRAMES_DIR));
+      // Each live entry is written with SELECT's terms of its keywords, so a recall decodes them instead of deriving them.
+      core = await StoreCore.open(db, resolved, explicit, location === null ? null : join(location, FRAMES_DIR), storedKeywordTerms);
     } catch (err) {
       await db.close().catch(() => undefined);
       await copy?.remove();

@@ -25,6 +25,7 @@ import { refString } from '../api/key-strings.js';
 import type { ListedEntry, ListedChunk, SupersededMark, KeywordStats } from '../api/results.js';
 import type { ScopeTest } from '../api/scope-filter.js';
 import type { ChunkKind } from '../record/chunk-record.js';
+import { KEYWORD_TERMS_VERSION } from '../model/keywords.js';
 
 /** A chunk shown to SELECT, with what is needed to fetch it and to compare-and-swap it later. */
 export interface Candidate {
@@ -180,11 +181,19 @@ function toCandidate(e: ListedChunk, bounds: CandidateBounds): Candidate {
   const d = e.entry;
   const ref = { sessionId: e.sessionId, chunkId: e.chunkId };
   // The stored list itself when it is within the bound (kept entries hand out one frozen list: SELECT's memo by list hits).
-  const keywords = d.keywords.length <= bounds.keywords ? d.keywords : d.keywords.slice(0, bounds.keywords);
+  const whole = d.keywords.length <= bounds.keywords;
+  const keywords = whole ? d.keywords : d.keywords.slice(0, bounds.keywords);
+  // The stored terms are those of the whole list, under the derivation that wrote them: used only when both match.
+  const terms = whole && d.keywordTerms !== undefined && d.keywordTerms.version === KEYWORD_TERMS_VERSION ? d.keywordTerms.terms : undefined;
+  const id = candidateKey(e);
   const meta: ChunkMetaView =
     d.embedding === undefined
-      ? { id: candidateKey(e), sessionId: e.sessionId, createdAt: d.createdAt, tokenCount: d.tokenCount, keywords }
-      : { id: candidateKey(e), sessionId: e.sessionId, createdAt: d.createdAt, tokenCount: d.tokenCount, keywords, embedding: d.embedding };
+      ? terms === undefined
+        ? { id, sessionId: e.sessionId, createdAt: d.createdAt, tokenCount: d.tokenCount, keywords }
+        : { id, sessionId: e.sessionId, createdAt: d.createdAt, tokenCount: d.tokenCount, keywords, keywordTerms: terms }
+      : terms === undefined
+        ? { id, sessionId: e.sessionId, createdAt: d.createdAt, tokenCount: d.tokenCount, keywords, embedding: d.embedding }
+        : { id, sessionId: e.sessionId, createdAt: d.createdAt, tokenCount: d.tokenCount, keywords, embedding: d.embedding, keywordTerms: terms };
   if (e.superseded !== undefined) return { ref, version: d.version, superseded: e.superseded, meta };
   const loc = d.location;
   if (loc === null) return { ref, version: d.version, meta };

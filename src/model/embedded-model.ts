@@ -158,9 +158,11 @@ export class EmbeddedModel implements MemoryModel {
     // window or a recall over large chunks must not block it for long); the scores are the same.
     // A question naming a date also matches each candidate's date (the day it was written, its month and year).
     const dated = queryTerms.some(isCalendarTerm);
-    const documents = await mapYielding(candidates, (candidate) =>
-      dated ? [...keywordTerms(candidate.keywords), ...dateTermsOf(candidate.createdAt)] : keywordTerms(candidate.keywords),
-    );
+    // The terms the store kept with the chunk when it has them (the same as deriving them), else derived.
+    const documents = await mapYielding(candidates, (candidate) => {
+      const terms = candidate.keywordTerms ?? keywordTerms(candidate.keywords);
+      return dated ? [...terms, ...dateTermsOf(candidate.createdAt)] : terms;
+    });
     // Terms of `termsOf`, `keywordTerms` and `dateTermsOf`: never empty, never spaced.
     const lexical = bm25Scores(documents, queryTerms, true);
     const vectors = await this.#loadWordVectors();

@@ -318,6 +318,23 @@ interface KnownList {
 }
 
 /**
+ * The version of what `keywordTerms` returns. A store keeps each directory entry's terms with this number (see
+ * `storedKeywordTerms`), and a recall uses stored terms only under the same number, deriving them otherwise. Bump it
+ * whenever a change to tokenizing, stemming, date forms or stop words changes the terms of some keyword list: entries
+ * written before are then read as if they had no terms, with no migration.
+ */
+export const KEYWORD_TERMS_VERSION = 1;
+
+/**
+ * `keywordTerms` as the derivation a store writes with every entry's keywords: the same terms, computed without
+ * filing the list in the recall-side memo (a write's lists are not the ones a recall meets next).
+ */
+export const storedKeywordTerms: { readonly version: number; derive(keywords: readonly string[]): readonly string[] } = {
+  version: KEYWORD_TERMS_VERSION,
+  derive: (keywords) => termsOfKeywords(keywords),
+};
+
+/**
  * Matching terms of a keyword list (`termsOf` of the keywords, one per line), memoized: SELECT turns the same
  * candidates' keywords into terms on every recall. A pure function of the list, so the memo changes no result;
  * bounded, the least recently used forgotten first. Lists are filed by a key made of a few of their traits, and

@@ -21,10 +21,17 @@ export interface ModelTurn {
 }
 
 /**
- * What a model sees of a stored chunk when only metadata may be read (select, colocate, group). The same shape GC
- * hands its `AffinityModel`, so a MemoryModel can group GC's chunks too.
+ * What a model sees of a stored chunk when only metadata may be read (select, colocate, group). GC's `AffinityChunk`
+ * and more, so a MemoryModel can group GC's chunks too.
  */
-export type ChunkMetaView = AffinityChunk;
+export interface ChunkMetaView extends AffinityChunk {
+  /**
+   * The embedded model's matching terms of `keywords` (stems, date forms; stop words dropped), in order, when the
+   * store kept them with the chunk under the running release's derivation; absent otherwise. A model may use them
+   * in place of deriving terms from `keywords`. Whoever sets it must give exactly those terms.
+   */
+  readonly keywordTerms?: readonly string[];
+}
 
 /** A stored chunk with its body, as handed to joint compaction. */
 export interface ChunkBodyView extends ChunkMetaView {

@@ -27,6 +27,8 @@ function readAttributes(d: FbDirEntry): Record<string, string> {
 
 /** The keywords field's vtable slot (see the generated `keywords` accessor). */
 const KEYWORDS_SLOT = 26;
+/** The keyword_terms field's vtable slot (see the generated `keywordTerms` accessor). */
+const KEYWORD_TERMS_SLOT = 46;
 
 function supersededRef(d: FbDirEntry, ownSession: string): DirEntry['supersededBy'] {
   const id = d.supersededBy();
@@ -72,6 +74,28 @@ export interface DirEntry {
   /** The live version's agent and run scopes (absent: none); tombstones keep them so scoped listings see them. */
   readonly agentId?: string;
   readonly runId?: string;
+  /**
+   * SELECT's matching terms of `keywords`, derived when the keywords were written, with the version of the
+   * derivation. Absent on tombstones, on entries written before the field existed and on entries written without a
+   * derivation; a reader whose derivation has another version derives the terms itself.
+   */
+  readonly keywordTerms?: StoredKeywordTerms;
+}
+
+/** Terms derived from an entry's keywords by a versioned, deterministic function of the keywords alone. */
+export interface StoredKeywordTerms {
+  /** The derivation's version, never 0 (0 is how an entry without terms reads). */
+  readonly version: number;
+  readonly terms: readonly string[];
+}
+
+/**
+ * The derivation a store writes with every entry's keywords: a pure function of the keywords, and the version that
+ * names it (readers trust stored terms only under their own version).
+ */
+export interface KeywordTermsDerivation {
+  readonly version: number;
+  derive(keywords: readonly string[]): readonly string[];
 }
 
 /** Whether a live entry has expired at `now` (it is then treated as absent until the sweep deletes it). */
@@ -86,7 +110,11 @@ export function sameLocation(a: SlotRef | null, b: SlotRef | null): boolean {
 
 export function encodeDirEntry(e: DirEntry): Buffer {
   const b = scratchBuilder();
-  const kws = FbDirEntry.createKeywordsVector(b, e.keywords.map((k) => createUtf8String(b, k)));
+  const keywordStrings = e.keywords.map((k) => createUtf8String(b, k));
+  // Most terms are their keyword unchanged (no stem to cut): such a term points at the keyword's string, and only the
+  // others are written, next to the keywords (the ASCII fast path of `readStringVector` reads them as one span).
+  const termStrings = e.keywordTerms === undefined ? null : sharedStrings(b, e.keywords, keywordStrings, e.keywordTerms.terms);
+  const kws = FbDirEntry.createKeywordsVector(b, keywordStrings);
   const sup = e.supersededBy === null ? 0 : createUtf8String(b, e.supersededBy.chunkId);
   const supSession = e.supersededBy === null || e.supersededBy.sessionId === '' ? 0 : createUtf8String(b, e.supersededBy.sessionId);
   const agent = e.agentId === undefined ? 0 : createUtf8String(b, e.agentId);
@@ -96,6 +124,7 @@ export function encodeDirEntry(e: DirEntry): Buffer {
     attrKeys === null ? 0 : FbDirEntry.createAttributesVector(b, attrKeys.map((k) => Attribute.createAttribute(b, createUtf8String(b, k), createUtf8String(b, e.attributes![k]!))));
   const embVector = e.embedding === undefined ? 0 : FbDirEntry.createEmbeddingVector(b, e.embedding.vector);
   const embModel = e.embedding === undefined ? 0 : createUtf8String(b, e.embedding.model);
+  const terms = termStrings === null ? 0 : FbDirEntry.createKeywordTermsVector(b, termStrings);
   FbDirEntry.startDirEntry(b);
   FbDirEntry.addFormatVersion(b, FORMAT_VERSION);
   FbDirEntry.addState(b, e.state === 'live' ? EntryState.Live : EntryState.Deleted);
@@ -122,8 +151,26 @@ export function encodeDirEntry(e: DirEntry): Buffer {
   if (agent !== 0) FbDirEntry.addAgentId(b, agent);
   if (run !== 0) FbDirEntry.addRunId(b, run);
   if (supSession !== 0) FbDirEntry.addSupersededBySession(b, supSession);
+  if (e.keywordTerms !== undefined) {
+    FbDirEntry.addKeywordTerms(b, terms);
+    FbDirEntry.addKeywordTermsVersion(b, e.keywordTerms.version);
+  }
   b.finish(FbDirEntry.endDirEntry(b));
   return wrapEnvelope(ValueType.DirEntry, b.asUint8Array());
+}
+
+/** The string offsets of `terms`: a keyword's own string where a term equals it, else a new string (one per term). */
+function sharedStrings(b: flatbuffers.Builder, keywords: readonly string[], keywordStrings: readonly number[], terms: readonly string[]): number[] {
+  const known = new Map<string, number>();
+  for (let i = 0; i < keywords.length; i++) known.set(keywords[i]!, keywordStrings[i]!);
+  return terms.map((t) => {
+    let at = known.get(t);
+    if (at === undefined) {
+      at = createUtf8String(b, t);
+      known.set(t, at);
+    }
+    return at;
+  });
 }
 
 /**
@@ -136,7 +183,9 @@ export function decodeDirEntry(value: Uint8Array, what: string, sessionId = ''):
     const d = FbDirEntry.getRootAsDirEntry(new flatbuffers.ByteBuffer(body));
     const live = d.state() === EntryState.Live;
     if (!live && d.state() !== EntryState.Deleted) throw corruption(`${what}: unknown entry state ${d.state()}`);
-    const keywords = readStringVector(d.bb!, d.bb_pos, KEYWORDS_SLOT, Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+    const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+    const keywords = readStringVector(d.bb!, d.bb_pos, KEYWORDS_SLOT, bytes);
+    const termsVersion = d.keywordTermsVersion();
     const embedding = readEmbedding(d.embeddingLength(), (i) => d.embedding(i), d.embeddingModel());
     return {
       state: live ? 'live' : 'deleted',
@@ -155,6 +204,7 @@ export function decodeDirEntry(value: Uint8Array, what: string, sessionId = ''):
       ...(embedding === undefined ? {} : { embedding }),
       ...(d.agentId() ? { agentId: d.agentId()! } : {}),
       ...(d.runId() ? { runId: d.runId()! } : {}),
+      ...(termsVersion === 0 ? {} : { keywordTerms: { version: termsVersion, terms: readStringVector(d.bb!, d.bb_pos, KEYWORD_TERMS_SLOT, bytes) } }),
     };
   } catch (err) {
     throw undecodable(what, 'directory entry', err);

@@ -7,7 +7,7 @@ import { AkashicError } from '../errors.js';
 import type { Accounting } from '../record/accounting.js';
 import type { BlockInfo } from '../record/block-info.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
-import type { DirEntry } from '../record/dir-entry.js';
+import type { DirEntry, KeywordTermsDerivation } from '../record/dir-entry.js';
 import type { EngineMeta } from '../record/engine-records.js';
 import { readSlots, type SlotReadResult, type UserSlot } from './read/block-reader.js';
 import { BlockIdAllocator } from './write/block-id-allocator.js';
@@ -33,7 +33,7 @@ import { KvFrameStore } from './kv-frame-store.js';
 import { ReclaimableBlocks, type ReclaimableBlock } from './reclaimable-blocks.js';
 import { PostingMerger, pendingRange } from './index/posting-merge.js';
 import type { PostingMergeReport } from '../api/reports.js';
-import { META_ENGINE_KEY, META_FRAMES_KEY, SEP, blockKey, openBlockKey } from './kv/keys.js';
+import { META_ENGINE_KEY, META_FRAMES_KEY, SEP, blockKey, openBlockKey, prefixRange } from './kv/keys.js';
 import type { Mutation, WriteExtra } from './write/mutations.js';
 import type { MutationResult, ListedEntry, ReadResult } from '../api/results.js';
 import type { AnyLevel, ResolvedStoreOptions } from '../api/store-options.js';
@@ -80,6 +80,7 @@ export class StoreCore {
     users: UserStates,
     ids: BlockIdAllocator,
     frames: FrameStore,
+    keywordTerms: KeywordTermsDerivation | null,
   ) {
     this.db = db;
     this.writer = writer;
@@ -129,6 +130,7 @@ export class StoreCore {
     this.#groups = new GroupCommit(this.lock, writer, this.ctx, {
       options,
       ids: new ChunkIdGenerator(cf),
+      keywordTerms,
       readCurrent: (locs) => this.readCurrent(locs),
     });
   }
@@ -151,9 +153,16 @@ export class StoreCore {
 
   /**
    * Opens (creating if needed) the engine on an abstract-level database that is already open. `explicit` names
-   * the layout options the caller set (`openEngineMeta`).
+   * the layout options the caller set (`openEngineMeta`). `keywordTerms` derives the matching terms every write
+   * stores with a live entry's keywords (null: none are stored; readers derive them).
    */
-  static async open(db: AnyLevel, given: ResolvedStoreOptions, explicit: ReadonlySet<string> = new Set(), framesDir: string | null = null): Promise<StoreCore> {
+  static async open(
+    db: AnyLevel,
+    given: ResolvedStoreOptions,
+    explicit: ReadonlySet<string> = new Set(),
+    framesDir: string | null = null,
+    keywordTerms: KeywordTermsDerivation | null = null,
+  ): Promise<StoreCore> {
     const cf = openFamilies(db);
     const writer = new BatchWriter(db, given);
     const format = await checkDatabaseFormat(cf);
@@ -171,7 +180,7 @@ export class StoreCore {
     // The allocator last: it remembers the global partition's version, which the records written above move (read
     // earlier, a new store's first range would meet a conflict of its own making).
     const ids = await BlockIdAllocator.open(cf.alloc, writer, fencing);
-    const core = new StoreCore(db, cf, options, writer, meta, users, ids, frames);
+    const core = new StoreCore(db, cf, options, writer, meta, users, ids, frames, keywordTerms);
     await core.#retireSegments(true);
     core.indexReady = index.ready;
     for (const [user, n] of index.pending) core.ctx.pendingPostings.set(user, n);
@@ -266,15 +275,22 @@ export class StoreCore {
    * Runs `fn` with a fresh transaction of `userId` under the write lock and commits it: one batch in the user's
    * partition. On a partitioned backend with fencing, a conflict (another process changed the user) drops what this
    * process cached of the user and runs `fn` again on a fresh transaction (fenced-write.ts), so `fn` must only
-   * stage (it may run more than once).
+   * stage (it may run more than once). A transaction that stages nothing for a user with nothing stored (no
+   * accounting record, which every chunk write leaves, and no active turn) writes nothing and drops the user's
+   * pending read counters and model usage; the checks read at or after the version the batch would be fenced at, so
+   * a purge by another process is seen, or makes the batch conflict and the retry sees it.
    */
   transact<T>(userId: string, fn: (txn: Txn) => Promise<T>): Promise<T> {
     return this.lock.run(() =>
       retryOnConflict(this.ctx, userId, async () => {
         this.writer.check();
-        const txn = new Txn(this.ctx, userId, await this.ctx.users.load(userId));
+        const state = await this.ctx.users.load(userId);
+        const txn = new Txn(this.ctx, userId, state);
         const out = await fn(txn);
-        await txn.commit();
+        // Nothing staged for a user with nothing stored (purged by another process since this one read it, or never
+        // written): committing would only write the accounting record, recreating a key that names the user.
+        if (txn.stagesNothing && !state.stored && !(await this.#hasActiveTurns(userId))) this.ctx.users.discardPending(userId);
+        else await txn.commit();
         return out;
       }),
     );
@@ -297,6 +313,8 @@ export class StoreCore {
   /**
    * Persists the retrieval counters that reads bumped in memory since the user's last write (reads write nothing),
    * and the model usage noted since, one transaction per such user. Called by close(); a no-op when nothing changed or the store is read-only.
+   * A user with nothing stored (never written, or purged since, by this process or another) gets no record: its
+   * pending counters are dropped (`transact`), so a close never writes a key naming a purged user.
    */
   async flushCounters(): Promise<void> {
     if (this.options.readOnly) return;
@@ -304,6 +322,12 @@ export class StoreCore {
       if (this.writer.failure !== null) return;
       await this.transact(userId, async () => undefined);
     }
+  }
+
+  /** Whether the user has any active-chunk turn stored (one key read at most). */
+  async #hasActiveTurns(userId: string): Promise<boolean> {
+    for await (const _ of this.cf.active.keys({ ...prefixRange(userId), limit: 1 })) return true;
+    return false;
   }
 
   /**

@@ -87,7 +87,8 @@ describe('joint compaction', () => {
     const sel = model.calls.select.at(-1)!;
     expect(sel.topP).toBe(2);
     expect(sel.candidates).toHaveLength(4);
-    for (const m of sel.candidates) expect(Object.keys(m).sort()).toEqual(['createdAt', 'id', 'keywords', 'sessionId', 'tokenCount']);
+    // Metadata only: the directory's fields, the matching terms stored with the keywords among them, and no text.
+    for (const m of sel.candidates) expect(Object.keys(m).sort()).toEqual(['createdAt', 'id', 'keywordTerms', 'keywords', 'sessionId', 'tokenCount']);
     expect(model.calls.jointCompact.at(-1)!.related).toHaveLength(2);
   });
 

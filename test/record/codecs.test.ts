@@ -105,6 +105,36 @@ describe('record codecs', () => {
     );
   });
 
+  it('round-trips keyword terms (sharing their keyword strings or not), read exactly as the generated accessor reads them', () => {
+    const words = fc.oneof(fc.constantFrom('running', 'run', 'caf\u00e9', '2023-07-07', '2023', '', 'x'), fc.string({ unit: 'binary-ascii', maxLength: 12 }));
+    const entry = fc.record({
+      keywords: fc.array(words, { maxLength: 70 }),
+      terms: fc.array(words, { maxLength: 80 }),
+      fromKeywords: fc.boolean(),
+      version: fc.integer({ min: 1, max: 65535 }),
+    });
+    fc.assert(
+      fc.property(entry, ({ keywords, terms, fromKeywords, version }) => {
+        // Terms drawn from the keywords (most real terms) or independent of them.
+        const t = fromKeywords ? [...keywords.filter((_, i) => i % 3 !== 0), ...terms.slice(0, 3)] : terms;
+        const e: DirEntry = { state: 'live', version: 1, location: { blockId: 1, frame: 0, slot: 0 }, recordBytes: 1, tokenCount: 1, createdAt: 1, updatedAt: 1, kind: 'memory', keywords, supersededBy: null, deletedAt: null, keywordTerms: { version, terms: t } };
+        const value = encodeDirEntry(e);
+        expect(decodeDirEntry(value, 't')).toEqual(e);
+        const d = FbDirEntry.getRootAsDirEntry(new flatbuffers.ByteBuffer(unwrapEnvelope(ValueType.DirEntry, value, 't')));
+        expect(Array.from({ length: d.keywordTermsLength() }, (_, i) => d.keywordTerms(i))).toEqual(t);
+        expect(d.keywordTermsVersion()).toBe(version);
+      }),
+      { numRuns: 300 },
+    );
+    // An entry without terms decodes without them; terms cost only their offsets where they equal a keyword.
+    const plain: DirEntry = { state: 'live', version: 1, location: { blockId: 1, frame: 0, slot: 0 }, recordBytes: 1, tokenCount: 1, createdAt: 1, updatedAt: 1, kind: 'memory', keywords: ['alpha', 'beta', 'gamma'], supersededBy: null, deletedAt: null };
+    expect(decodeDirEntry(encodeDirEntry(plain), 't').keywordTerms).toBeUndefined();
+    const same = encodeDirEntry({ ...plain, keywordTerms: { version: 1, terms: ['alpha', 'beta', 'gamma'] } });
+    const other = encodeDirEntry({ ...plain, keywordTerms: { version: 1, terms: ['alphx', 'betx', 'gammx'] } });
+    // Each new string costs a length prefix, its bytes and a terminator, padded to 4: at least 8 bytes.
+    expect(other.length - same.length).toBeGreaterThanOrEqual(3 * 8);
+  });
+
   it('decodes chunk record keywords and provenance exactly as the generated accessors do (non-ASCII, byte-order marks, lone surrogates)', () => {
     const odd = fc.constantFrom('\ufeffbom', '\ufeff', 'a\ufeffb', '\ud800x', 'caf\u00e9', '\u{1f600}', '');
     const strings = fc.array(fc.oneof(str, odd), { maxLength: 12 });

@@ -68,4 +68,34 @@ describe.skipIf(REDIS_URL === null)('purge on Redis Cluster', () => {
       await store.close();
     }
   });
+
+  it('leaves nothing naming the user when another process that had read it relocates and closes afterwards', async () => {
+    const user = 'yorick' + randomBytes(4).toString('hex');
+    const reader = await AkashicStore.open({ url: urlWithPrefix(prefix), gc: { intervalMs: 0 } });
+    const purger = await AkashicStore.open({ url: urlWithPrefix(prefix), gc: { intervalMs: 0 } });
+    const nodes = await everyNode();
+    try {
+      const refs = [];
+      for (let i = 0; i < 4; i++) {
+        const r = await reader.put(user, { sessionId: 's', text: `note ${i} of ${user}` });
+        refs.push({ sessionId: r.sessionId, chunkId: r.chunkId });
+      }
+      // The reader counts retrievals and co-access in memory …
+      await reader.getMany(user, refs);
+      await reader.recordCoAccess(user, refs.slice(0, 3));
+      // … the other process purges the user; then the reader relocates (a late co-location) and closes.
+      await purger.purge({ user });
+      await reader.relocate(user, refs.slice(0, 2));
+      await reader.close();
+      for (const n of nodes) await n.call('READONLY').catch(() => undefined);
+      for (const n of nodes) if ((await n.role())[0] === 'master') await n.wait(1, 2_000);
+      const after = (await Promise.all(nodes.map((n) => dumpNode(n, prefix)))).flat();
+      expect(after.filter((e) => e.key.includes(user)).map((e) => e.key)).toEqual([]);
+      expect(after.filter((e) => e.bytes.some((b) => b.includes(user))).map((e) => e.key)).toEqual([]);
+    } finally {
+      await quitAll(nodes);
+      await reader.close();
+      await purger.close();
+    }
+  });
 });

@@ -99,3 +99,54 @@ describe('co-access flushed while other writers keep changing a user (a fenced, 
     }
   });
 });
+
+describe('co-access counted by one process for a user another process purges (a shared, fenced backend)', () => {
+  /** Every stored key of the co-access family that names the user. */
+  async function coAccessKeysOf(db: PartitionedMemoryLevel, userId: string): Promise<string[]> {
+    const out: string[] = [];
+    for await (const k of db.keys()) if (String(k).startsWith('!coacc!') && String(k).includes(`\u0000${userId}\u0000`)) out.push(String(k));
+    return out;
+  }
+
+  it.each<[string, (u: string) => { user: string; session?: string }]>([
+    ['the whole user', (u) => ({ user: u })],
+    ['one session', (u) => ({ user: u, session: 'gone' })],
+  ])('writes none of the purged chunks\' buffered counts afterwards (purge of %s)', async (_what, scope) => {
+    const db = new PartitionedMemoryLevel({ fencing: true });
+    const counter = await AkashicStore.open({ db, gc: { intervalMs: 0 } });
+    const purger = await AkashicStore.open({ db, gc: { intervalMs: 0 } });
+    try {
+      const put = async (u: string, s: string, text: string): Promise<ChunkRef> => {
+        const r = await counter.put(u, { sessionId: s, text });
+        return { sessionId: r.sessionId, chunkId: r.chunkId };
+      };
+      const gone = [await put('alice', 'gone', 'one'), await put('alice', 'gone', 'two')];
+      const kept = [await put('alice', 'kept', 'three'), await put('alice', 'kept', 'four')];
+      const bob = [await put('bob', 's', 'five'), await put('bob', 's', 'six')];
+      // The counting process buffers observations of both sessions (and of another user) …
+      await counter.recordCoAccess('alice', gone);
+      await counter.recordCoAccess('alice', [gone[0]!, kept[0]!]);
+      await counter.recordCoAccess('alice', kept);
+      await counter.recordCoAccess('bob', bob);
+      // … the other process purges, then the counting process flushes what it buffered.
+      const s = scope('alice');
+      await purger.purge(s);
+      // Four observations so far: this many more fills the batch, and the last one flushes it.
+      for (let i = 0; i < CO_ACCESS_FLUSH_EVERY - 4; i++) await counter.recordCoAccess('bob', bob);
+      expect(await coAccessKeysOf(db, 'bob')).toHaveLength(3); // flushed: bob's two access counts and his pair
+
+      const left = await coAccessKeysOf(db, 'alice');
+      if (s.session === undefined) expect(left).toEqual([]);
+      else {
+        // Only the kept session's counters remain: its two access counts and its pair.
+        expect(left.some((k) => k.includes('gone'))).toBe(false);
+        expect(left).toHaveLength(3);
+      }
+      // The other user's counts were written in the same flush.
+      expect([...(await purger.coAccess('bob')).pairs.values()]).toEqual([CO_ACCESS_FLUSH_EVERY - 3]);
+    } finally {
+      await purger.close();
+      await counter.close();
+    }
+  });
+});

@@ -54,6 +54,7 @@ export class DecodedEntries {
     if (this.maxBytes === 0) return entry;
     // Shared from now on: frozen, so that callers may key memos by the list itself (it can never change in place).
     Object.freeze(entry.keywords);
+    if (entry.keywordTerms !== undefined) Object.freeze(entry.keywordTerms.terms);
     this.#lru.delete(key);
     // Values read from the store may be views into a larger buffer (a backend's page): kept only as bytes of their own.
     const bytes = 3 * raw.length + 2 * key.length + OVERHEAD_BYTES;

@@ -36,6 +36,11 @@ export class BlockPlacement {
   /** Open-block refs the commit wrote (for the context's cache). */
   readonly openRefs = new Map<string, number | null>();
 
+  /** True when no record has been staged for placement. */
+  get empty(): boolean {
+    return this.#appends.size === 0 && this.#sealedGroups.length === 0 && this.openRefs.size === 0;
+  }
+
   /** Stages a record for the open block of `userId` (or of `sessionId`, without cross-session blocks) in `lane`. */
   append(s: TxnState, userId: string, sessionId: string, record: PendingRecord, lane: AppendLane): void {
     const scope = s.ctx.options.crossSessionBlocks ? null : sessionId;

@@ -202,6 +202,12 @@ export class Txn {
     return this.#s.userId;
   }
 
+  /** True when nothing has been staged: no record, directory entry, block change, raw op or accounting drop. */
+  get stagesNothing(): boolean {
+    const s = this.#s;
+    return this.#placement.empty && s.ops.length === 0 && s.dirs.size === 0 && s.infos.size === 0 && s.retired.size === 0 && !s.dropAccounting && !s.rawAlloc;
+  }
+
   /** Writes everything in one batch (`txn-commit.ts`). Resolves once the batch is durable per the durability option. */
   commit(): Promise<void> {
     return commitTxn(this.#s, this.#placement, () => {

@@ -10,7 +10,8 @@
  * Contract: the buffer is part of the co-access statistics the store reports (`StoreCore.coAccess` adds it to what
  * is persisted), so readers never see a count go backwards. The counts are statistics, not data: a crash loses the
  * observations of at most the last `flushEvery` requests; `close()` persists them. A purge discards the buffered
- * counts of its scope before they can reach the disk.
+ * counts of its scope before they can reach the disk; another process's purge is caught at the flush, which drops
+ * the counters of chunks the directory no longer has (`persistCoAccess`).
  * @internal
  */
 import { SEP } from '../kv/keys.js';

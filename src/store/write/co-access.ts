@@ -2,7 +2,7 @@ import { decodeCoAccess, encodeCoAccess } from '../../record/engine-records.js';
 import type { ChunkRef } from '../../api/chunk-input.js';
 import type { CoAccessBuffer } from './co-access-buffer.js';
 import type { ColumnFamilies } from '../kv/column-families.js';
-import { CF, SEP, accessKey, afterPrefix, orderedPair, pairKey, partitionOf, prefixRange, refString } from '../kv/keys.js';
+import { CF, SEP, accessKey, afterPrefix, dirKey, orderedPair, pairKey, partitionOf, prefixRange, refString } from '../kv/keys.js';
 import type { TxnContext } from '../txn/txn-state.js';
 import { writeUserBatch } from './fenced-write.js';
 import { AkashicError } from '../../errors.js';
@@ -21,7 +21,10 @@ export function coAccessKeys(userId: string, refs: readonly ChunkRef[]): string[
  * against the latest count even with other processes counting). No accounting (co-access changes no accounted
  * figure). A user whose batch is refused with AKASHIC_CONFLICT (other writers kept changing the user until the
  * fenced write's retries ran out) does not stop the others: its increments are returned, by user, for the caller to
- * buffer again; any other error is thrown. REQUIRES: the write lock.
+ * buffer again; any other error is thrown. A counter naming a chunk the directory no longer has (another process
+ * purged the user or the session after this one counted it) is dropped, not written: the check reads the directory
+ * inside the same fenced batch, so a purge committed before the batch is always seen, and one committed after it
+ * finds the counter and erases it. REQUIRES: the write lock.
  */
 export async function persistCoAccess(ctx: TxnContext, pending: ReadonlyMap<string, { count: number; lastAt: number }>): Promise<Map<string, Map<string, { count: number; lastAt: number }>>> {
   const byUser = new Map<string, string[]>();
@@ -36,8 +39,10 @@ export async function persistCoAccess(ctx: TxnContext, pending: ReadonlyMap<stri
   for (const [userId, keys] of byUser) {
     try {
       await writeUserBatch(ctx, userId, async () => {
-        const values = await cf.coaccess.getMany(keys);
-        return keys.map((key, i) => {
+        const present = await chunksPresent(cf, userId, keys);
+        const kept = keys.filter((key) => refsOfKey(userId, key).every((ref) => present.has(ref)));
+        const values = await cf.coaccess.getMany(kept);
+        return kept.map((key, i) => {
           const v = values[i];
           const add = pending.get(key)!;
           const count = (v === undefined ? 0 : decodeCoAccess(v, `co-access ${JSON.stringify(key)}`).count) + add.count;
@@ -50,6 +55,24 @@ export async function persistCoAccess(ctx: TxnContext, pending: ReadonlyMap<stri
     }
   }
   return unwritten;
+}
+
+/** The refs (`session␀chunk`) a co-access key of the user names: one for an access key, two for a pair key. */
+function refsOfKey(userId: string, key: string): string[] {
+  const parts = key.slice(2 + userId.length + 1).split(SEP);
+  const refs: string[] = [];
+  for (let i = 0; i + 1 < parts.length; i += 2) refs.push(refString(parts[i]!, parts[i + 1]!));
+  return refs;
+}
+
+/** Which of the chunks the keys name have a directory entry (live or a tombstone): purged ones have none. */
+async function chunksPresent(cf: ColumnFamilies, userId: string, keys: readonly string[]): Promise<Set<string>> {
+  const refs = [...new Set(keys.flatMap((key) => refsOfKey(userId, key)))];
+  const entries = await cf.dir.getMany(refs.map((ref) => {
+    const [sessionId, chunkId] = ref.split(SEP) as [string, string];
+    return dirKey(userId, sessionId, chunkId);
+  }));
+  return new Set(refs.filter((_, i) => entries[i] !== undefined));
 }
 
 /**

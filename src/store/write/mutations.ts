@@ -1,6 +1,6 @@
 import { AkashicError } from '../../errors.js';
 import { encodeChunkRecord, type ChunkRecord } from '../../record/chunk-record.js';
-import { isExpired, type DirEntry } from '../../record/dir-entry.js';
+import { isExpired, type DirEntry, type KeywordTermsDerivation } from '../../record/dir-entry.js';
 import { encodeExpiryMark } from '../../record/engine-records.js';
 import { userSlot, type SlotReadResult, type UserSlot } from '../read/block-reader.js';
 import { LIMITS, fullRefs, type CheckedContent } from '../../api/chunk-input.js';
@@ -50,13 +50,18 @@ export type WriteExtra = (txn: Txn) => void | Promise<void>;
 export interface MutationScope {
   readonly options: ResolvedStoreOptions;
   readonly ids: ChunkIdGenerator;
+  /**
+   * Derives the matching terms stored with every live entry's keywords (null: entries are written without them and
+   * readers derive them). One derivation for every write path, so an entry's terms never depend on how it was written.
+   */
+  readonly keywordTerms: KeywordTermsDerivation | null;
   /** Reads record bytes at slots in the committed state. */
   readCurrent(locs: readonly UserSlot[]): Promise<SlotReadResult>;
 }
 
-/** A directory entry without its attributes and vector (tombstones keep no content). */
+/** A directory entry without its attributes, vector and keyword terms (tombstones keep no content). */
 export function withoutAttributes(e: DirEntry): DirEntry {
-  const { attributes: _a, embedding: _e, ...rest } = e;
+  const { attributes: _a, embedding: _e, keywordTerms: _t, ...rest } = e;
   return rest;
 }
 
@@ -139,7 +144,7 @@ async function applyMutation(c: MutationScope, txn: Txn, userId: string, session
       const expiry = m.expiry !== undefined ? m.expiry : dflt > 0 ? { ttlMs: dflt } : null;
       const content = { ...m.content, supersedes: fullRefs(userId, m.content.supersedes) };
       const record = withExpiry({ userId, sessionId, chunkId, version: 1, createdAt: at, updatedAt: at, ...content }, expiryAt(expiry, txn.now));
-      stageRecord(txn, key, record, true);
+      stageRecord(c, txn, key, record, true);
       return { op: 'put', sessionId, chunkId, version: 1 };
     }
     case 'update': {
@@ -160,7 +165,7 @@ async function applyMutation(c: MutationScope, txn: Txn, userId: string, session
         updatedAt: Math.max(txn.now, old.updatedAt),
       } as ChunkRecord;
       const record = m.expiry === undefined ? next : withExpiry(next, expiryAt(m.expiry, txn.now));
-      stageRecord(txn, key, record, true);
+      stageRecord(c, txn, key, record, true);
       return { op: 'update', sessionId, chunkId, version: record.version };
     }
     case 'delete': {
@@ -204,7 +209,7 @@ async function applyMutation(c: MutationScope, txn: Txn, userId: string, session
         await txn.invalidate(existing.location!, existing.recordBytes);
         unindexExpiry(txn, userId, sessionId, chunkId, existing);
       }
-      stageRecord(txn, key, { ...m.record, userId, supersedes: m.record.supersedes.map((r) => ({ ...r, userId })) }, true);
+      stageRecord(c, txn, key, { ...m.record, userId, supersedes: m.record.supersedes.map((r) => ({ ...r, userId })) }, true);
       return { op: 'restore', sessionId, chunkId, version: m.record.version };
     }
   }
@@ -214,7 +219,7 @@ function unindexExpiry(txn: Txn, userId: string, sessionId: string, chunkId: str
   if (e.expiresAt !== undefined) txn.raw({ type: 'del', sublevel: txn.cf.expiry, key: expiryKey(e.expiresAt, userId, sessionId, chunkId) });
 }
 
-function stageRecord(txn: Txn, key: string, record: ChunkRecord, ingested: boolean): void {
+function stageRecord(c: MutationScope, txn: Txn, key: string, record: ChunkRecord, ingested: boolean): void {
   const bytes = encodeChunkRecord(record);
   if (record.expiresAt !== undefined) {
     txn.raw({ type: 'put', sublevel: txn.cf.expiry, key: expiryKey(record.expiresAt, record.userId, record.sessionId, record.chunkId), value: encodeExpiryMark() });
@@ -237,6 +242,7 @@ function stageRecord(txn: Txn, key: string, record: ChunkRecord, ingested: boole
     ...(record.embedding === undefined || record.embedding === null ? {} : { embedding: record.embedding }),
     ...(record.agentId === undefined ? {} : { agentId: record.agentId }),
     ...(record.runId === undefined ? {} : { runId: record.runId }),
+    ...(c.keywordTerms === null ? {} : { keywordTerms: { version: c.keywordTerms.version, terms: c.keywordTerms.derive(record.keywords) } }),
   });
 }
 

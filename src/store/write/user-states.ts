@@ -17,6 +17,8 @@ interface UserState {
   readonly acct: Accounting;
   /** The user's partition version this state was read at (fencing; 0 without). */
   readonly version: string;
+  /** Whether the user's accounting record was stored when read (false: never written, or purged since). */
+  readonly stored: boolean;
 }
 
 /** The version every empty partition reports (nothing written yet, or everything purged): it repeats. */
@@ -72,7 +74,7 @@ export class UserStates {
       version = r.version;
       v = r.values[0];
     }
-    const state = { acct: v === undefined ? emptyAccounting() : decodeAccounting(v, `accounting of ${JSON.stringify(userId)}`), version };
+    const state = { acct: v === undefined ? emptyAccounting() : decodeAccounting(v, `accounting of ${JSON.stringify(userId)}`), version, stored: v !== undefined };
     if (this.#states.size >= MAX_CACHED_USERS) this.#states.clear();
     this.#states.set(userId, state);
     return state;
@@ -107,7 +109,7 @@ export class UserStates {
    */
   committed(userId: string, acct: Accounting, version: string | undefined): void {
     if (this.#fencing !== null && version === undefined) this.#states.delete(userId);
-    else this.#states.set(userId, { acct, version: version ?? '0' });
+    else this.#states.set(userId, { acct, version: version ?? '0', stored: true });
   }
 
   /**
@@ -133,7 +135,7 @@ export class UserStates {
     const prev = this.#states.get(userId);
     if (prev === undefined || this.#fencing === null) return;
     if (version === undefined) this.#states.delete(userId);
-    else this.#states.set(userId, { acct: prev.acct, version });
+    else this.#states.set(userId, { acct: prev.acct, version, stored: prev.stored });
   }
 
   /** Drops what this process cached of the user (another process changed it). */
@@ -187,6 +189,12 @@ export class UserStates {
     const left = addUsageRows(this.#usage.get(userId) ?? [], done, -1);
     if (left.length === 0) this.#usage.delete(userId);
     else this.#usage.set(userId, left);
+  }
+
+  /** Drops the user's reads and model usage not yet persisted (the user is gone: nothing to persist them in). */
+  discardPending(userId: string): void {
+    this.#reads.delete(userId);
+    this.#usage.delete(userId);
   }
 
   /** Users with reads or model usage not yet persisted. */

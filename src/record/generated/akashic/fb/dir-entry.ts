@@ -166,8 +166,25 @@ supersededBySession(optionalEncoding?:any):string|Uint8Array|null {
   return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
 }
 
+keywordTerms(index: number):string
+keywordTerms(index: number,optionalEncoding:flatbuffers.Encoding):string|Uint8Array
+keywordTerms(index: number,optionalEncoding?:any):string|Uint8Array|null {
+  const offset = this.bb!.__offset(this.bb_pos, 46);
+  return offset ? this.bb!.__string(this.bb!.__vector(this.bb_pos + offset) + index * 4, optionalEncoding) : null;
+}
+
+keywordTermsLength():number {
+  const offset = this.bb!.__offset(this.bb_pos, 46);
+  return offset ? this.bb!.__vector_len(this.bb_pos + offset) : 0;
+}
+
+keywordTermsVersion():number {
+  const offset = this.bb!.__offset(this.bb_pos, 48);
+  return offset ? this.bb!.readUint16(this.bb_pos + offset) : 0;
+}
+
 static startDirEntry(builder:flatbuffers.Builder) {
-  builder.startObject(21);
+  builder.startObject(23);
 }
 
 static addFormatVersion(builder:flatbuffers.Builder, formatVersion:number) {
@@ -295,12 +312,32 @@ static addSupersededBySession(builder:flatbuffers.Builder, supersededBySessionOf
   builder.addFieldOffset(20, supersededBySessionOffset, 0);
 }
 
+static addKeywordTerms(builder:flatbuffers.Builder, keywordTermsOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(21, keywordTermsOffset, 0);
+}
+
+static createKeywordTermsVector(builder:flatbuffers.Builder, data:flatbuffers.Offset[]):flatbuffers.Offset {
+  builder.startVector(4, data.length, 4);
+  for (let i = data.length - 1; i >= 0; i--) {
+    builder.addOffset(data[i]!);
+  }
+  return builder.endVector();
+}
+
+static startKeywordTermsVector(builder:flatbuffers.Builder, numElems:number) {
+  builder.startVector(4, numElems, 4);
+}
+
+static addKeywordTermsVersion(builder:flatbuffers.Builder, keywordTermsVersion:number) {
+  builder.addFieldInt16(22, keywordTermsVersion, 0);
+}
+
 static endDirEntry(builder:flatbuffers.Builder):flatbuffers.Offset {
   const offset = builder.endObject();
   return offset;
 }
 
-static createDirEntry(builder:flatbuffers.Builder, formatVersion:number, state:EntryState, version:number, blockId:bigint, frame:number, slot:number, recordBytes:number, tokenCount:number, createdAtMs:number, updatedAtMs:number, kind:ChunkKind, keywordsOffset:flatbuffers.Offset, supersededByOffset:flatbuffers.Offset, deletedAtMs:number, expiresAtMs:number, attributesOffset:flatbuffers.Offset, embeddingOffset:flatbuffers.Offset, embeddingModelOffset:flatbuffers.Offset, agentIdOffset:flatbuffers.Offset, runIdOffset:flatbuffers.Offset, supersededBySessionOffset:flatbuffers.Offset):flatbuffers.Offset {
+static createDirEntry(builder:flatbuffers.Builder, formatVersion:number, state:EntryState, version:number, blockId:bigint, frame:number, slot:number, recordBytes:number, tokenCount:number, createdAtMs:number, updatedAtMs:number, kind:ChunkKind, keywordsOffset:flatbuffers.Offset, supersededByOffset:flatbuffers.Offset, deletedAtMs:number, expiresAtMs:number, attributesOffset:flatbuffers.Offset, embeddingOffset:flatbuffers.Offset, embeddingModelOffset:flatbuffers.Offset, agentIdOffset:flatbuffers.Offset, runIdOffset:flatbuffers.Offset, supersededBySessionOffset:flatbuffers.Offset, keywordTermsOffset:flatbuffers.Offset, keywordTermsVersion:number):flatbuffers.Offset {
   DirEntry.startDirEntry(builder);
   DirEntry.addFormatVersion(builder, formatVersion);
   DirEntry.addState(builder, state);
@@ -323,6 +360,8 @@ static createDirEntry(builder:flatbuffers.Builder, formatVersion:number, state:E
   DirEntry.addAgentId(builder, agentIdOffset);
   DirEntry.addRunId(builder, runIdOffset);
   DirEntry.addSupersededBySession(builder, supersededBySessionOffset);
+  DirEntry.addKeywordTerms(builder, keywordTermsOffset);
+  DirEntry.addKeywordTermsVersion(builder, keywordTermsVersion);
   return DirEntry.endDirEntry(builder);
 }
 }
