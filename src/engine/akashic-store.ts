@@ -398,9 +398,10 @@ export class AkashicStore {
   }
 
   /**
-   * Materializes chunks from one snapshot, touching each of their blocks once (one read of the frames not in cache,
-   * decompressed together: one native zstd call per block). `blocksTouched` counts distinct blocks. With `asOf`, each chunk as it was at that
-   * time (see `get`); versions read from history cost one range read and one decompression each.
+   * Materializes chunks from one snapshot, touching each of their blocks once (one read of the frames not in cache;
+   * the frames of all blocks decompressed together, one native zstd call per megabyte of content). `blocksTouched`
+   * counts distinct blocks. With `asOf`, each chunk as it was at that time (see `get`); versions read from history
+   * cost one range read and one decompression each.
    */
   async getMany(userId: string, refs: readonly ChunkRef[], opts: { asOf?: number } = {}): Promise<ReadResult> {
     this.#checkOpen();

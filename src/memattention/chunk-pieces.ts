@@ -184,14 +184,15 @@ export class ChunkPieces {
 
   /**
    * The content-word key of sentence `i`: the sorted set of its `termsOf` terms and its numbers (even one-digit
-   * ones: "paid 4" and "paid 5" are different facts); '' for a sentence with no content word.
+   * ones: "paid 4" and "paid 5" are different facts); '' for a sentence with no content word. `terms` must return
+   * `termsOf(text)` (a caller that already holds a sentence's terms passes them instead of tokenizing it again).
    */
-  repeatKey(i: number): string {
+  repeatKey(i: number, terms: (text: string) => readonly string[] = termsOf): string {
     const keys = (this.#repeatKeys ??= new Array<string>(this.pieces.length));
     let key = keys[i];
     if (key === undefined) {
       const text = this.pieces[i]!.text;
-      key = [...new Set([...termsOf(text), ...(text.match(/\p{N}+/gu) ?? [])])].sort().join(' ');
+      key = [...new Set([...terms(text), ...(text.match(/\p{N}+/gu) ?? [])])].sort().join(' ');
       keys[i] = key;
     }
     return key;

@@ -10,6 +10,7 @@ import type { AkashicStore } from '../engine/akashic-store.js';
 import { trustedCalls } from '../engine/internal-seams.js';
 import type { ChunkRecord } from '../record/chunk-record.js';
 import { isCalendarTerm, termsOf } from '../model/keywords.js';
+import { EmbeddedModel } from '../model/embedded-model.js';
 import { gatherCandidates, type Candidate, type CandidateView } from './candidates.js';
 import type { SupersededMark } from '../api/results.js';
 import { denseRanking, fuseRankings } from './hybrid-select.js';
@@ -137,9 +138,13 @@ export async function retrieve(store: AkashicStore, model: CheckedModel, options
     const dated = termsOf(req.query).some(isCalendarTerm);
     const asked = new Set(queryTerms);
     const namedSpeaker = (prefix: string): boolean => termsOf(prefix).some((t) => asked.has(t));
+    // The embedded model keeps the terms of the sentences it scored: their repeat keys reuse them. Only that model's
+    // memo is trusted to hold `termsOf`'s terms (a caller's model is not asked), hence the class test.
+    const scorer = options.model instanceof EmbeddedModel ? options.model : null;
+    const sentenceTerms = scorer === null ? termsOf : (text: string): readonly string[] => scorer.knownTerms(text) ?? termsOf(text);
     const got =
       options.recallUnit === 'sentence'
-        ? await selectSentencePassages(ranked, scoreAgainst(withoutSpeakers(query, speakersOf(ranked, pieces))), req.budget, pieces, chronological, dated, floor, namedSpeaker)
+        ? await selectSentencePassages(ranked, scoreAgainst(withoutSpeakers(query, speakersOf(ranked, pieces))), req.budget, pieces, chronological, dated, floor, namedSpeaker, sentenceTerms)
         : await selectPassages(ranked, score, req.budget, pieces, chronological, dated, floor);
     return {
       chunks: got.chunks,

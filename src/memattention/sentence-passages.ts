@@ -17,6 +17,7 @@ import type { ChunkRecord } from '../record/chunk-record.js';
 import { aboveFloor, floorScore } from './relevance-floor.js';
 import { CHUNK_SEPARATOR, fitToBudget, withDate, PASSAGE_SEPARATOR, type PassageSelection, type RecalledPassage } from './passages.js';
 import type { ChunkPieceCache, ChunkPieces } from './chunk-pieces.js';
+import { termsOf } from '../model/keywords.js';
 
 export { sentencesOf } from './chunk-pieces.js';
 
@@ -66,6 +67,7 @@ export async function selectSentencePassages(
   dated = false,
   floor = 0,
   namedSpeaker: (prefix: string) => boolean = () => false,
+  sentenceTerms: (text: string) => readonly string[] = termsOf,
 ): Promise<PassageSelection> {
   const of = ranked.map((c) => cache.of(c));
   const splits = of.map((p) => p.split);
@@ -113,14 +115,15 @@ export async function selectSentencePassages(
   // it (kept or not) adds no evidence, only tokens, so it is left out (a reader sees it once). Sentences with no
   // content word ("Wow!") are kept: they carry the neighbour share of the turn they answer. Keys are computed only
   // when a sentence would be kept: the sentences passed over before it (too large for the room left) are keyed then,
-  // so a sentence repeating one of them is still left out, and once the budget is full none is keyed.
+  // so a sentence repeating one of them is still left out, and once the budget is full none is keyed. A key is made
+  // from `sentenceTerms` (the sentence's `termsOf` terms, which the scorer may hold already: not tokenized twice).
   const seen = new Set<string>();
   const passed: Sentence[] = [];
   let keyed = 0;
   const repeats = async (x: Sentence): Promise<boolean> => {
     // Keys not cached yet are computed in slices that yield to the event loop (a recall over large chunks).
     if (!x.of.hasRepeatKey(x.local) && ++keyed % MAP_SLICE === 0) await yieldToEventLoop();
-    const key = x.of.repeatKey(x.local);
+    const key = x.of.repeatKey(x.local, sentenceTerms);
     if (key === '') return false;
     if (seen.has(key)) return true;
     seen.add(key);

@@ -221,6 +221,16 @@ export class EmbeddedModel implements MemoryModel {
     return weight === null ? scores : scores.map((s, i) => (lexical[i]! > 0 ? 1 + lexical[i]! * weight[i]! : Math.min(s * weight[i]!, 0.999)));
   }
 
+  /**
+   * The matching terms (`termsOf(text)`) of a passage this model has tokenized while scoring and still holds, else
+   * undefined: for a caller that needs the terms of the passages it had scored, so they are not tokenized again.
+   * The array is shared: do not mutate it.
+   * @internal
+   */
+  knownTerms(text: string): readonly string[] | undefined {
+    return this.#passages.get(text)?.terms;
+  }
+
   /** `termsAndKeywordsOf(text)`, memoized (a pure function of the text), its keywords computed once when asked. */
   #tokenized(text: string): TokenizedPassage {
     let t = this.#passages.get(text);

@@ -21,9 +21,9 @@ export interface SlotReadResult extends ReadCost {
 }
 
 /**
- * Materializes slots: the needed frames of each block are fetched with one `FrameStore.getMany` (cache misses only),
- * blocks concurrently, and decompressed together (`decodeFrames`) once their block is in; a frame is decompressed
- * once, whatever number of slots it serves. With a snapshot, the read sees one consistent state even while
+ * Materializes slots: the needed frames of every block are fetched with one `FrameStore.getMany` (cache misses only;
+ * blocks read concurrently) and decompressed together (`decodeFrames`); a frame is decompressed once, whatever number
+ * of slots it serves. With a snapshot, the read sees one consistent state even while
  * relocation or GC commit.
  */
 export async function readSlots(
@@ -71,39 +71,33 @@ export async function readSlotsOrNull(
     }
   }
   const missing = [...frames].filter(([, f]) => f === null).map(([k]) => k);
-  // One read per block, each block's frames decompressed as soon as its read is in: the decompression of one block
-  // overlaps the reads of the others (a cold fetch waits for the slowest block, not for all reads then all decodes).
-  const byBlock = new Map<number, string[]>();
-  for (const k of missing) {
-    const b = refs.get(k)!.blockId;
-    const ks = byBlock.get(b);
-    if (ks === undefined) byBlock.set(b, [k]);
-    else ks.push(k);
-  }
+  // One `FrameStore.getMany` for the frames of every block (frame files read each block once, blocks concurrently; a
+  // key-value store gets one multi-get), then those frames decompressed together (`decodeFrames`: one native zstd call
+  // per megabyte of content, not one per block). A cold fetch of a few blocks thus costs one trip to the thread pool
+  // for decompression instead of one per block: on a busy machine each trip, not the zstd work, is what a small
+  // frame's decompression costs.
+  const values = missing.length === 0 ? [] : await frameStore.getMany(missing.map((k) => refs.get(k)!), snapshot);
   let bytesRead = 0;
-  await Promise.all(
-    [...byBlock.values()].map(async (keys) => {
-      const values = await frameStore.getMany(keys.map((k) => refs.get(k)!), snapshot);
-      const held: string[] = [];
-      const stored: Buffer[] = [];
-      keys.forEach((k, i) => {
-        const v = values[i];
-        if (v === undefined) {
-          missingFrames.add(k);
-          return;
-        }
-        bytesRead += v.length;
-        held.push(k);
-        stored.push(v);
-      });
-      const decoded = await decodeFrames(stored, held.map((k) => `block frame ${k}`));
-      held.forEach((k, i) => {
-        const f = decoded[i]!;
-        frames.set(k, f);
-        cache.set(k, f);
-      });
-    }),
-  );
+  const held: string[] = [];
+  const stored: Buffer[] = [];
+  missing.forEach((k, i) => {
+    const v = values[i];
+    if (v === undefined) {
+      missingFrames.add(k);
+      return;
+    }
+    bytesRead += v.length;
+    held.push(k);
+    stored.push(v);
+  });
+  if (stored.length > 0) {
+    const decoded = await decodeFrames(stored, held.map((k) => `block frame ${k}`));
+    held.forEach((k, i) => {
+      const f = decoded[i]!;
+      frames.set(k, f);
+      cache.set(k, f);
+    });
+  }
   const records = locs.map((l) => frames.get(frameKey(l.blockId, l.frame))?.records[l.slot] ?? null);
   return { records, blocksTouched: blockIds.size, framesRead: missing.length - missingFrames.size, bytesRead, missingFrames };
 }
