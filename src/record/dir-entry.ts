@@ -10,6 +10,7 @@ import { EntryState } from './generated/akashic/fb/entry-state.js';
 import { Attribute } from './generated/akashic/fb/attribute.js';
 import { readEmbedding, type ChunkEmbedding } from './chunk-embedding.js';
 import { readStringVector } from './string-vector.js';
+import { StoredStrings } from './stored-strings.js';
 
 /** Whether the entry was written with the attributes field (vtable slot 34), even an empty one. */
 function hasAttributes(d: FbDirEntry): boolean {
@@ -178,16 +179,62 @@ function sharedStrings(b: flatbuffers.Builder, keywords: readonly string[], keyw
  * carried their session names a chunk of that same session.
  */
 export function decodeDirEntry(value: Uint8Array, what: string, sessionId = ''): DirEntry {
+  return decode(value, what, sessionId, false);
+}
+
+/**
+ * The same entry, its keywords and stored terms decoded only when first read (then kept): `keywords` and
+ * `keywordTerms` are enumerable getters, so the entry reads, spreads and serializes as the eager one does, and
+ * {@link storedTermsOf} gives the terms still encoded. For entries kept and read in bulk (recall's candidates, most
+ * of whose strings are never read). `value` must be bytes of its own (`ownBytes`): the entry keeps it.
+ */
+export function decodeDirEntryLazily(value: Buffer, what: string, sessionId = ''): DirEntry {
+  return decode(value, what, sessionId, true);
+}
+
+const STORED_TERMS = Symbol('storedTerms');
+const STORED_KEYWORDS = Symbol('storedKeywords');
+
+/** Stored terms still encoded, with the version of their derivation. */
+export interface EncodedKeywordTerms {
+  readonly version: number;
+  readonly terms: StoredStrings;
+}
+
+/**
+ * The stored terms of an entry from {@link decodeDirEntryLazily}, still encoded (the same strings its `keywordTerms`
+ * decodes); undefined for any other entry and for an entry without stored terms.
+ */
+export function storedTermsOf(e: DirEntry): EncodedKeywordTerms | undefined {
+  return (e as { readonly [STORED_TERMS]?: EncodedKeywordTerms })[STORED_TERMS];
+}
+
+/** How many keywords an entry has, without decoding them where they are still encoded. */
+export function keywordCountOf(e: DirEntry): number {
+  const lazy = (e as { readonly [STORED_KEYWORDS]?: StoredStrings })[STORED_KEYWORDS];
+  return lazy === undefined ? e.keywords.length : lazy.count;
+}
+
+/** The strings of the vector at `slot`, left encoded ([] when the field is absent). */
+function storedStrings(d: FbDirEntry, slot: number, bytes: Buffer): StoredStrings {
+  const bb = d.bb!;
+  const field = bb.__offset(d.bb_pos, slot);
+  return field === 0 ? new StoredStrings(bytes, 0, 0) : new StoredStrings(bytes, bb.__vector(d.bb_pos + field), bb.__vector_len(d.bb_pos + field));
+}
+
+function decode(value: Uint8Array, what: string, sessionId: string, lazy: boolean): DirEntry {
   const body = unwrapEnvelope(ValueType.DirEntry, value, what);
   try {
     const d = FbDirEntry.getRootAsDirEntry(new flatbuffers.ByteBuffer(body));
     const live = d.state() === EntryState.Live;
     if (!live && d.state() !== EntryState.Deleted) throw corruption(`${what}: unknown entry state ${d.state()}`);
     const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-    const keywords = readStringVector(d.bb!, d.bb_pos, KEYWORDS_SLOT, bytes);
+    const storedKeywords = lazy ? storedStrings(d, KEYWORDS_SLOT, bytes) : null;
+    const keywords = storedKeywords === null ? readStringVector(d.bb!, d.bb_pos, KEYWORDS_SLOT, bytes) : [];
     const termsVersion = d.keywordTermsVersion();
+    const storedTerms = lazy && termsVersion !== 0 ? storedStrings(d, KEYWORD_TERMS_SLOT, bytes) : null;
     const embedding = readEmbedding(d.embeddingLength(), (i) => d.embedding(i), d.embeddingModel());
-    return {
+    const entry = {
       state: live ? 'live' : 'deleted',
       version: d.version(),
       location: live ? { blockId: Number(d.blockId()), frame: d.frame(), slot: d.slot() } : null,
@@ -204,8 +251,18 @@ export function decodeDirEntry(value: Uint8Array, what: string, sessionId = ''):
       ...(embedding === undefined ? {} : { embedding }),
       ...(d.agentId() ? { agentId: d.agentId()! } : {}),
       ...(d.runId() ? { runId: d.runId()! } : {}),
-      ...(termsVersion === 0 ? {} : { keywordTerms: { version: termsVersion, terms: readStringVector(d.bb!, d.bb_pos, KEYWORD_TERMS_SLOT, bytes) } }),
-    };
+      ...(termsVersion === 0 || storedTerms !== null ? {} : { keywordTerms: { version: termsVersion, terms: readStringVector(d.bb!, d.bb_pos, KEYWORD_TERMS_SLOT, bytes) } }),
+    } satisfies DirEntry as DirEntry;
+    if (storedKeywords === null) return entry;
+    // Getters in place of the decoded strings: `keywords` keeps its place among the properties.
+    Object.defineProperty(entry, 'keywords', { get: () => storedKeywords.strings(), enumerable: true, configurable: false });
+    Object.defineProperty(entry, STORED_KEYWORDS, { value: storedKeywords });
+    if (storedTerms !== null) {
+      let terms: StoredKeywordTerms | undefined;
+      Object.defineProperty(entry, 'keywordTerms', { get: () => (terms ??= { version: termsVersion, terms: storedTerms.strings() }), enumerable: true, configurable: false });
+      Object.defineProperty(entry, STORED_TERMS, { value: { version: termsVersion, terms: storedTerms } satisfies EncodedKeywordTerms });
+    }
+    return entry;
   } catch (err) {
     throw undecodable(what, 'directory entry', err);
   }
