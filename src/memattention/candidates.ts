@@ -210,28 +210,63 @@ function eagerMeta(e: ListedChunk, d: DirEntry, id: string, bounds: CandidateBou
       : { id, sessionId: e.sessionId, createdAt: d.createdAt, tokenCount: d.tokenCount, keywords, embedding: d.embedding, keywordTerms: terms };
 }
 
+/** What a lazily built candidate view reads its keywords and terms from. */
+class LazyKeywords {
+  #keywords: readonly string[] | undefined;
+
+  constructor(
+    readonly entry: DirEntry,
+    readonly bound: number,
+  ) {}
+
+  /** The entry's keywords (the same list when within the bound, else its first `bound`), made once. */
+  keywords(): readonly string[] {
+    if (this.#keywords !== undefined) return this.#keywords;
+    const all = this.entry.keywords;
+    return (this.#keywords = all.length <= this.bound ? all : all.slice(0, this.bound));
+  }
+}
+
+const LAZY = Symbol('lazyKeywords');
+type LazyMeta = ChunkMetaView & { readonly [LAZY]: LazyKeywords };
+
+/** Getters shared by every lazily built view (views keep a few shapes), reading the hidden `LAZY` property. */
+const KEYWORDS_GETTER: PropertyDescriptor = {
+  get(this: LazyMeta) {
+    return this[LAZY].keywords();
+  },
+  enumerable: true,
+};
+const TERMS_GETTER: PropertyDescriptor = {
+  get(this: LazyMeta) {
+    return this[LAZY].entry.keywordTerms!.terms;
+  },
+  enumerable: true,
+};
+
 /**
  * The same view of an entry that still holds its keywords and terms encoded (`decodeDirEntryLazily`): `keywords` and
- * `keywordTerms` are getters that decode them on first read, and SELECT reads the encoded terms
- * (`encodedTermsOf`) without decoding them at all. Most candidates of a recall match no query term, and only the
- * few it picks or scores by meaning have their keywords read.
+ * `keywordTerms` are enumerable getters that decode them on first read (so the view reads, spreads and serializes as
+ * the eager one), and SELECT reads the encoded terms (`encodedTermsOf`) without decoding them at all. Most
+ * candidates of a recall match no query term, and only the few it picks or scores by meaning have their keywords
+ * read.
  */
 function lazyMeta(e: ListedChunk, d: DirEntry, id: string, bounds: CandidateBounds): ChunkMetaView {
-  const bound = bounds.keywords;
-  const whole = keywordCountOf(d) <= bound;
+  const whole = keywordCountOf(d) <= bounds.keywords;
   const stored = storedTermsOf(d)!;
   const useTerms = whole && stored.version === KEYWORD_TERMS_VERSION;
-  let keywords: readonly string[] | undefined;
-  const keywordsOf = (): readonly string[] => (keywords ??= whole ? d.keywords : d.keywords.slice(0, bound));
-  const termsOf = (): readonly string[] => d.keywordTerms!.terms;
+  // Placeholders, replaced by the getters in place (the properties keep the eager view's order).
   const meta: ChunkMetaView =
     d.embedding === undefined
       ? useTerms
-        ? { id, sessionId: e.sessionId, createdAt: d.createdAt, tokenCount: d.tokenCount, get keywords() { return keywordsOf(); }, get keywordTerms() { return termsOf(); } }
-        : { id, sessionId: e.sessionId, createdAt: d.createdAt, tokenCount: d.tokenCount, get keywords() { return keywordsOf(); } }
+        ? { id, sessionId: e.sessionId, createdAt: d.createdAt, tokenCount: d.tokenCount, keywords: [], keywordTerms: [] }
+        : { id, sessionId: e.sessionId, createdAt: d.createdAt, tokenCount: d.tokenCount, keywords: [] }
       : useTerms
-        ? { id, sessionId: e.sessionId, createdAt: d.createdAt, tokenCount: d.tokenCount, get keywords() { return keywordsOf(); }, embedding: d.embedding, get keywordTerms() { return termsOf(); } }
-        : { id, sessionId: e.sessionId, createdAt: d.createdAt, tokenCount: d.tokenCount, get keywords() { return keywordsOf(); }, embedding: d.embedding };
+        ? { id, sessionId: e.sessionId, createdAt: d.createdAt, tokenCount: d.tokenCount, keywords: [], embedding: d.embedding, keywordTerms: [] }
+        : { id, sessionId: e.sessionId, createdAt: d.createdAt, tokenCount: d.tokenCount, keywords: [], embedding: d.embedding };
+  const lazy = { value: new LazyKeywords(d, bounds.keywords) };
+  if (useTerms) Object.defineProperties(meta, { keywords: KEYWORDS_GETTER, keywordTerms: TERMS_GETTER, [LAZY]: lazy });
+  else Object.defineProperties(meta, { keywords: KEYWORDS_GETTER, [LAZY]: lazy });
   if (useTerms) withEncodedTerms(meta, stored.terms);
   return meta;
 }

@@ -54,7 +54,7 @@ function spaceTokensOf(terms: readonly string[]): readonly string[] {
 }
 
 /** Term frequencies of term lists, kept while the list lives (lists are read-only once scored). */
-const FREQUENCIES = new WeakMap<Bm25Document, Map<string, number>>();
+const FREQUENCIES = new WeakMap<readonly string[], Map<string, number>>();
 
 /**
  * Term lists scored once, whose frequencies were not kept. Building a list's frequencies costs several times more
@@ -62,10 +62,16 @@ const FREQUENCIES = new WeakMap<Bm25Document, Map<string, number>>();
  * store, or a dated query's lists made afresh at every call) are never scored again: their frequencies are kept
  * from the second time a list is scored.
  */
-const SCORED_ONCE = new WeakSet<Bm25Document>();
+const SCORED_ONCE = new WeakSet<readonly string[]>();
 
 /** The list's kept term frequencies, made now if it was scored before; null the first time (nothing kept). */
 function keptFrequenciesOf(terms: Bm25Document): ReadonlyMap<string, number> | null {
+  if (isEncoded(terms)) {
+    const kept = terms.bm25Frequencies;
+    if (kept === undefined) terms.bm25Frequencies = null;
+    else if (kept === null) return (terms.bm25Frequencies = countsOf(terms.strings()));
+    return kept ?? null;
+  }
   const tf = FREQUENCIES.get(terms);
   if (tf !== undefined) return tf;
   if (SCORED_ONCE.has(terms)) return frequenciesOf(terms);
@@ -73,13 +79,18 @@ function keptFrequenciesOf(terms: Bm25Document): ReadonlyMap<string, number> | n
   return null;
 }
 
-function frequenciesOf(terms: Bm25Document): ReadonlyMap<string, number> {
+function frequenciesOf(terms: readonly string[]): ReadonlyMap<string, number> {
   let tf = FREQUENCIES.get(terms);
   if (tf === undefined) {
-    tf = new Map();
-    for (const t of stringsOf(terms)) tf.set(t, (tf.get(t) ?? 0) + 1);
+    tf = countsOf(terms);
     FREQUENCIES.set(terms, tf);
   }
+  return tf;
+}
+
+function countsOf(terms: readonly string[]): Map<string, number> {
+  const tf = new Map<string, number>();
+  for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1);
   return tf;
 }
 

@@ -17,6 +17,11 @@ export interface EncodedTerms {
    * discards `counts` and reads `strings()`).
    */
   countInto(matcher: Utf8Matcher, counts: Int32Array): boolean;
+  /**
+   * BM25's memo of these terms' frequencies, kept on the object itself (no weak-map entry per document): undefined
+   * before it is first scored, null once scored without them kept, then the frequencies.
+   */
+  bm25Frequencies: ReadonlyMap<string, number> | null | undefined;
 }
 
 const ENCODED_TERMS = Symbol('encodedTerms');
@@ -41,6 +46,7 @@ export function encodedTermsOf(meta: ChunkMetaView): EncodedTerms | undefined {
 export function withExtraTerms(terms: EncodedTerms, extra: readonly string[]): EncodedTerms {
   let strings: readonly string[] | undefined;
   return {
+    bm25Frequencies: undefined,
     count: terms.count + extra.length,
     strings: () => (strings ??= [...terms.strings(), ...extra]),
     countInto(matcher, counts) {

@@ -196,10 +196,35 @@ const STORED_TERMS = Symbol('storedTerms');
 const STORED_KEYWORDS = Symbol('storedKeywords');
 
 /** Stored terms still encoded, with the version of their derivation. */
-export interface EncodedKeywordTerms {
-  readonly version: number;
-  readonly terms: StoredStrings;
+export class EncodedKeywordTerms {
+  #decoded: StoredKeywordTerms | undefined;
+
+  constructor(
+    readonly version: number,
+    readonly terms: StoredStrings,
+  ) {}
+
+  /** The entry's `keywordTerms`, decoded on the first call (the same object after). */
+  decoded(): StoredKeywordTerms {
+    return (this.#decoded ??= { version: this.version, terms: this.terms.strings() });
+  }
 }
+
+type LazyEntry = DirEntry & { readonly [STORED_KEYWORDS]: StoredStrings; readonly [STORED_TERMS]?: EncodedKeywordTerms };
+
+const KEYWORDS_GETTER: PropertyDescriptor = {
+  get(this: LazyEntry) {
+    return this[STORED_KEYWORDS].strings();
+  },
+  enumerable: true,
+};
+
+const KEYWORD_TERMS_GETTER: PropertyDescriptor = {
+  get(this: LazyEntry) {
+    return this[STORED_TERMS]!.decoded();
+  },
+  enumerable: true,
+};
 
 /**
  * The stored terms of an entry from {@link decodeDirEntryLazily}, still encoded (the same strings its `keywordTerms`
@@ -254,13 +279,16 @@ function decode(value: Uint8Array, what: string, sessionId: string, lazy: boolea
       ...(termsVersion === 0 || storedTerms !== null ? {} : { keywordTerms: { version: termsVersion, terms: readStringVector(d.bb!, d.bb_pos, KEYWORD_TERMS_SLOT, bytes) } }),
     } satisfies DirEntry as DirEntry;
     if (storedKeywords === null) return entry;
-    // Getters in place of the decoded strings: `keywords` keeps its place among the properties.
-    Object.defineProperty(entry, 'keywords', { get: () => storedKeywords.strings(), enumerable: true, configurable: false });
-    Object.defineProperty(entry, STORED_KEYWORDS, { value: storedKeywords });
-    if (storedTerms !== null) {
-      let terms: StoredKeywordTerms | undefined;
-      Object.defineProperty(entry, 'keywordTerms', { get: () => (terms ??= { version: termsVersion, terms: storedTerms.strings() }), enumerable: true, configurable: false });
-      Object.defineProperty(entry, STORED_TERMS, { value: { version: termsVersion, terms: storedTerms } satisfies EncodedKeywordTerms });
+    // Getters in place of the decoded strings (`keywords` keeps its place among the properties). The getters are
+    // shared by every entry and read the encoded strings from a hidden property: entries keep a few shapes.
+    if (storedTerms === null) Object.defineProperties(entry, { keywords: KEYWORDS_GETTER, [STORED_KEYWORDS]: { value: storedKeywords } });
+    else {
+      Object.defineProperties(entry, {
+        keywords: KEYWORDS_GETTER,
+        [STORED_KEYWORDS]: { value: storedKeywords },
+        keywordTerms: KEYWORD_TERMS_GETTER,
+        [STORED_TERMS]: { value: new EncodedKeywordTerms(termsVersion, storedTerms) },
+      });
     }
     return entry;
   } catch (err) {

@@ -19,6 +19,8 @@ export class StoredStrings {
   /** How many strings the vector holds. */
   readonly count: number;
   #strings: readonly string[] | undefined;
+  /** Kept here for BM25, which scores these strings as a document (see its memo of term frequencies). */
+  bm25Frequencies: ReadonlyMap<string, number> | null | undefined = undefined;
 
   /** @throws RangeError when a string runs past the end of the buffer. */
   constructor(body: Buffer, vector: number, count: number) {
