@@ -264,10 +264,13 @@ function lazyMeta(e: ListedChunk, d: DirEntry, id: string, bounds: CandidateBoun
       : useTerms
         ? { id, sessionId: e.sessionId, createdAt: d.createdAt, tokenCount: d.tokenCount, keywords: [], embedding: d.embedding, keywordTerms: [] }
         : { id, sessionId: e.sessionId, createdAt: d.createdAt, tokenCount: d.tokenCount, keywords: [], embedding: d.embedding };
-  const lazy = { value: new LazyKeywords(d, bounds.keywords) };
-  if (useTerms) Object.defineProperties(meta, { keywords: KEYWORDS_GETTER, keywordTerms: TERMS_GETTER, [LAZY]: lazy });
-  else Object.defineProperties(meta, { keywords: KEYWORDS_GETTER, [LAZY]: lazy });
-  if (useTerms) withEncodedTerms(meta, stored.terms);
+  // One property at a time: faster than `Object.defineProperties`.
+  Object.defineProperty(meta, 'keywords', KEYWORDS_GETTER);
+  Object.defineProperty(meta, LAZY, { value: new LazyKeywords(d, bounds.keywords) });
+  if (useTerms) {
+    Object.defineProperty(meta, 'keywordTerms', TERMS_GETTER);
+    withEncodedTerms(meta, stored.terms);
+  }
   return meta;
 }
 

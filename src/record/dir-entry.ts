@@ -259,7 +259,9 @@ function decode(value: Uint8Array, what: string, sessionId: string, lazy: boolea
     const termsVersion = d.keywordTermsVersion();
     const storedTerms = lazy && termsVersion !== 0 ? storedStrings(d, KEYWORD_TERMS_SLOT, bytes) : null;
     const embedding = readEmbedding(d.embeddingLength(), (i) => d.embedding(i), d.embeddingModel());
-    const entry = {
+    // Optional fields assigned in order rather than spread in: the same properties in the same order, without a
+    // temporary object per field (entries are decoded by the hundred at every cold recall).
+    const entry: { -readonly [K in keyof DirEntry]: DirEntry[K] } = {
       state: live ? 'live' : 'deleted',
       version: d.version(),
       location: live ? { blockId: Number(d.blockId()), frame: d.frame(), slot: d.slot() } : null,
@@ -271,24 +273,25 @@ function decode(value: Uint8Array, what: string, sessionId: string, lazy: boolea
       keywords,
       supersededBy: supersededRef(d, sessionId),
       deletedAt: live ? null : d.deletedAtMs(),
-      ...(d.expiresAtMs() > 0 ? { expiresAt: d.expiresAtMs() } : {}),
-      ...(hasAttributes(d) ? { attributes: readAttributes(d) } : {}),
-      ...(embedding === undefined ? {} : { embedding }),
-      ...(d.agentId() ? { agentId: d.agentId()! } : {}),
-      ...(d.runId() ? { runId: d.runId()! } : {}),
-      ...(termsVersion === 0 || storedTerms !== null ? {} : { keywordTerms: { version: termsVersion, terms: readStringVector(d.bb!, d.bb_pos, KEYWORD_TERMS_SLOT, bytes) } }),
-    } satisfies DirEntry as DirEntry;
+    };
+    const expiresAt = d.expiresAtMs();
+    if (expiresAt > 0) entry.expiresAt = expiresAt;
+    if (hasAttributes(d)) entry.attributes = readAttributes(d);
+    if (embedding !== undefined) entry.embedding = embedding;
+    const agentId = d.agentId();
+    if (agentId) entry.agentId = agentId;
+    const runId = d.runId();
+    if (runId) entry.runId = runId;
+    if (termsVersion !== 0 && storedTerms === null) entry.keywordTerms = { version: termsVersion, terms: readStringVector(d.bb!, d.bb_pos, KEYWORD_TERMS_SLOT, bytes) };
     if (storedKeywords === null) return entry;
     // Getters in place of the decoded strings (`keywords` keeps its place among the properties). The getters are
     // shared by every entry and read the encoded strings from a hidden property: entries keep a few shapes.
-    if (storedTerms === null) Object.defineProperties(entry, { keywords: KEYWORDS_GETTER, [STORED_KEYWORDS]: { value: storedKeywords } });
-    else {
-      Object.defineProperties(entry, {
-        keywords: KEYWORDS_GETTER,
-        [STORED_KEYWORDS]: { value: storedKeywords },
-        keywordTerms: KEYWORD_TERMS_GETTER,
-        [STORED_TERMS]: { value: new EncodedKeywordTerms(termsVersion, storedTerms) },
-      });
+    // (One property at a time: faster than `Object.defineProperties`.)
+    Object.defineProperty(entry, 'keywords', KEYWORDS_GETTER);
+    Object.defineProperty(entry, STORED_KEYWORDS, { value: storedKeywords });
+    if (storedTerms !== null) {
+      Object.defineProperty(entry, 'keywordTerms', KEYWORD_TERMS_GETTER);
+      Object.defineProperty(entry, STORED_TERMS, { value: new EncodedKeywordTerms(termsVersion, storedTerms) });
     }
     return entry;
   } catch (err) {
