@@ -26,6 +26,8 @@ import type { ListedEntry, ListedChunk, SupersededMark, KeywordStats } from '../
 import type { ScopeTest } from '../api/scope-filter.js';
 import type { ChunkKind } from '../record/chunk-record.js';
 import { KEYWORD_TERMS_VERSION } from '../model/keywords.js';
+import { withEncodedTerms } from '../model/encoded-terms.js';
+import { keywordCountOf, storedTermsOf, type DirEntry } from '../record/dir-entry.js';
 
 /** A chunk shown to SELECT, with what is needed to fetch it and to compare-and-swap it later. */
 export interface Candidate {
@@ -180,20 +182,8 @@ function candidateKey(e: ListedChunk): string {
 function toCandidate(e: ListedChunk, bounds: CandidateBounds): Candidate {
   const d = e.entry;
   const ref = { sessionId: e.sessionId, chunkId: e.chunkId };
-  // The stored list itself when it is within the bound (kept entries hand out one frozen list: SELECT's memo by list hits).
-  const whole = d.keywords.length <= bounds.keywords;
-  const keywords = whole ? d.keywords : d.keywords.slice(0, bounds.keywords);
-  // The stored terms are those of the whole list, under the derivation that wrote them: used only when both match.
-  const terms = whole && d.keywordTerms !== undefined && d.keywordTerms.version === KEYWORD_TERMS_VERSION ? d.keywordTerms.terms : undefined;
   const id = candidateKey(e);
-  const meta: ChunkMetaView =
-    d.embedding === undefined
-      ? terms === undefined
-        ? { id, sessionId: e.sessionId, createdAt: d.createdAt, tokenCount: d.tokenCount, keywords }
-        : { id, sessionId: e.sessionId, createdAt: d.createdAt, tokenCount: d.tokenCount, keywords, keywordTerms: terms }
-      : terms === undefined
-        ? { id, sessionId: e.sessionId, createdAt: d.createdAt, tokenCount: d.tokenCount, keywords, embedding: d.embedding }
-        : { id, sessionId: e.sessionId, createdAt: d.createdAt, tokenCount: d.tokenCount, keywords, embedding: d.embedding, keywordTerms: terms };
+  const meta = storedTermsOf(d) === undefined ? eagerMeta(e, d, id, bounds) : lazyMeta(e, d, id, bounds);
   if (e.superseded !== undefined) return { ref, version: d.version, superseded: e.superseded, meta };
   const loc = d.location;
   if (loc === null) return { ref, version: d.version, meta };
@@ -202,6 +192,86 @@ function toCandidate(e: ListedChunk, bounds: CandidateBounds): Candidate {
       ? { sessionId: e.sessionId, chunkId: e.chunkId, version: d.version, location: loc }
       : { sessionId: e.sessionId, chunkId: e.chunkId, version: d.version, location: loc, expiresAt: d.expiresAt };
   return { ref, version: d.version, located, meta };
+}
+
+/** The candidate's view of an entry whose keywords and terms are decoded already (or have no stored terms). */
+function eagerMeta(e: ListedChunk, d: DirEntry, id: string, bounds: CandidateBounds): ChunkMetaView {
+  // The stored list itself when it is within the bound (kept entries hand out one frozen list: SELECT's memo by list hits).
+  const whole = d.keywords.length <= bounds.keywords;
+  const keywords = whole ? d.keywords : d.keywords.slice(0, bounds.keywords);
+  // The stored terms are those of the whole list, under the derivation that wrote them: used only when both match.
+  const terms = whole && d.keywordTerms !== undefined && d.keywordTerms.version === KEYWORD_TERMS_VERSION ? d.keywordTerms.terms : undefined;
+  return d.embedding === undefined
+    ? terms === undefined
+      ? { id, sessionId: e.sessionId, createdAt: d.createdAt, tokenCount: d.tokenCount, keywords }
+      : { id, sessionId: e.sessionId, createdAt: d.createdAt, tokenCount: d.tokenCount, keywords, keywordTerms: terms }
+    : terms === undefined
+      ? { id, sessionId: e.sessionId, createdAt: d.createdAt, tokenCount: d.tokenCount, keywords, embedding: d.embedding }
+      : { id, sessionId: e.sessionId, createdAt: d.createdAt, tokenCount: d.tokenCount, keywords, embedding: d.embedding, keywordTerms: terms };
+}
+
+/** What a lazily built candidate view reads its keywords and terms from. */
+class LazyKeywords {
+  #keywords: readonly string[] | undefined;
+
+  constructor(
+    readonly entry: DirEntry,
+    readonly bound: number,
+  ) {}
+
+  /** The entry's keywords (the same list when within the bound, else its first `bound`), made once. */
+  keywords(): readonly string[] {
+    if (this.#keywords !== undefined) return this.#keywords;
+    const all = this.entry.keywords;
+    return (this.#keywords = all.length <= this.bound ? all : all.slice(0, this.bound));
+  }
+}
+
+const LAZY = Symbol('lazyKeywords');
+type LazyMeta = ChunkMetaView & { readonly [LAZY]: LazyKeywords };
+
+/** Getters shared by every lazily built view (views keep a few shapes), reading the hidden `LAZY` property. */
+const KEYWORDS_GETTER: PropertyDescriptor = {
+  get(this: LazyMeta) {
+    return this[LAZY].keywords();
+  },
+  enumerable: true,
+};
+const TERMS_GETTER: PropertyDescriptor = {
+  get(this: LazyMeta) {
+    return this[LAZY].entry.keywordTerms!.terms;
+  },
+  enumerable: true,
+};
+
+/**
+ * The same view of an entry that still holds its keywords and terms encoded (`decodeDirEntryLazily`): `keywords` and
+ * `keywordTerms` are enumerable getters that decode them on first read (so the view reads, spreads and serializes as
+ * the eager one), and SELECT reads the encoded terms (`encodedTermsOf`) without decoding them at all. Most
+ * candidates of a recall match no query term, and only the few it picks or scores by meaning have their keywords
+ * read.
+ */
+function lazyMeta(e: ListedChunk, d: DirEntry, id: string, bounds: CandidateBounds): ChunkMetaView {
+  const whole = keywordCountOf(d) <= bounds.keywords;
+  const stored = storedTermsOf(d)!;
+  const useTerms = whole && stored.version === KEYWORD_TERMS_VERSION;
+  // Placeholders, replaced by the getters in place (the properties keep the eager view's order).
+  const meta: ChunkMetaView =
+    d.embedding === undefined
+      ? useTerms
+        ? { id, sessionId: e.sessionId, createdAt: d.createdAt, tokenCount: d.tokenCount, keywords: [], keywordTerms: [] }
+        : { id, sessionId: e.sessionId, createdAt: d.createdAt, tokenCount: d.tokenCount, keywords: [] }
+      : useTerms
+        ? { id, sessionId: e.sessionId, createdAt: d.createdAt, tokenCount: d.tokenCount, keywords: [], embedding: d.embedding, keywordTerms: [] }
+        : { id, sessionId: e.sessionId, createdAt: d.createdAt, tokenCount: d.tokenCount, keywords: [], embedding: d.embedding };
+  // One property at a time: faster than `Object.defineProperties`.
+  Object.defineProperty(meta, 'keywords', KEYWORDS_GETTER);
+  Object.defineProperty(meta, LAZY, { value: new LazyKeywords(d, bounds.keywords) });
+  if (useTerms) {
+    Object.defineProperty(meta, 'keywordTerms', TERMS_GETTER);
+    withEncodedTerms(meta, stored.terms);
+  }
+  return meta;
 }
 
 /** The same set by scanning every live directory entry of the scope (databases without the candidate index). */

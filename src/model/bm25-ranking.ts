@@ -17,6 +17,24 @@
  * @internal
  */
 
+import type { EncodedTerms } from './encoded-terms.js';
+import { Utf8Matcher } from '../util/utf8-matcher.js';
+
+/**
+ * A document: its terms, or (plain terms only) its terms still encoded, read through their count and the byte-wise
+ * frequencies of the query's terms the first time the document is seen, and decoded only if it is seen again.
+ */
+export type Bm25Document = readonly string[] | EncodedTerms;
+
+/** The document's terms as strings. */
+function stringsOf(doc: Bm25Document): readonly string[] {
+  return isEncoded(doc) ? doc.strings() : doc;
+}
+
+function isEncoded(doc: Bm25Document): doc is EncodedTerms {
+  return !Array.isArray(doc);
+}
+
 const MIN_DOCS = 3;
 /** The placeholder documents' one token (NUL cannot occur in a term from `termsOf`). */
 const PLACEHOLDER_TERM = '\u0000';
@@ -47,7 +65,13 @@ const FREQUENCIES = new WeakMap<readonly string[], Map<string, number>>();
 const SCORED_ONCE = new WeakSet<readonly string[]>();
 
 /** The list's kept term frequencies, made now if it was scored before; null the first time (nothing kept). */
-function keptFrequenciesOf(terms: readonly string[]): ReadonlyMap<string, number> | null {
+function keptFrequenciesOf(terms: Bm25Document): ReadonlyMap<string, number> | null {
+  if (isEncoded(terms)) {
+    const kept = terms.bm25Frequencies;
+    if (kept === undefined) terms.bm25Frequencies = null;
+    else if (kept === null) return (terms.bm25Frequencies = countsOf(terms.strings()));
+    return kept ?? null;
+  }
   const tf = FREQUENCIES.get(terms);
   if (tf !== undefined) return tf;
   if (SCORED_ONCE.has(terms)) return frequenciesOf(terms);
@@ -58,10 +82,15 @@ function keptFrequenciesOf(terms: readonly string[]): ReadonlyMap<string, number
 function frequenciesOf(terms: readonly string[]): ReadonlyMap<string, number> {
   let tf = FREQUENCIES.get(terms);
   if (tf === undefined) {
-    tf = new Map();
-    for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1);
+    tf = countsOf(terms);
     FREQUENCIES.set(terms, tf);
   }
+  return tf;
+}
+
+function countsOf(terms: readonly string[]): Map<string, number> {
+  const tf = new Map<string, number>();
+  for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1);
   return tf;
 }
 
@@ -73,7 +102,7 @@ function frequenciesOf(terms: readonly string[]): ReadonlyMap<string, number> {
  * sums are the same, so are the scores.
  */
 interface IndexedRun {
-  readonly docs: readonly (readonly string[])[];
+  readonly docs: readonly Bm25Document[];
   readonly lengths: Int32Array;
   readonly totalLength: number;
   readonly postings: ReadonlyMap<string, readonly (readonly [number, number])[]>;
@@ -83,20 +112,21 @@ interface IndexedRun {
 const MIN_RUN = 64;
 /** Runs kept (by their last document), least recently used dropped first: a few users' windows. */
 const MAX_RUNS = 4;
-const RUNS = new Map<readonly string[], IndexedRun>();
+const RUNS = new Map<Bm25Document, IndexedRun>();
 /**
  * The last document list (plain terms) that ended with each document, a few kept: a run is indexed once a second
  * list ends with the same documents (callers scoring other lists in between do not interfere).
  */
-const PREVIOUS = new Map<readonly string[], readonly (readonly string[])[]>();
+const PREVIOUS = new Map<Bm25Document, readonly Bm25Document[]>();
 
-function indexRun(docs: readonly (readonly string[])[]): IndexedRun {
+function indexRun(docs: readonly Bm25Document[]): IndexedRun {
   const lengths = new Int32Array(docs.length);
   const postings = new Map<string, [number, number][]>();
   let totalLength = 0;
   // Read from the terms, not from kept frequencies: a run's documents are scored through the index from now on, so
   // their frequencies would serve nothing.
-  docs.forEach((terms, i) => {
+  docs.forEach((doc, i) => {
+    const terms = stringsOf(doc);
     lengths[i] = terms.length;
     totalLength += terms.length;
     for (const t of terms) {
@@ -113,7 +143,7 @@ function indexRun(docs: readonly (readonly string[])[]): IndexedRun {
 }
 
 /** The indexed run `documents` ends with, if any: found by its last document, then checked object by object. */
-function runEndingOf(documents: readonly (readonly string[])[]): IndexedRun | null {
+function runEndingOf(documents: readonly Bm25Document[]): IndexedRun | null {
   const n = documents.length;
   const last = documents[n - 1];
   if (last === undefined) return null;
@@ -147,10 +177,11 @@ function runEndingOf(documents: readonly (readonly string[])[]): IndexedRun | nu
  * Terms must already be normalized. A query term given twice counts twice. With `plainTerms`, the caller vouches
  * that no term (document's or query's) is empty or holds a space (as `termsOf`'s never do), so the terms are the
  * tokens and are not checked one by one, and that it does not change a list once scored (its term frequencies are
- * kept with it).
+ * kept with it). Encoded documents are read as their strings; only with `plainTerms` are they counted on their
+ * bytes (the same frequencies and lengths, so the same scores).
  */
-export function bm25Scores(documents: readonly (readonly string[])[], queryTerms: readonly string[], plainTerms = false): number[] {
-  const tokensOf = plainTerms ? (terms: readonly string[]): readonly string[] => terms : spaceTokensOf;
+export function bm25Scores(documents: readonly Bm25Document[], queryTerms: readonly string[], plainTerms = false): number[] {
+  const tokensOf = plainTerms ? stringsOf : (doc: Bm25Document): readonly string[] => spaceTokensOf(stringsOf(doc));
   const scores = documents.map(() => 0);
   if (documents.length === 0 || queryTerms.length === 0) return scores;
 
@@ -171,21 +202,41 @@ export function bm25Scores(documents: readonly (readonly string[])[], queryTerms
   let totalLength = pads; // each placeholder document is one token long
   const querySlots = [...slot];
   const headDocuments = run === null ? documents : documents.slice(0, head);
+  // Encoded documents seen for the first time are counted on their bytes against the query's distinct tokens.
+  let matcher: Utf8Matcher | null | undefined;
+  let counts: Int32Array | undefined;
   headDocuments.forEach((terms, d) => {
-    const tokens = tokensOf(terms);
-    lengths[d] = tokens.length;
-    totalLength += tokens.length;
     // The document's term frequencies, kept with its term list once it is scored again (callers score the same
     // lists at every recall): a lookup per query token instead of one per document token; the same postings in the
     // same order.
     const tf = plainTerms ? keptFrequenciesOf(terms) : null;
     if (tf !== null) {
+      const length = isEncoded(terms) ? terms.count : terms.length;
+      lengths[d] = length;
+      totalLength += length;
       for (const [t, s] of querySlots) {
         const f = tf.get(t);
         if (f !== undefined) postings[s]!.push([d, f]);
       }
       return;
     }
+    if (plainTerms && isEncoded(terms)) {
+      matcher ??= Utf8Matcher.of(querySlots.map(([t]) => t));
+      counts ??= new Int32Array(slot.size);
+      if (matcher !== null && terms.countInto(matcher, counts)) {
+        lengths[d] = terms.count;
+        totalLength += terms.count;
+        for (let s = 0; s < counts.length; s++) {
+          if (counts[s] !== 0) postings[s]!.push([d, counts[s]!]);
+        }
+        counts.fill(0);
+        return;
+      }
+      counts.fill(0);
+    }
+    const tokens = tokensOf(terms);
+    lengths[d] = tokens.length;
+    totalLength += tokens.length;
     for (const t of tokens) {
       const s = slot.get(t);
       if (s === undefined) continue;

@@ -18,7 +18,8 @@ import type {
 import { invalidArgument } from '../errors.js';
 import { answerShapeWords, asksForName, namesSomething } from './answer-type.js';
 import { associationComponents } from './association.js';
-import { bm25Scores } from './bm25-ranking.js';
+import { bm25Scores, type Bm25Document } from './bm25-ranking.js';
+import { encodedTermsOf, withExtraTerms } from './encoded-terms.js';
 import { dateTermsOf, DEFAULT_KEYWORD_LIMIT, extractKeywords, isCalendarTerm, keywordTerms, termsAndKeywordsOf, termsOf } from './keywords.js';
 import { checkThreshold, checkTopP, checkUniqueIds } from './model-arguments.js';
 import { lexicalThenDenseLazily, vectorsOf } from './dense-signal.js';
@@ -158,8 +159,11 @@ export class EmbeddedModel implements MemoryModel {
     // window or a recall over large chunks must not block it for long); the scores are the same.
     // A question naming a date also matches each candidate's date (the day it was written, its month and year).
     const dated = queryTerms.some(isCalendarTerm);
-    // The terms the store kept with the chunk when it has them (the same as deriving them), else derived.
-    const documents = await mapYielding(candidates, (candidate) => {
+    // The terms the store kept with the chunk when it has them (the same as deriving them), else derived; still
+    // encoded where the candidate holds them so (BM25 counts the query's terms on their bytes).
+    const documents = await mapYielding(candidates, (candidate): Bm25Document => {
+      const encoded = encodedTermsOf(candidate);
+      if (encoded !== undefined) return dated ? withExtraTerms(encoded, dateTermsOf(candidate.createdAt)) : encoded;
       const terms = candidate.keywordTerms ?? keywordTerms(candidate.keywords);
       return dated ? [...terms, ...dateTermsOf(candidate.createdAt)] : terms;
     });

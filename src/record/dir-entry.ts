@@ -10,6 +10,7 @@ import { EntryState } from './generated/akashic/fb/entry-state.js';
 import { Attribute } from './generated/akashic/fb/attribute.js';
 import { readEmbedding, type ChunkEmbedding } from './chunk-embedding.js';
 import { readStringVector } from './string-vector.js';
+import { StoredStrings } from './stored-strings.js';
 
 /** Whether the entry was written with the attributes field (vtable slot 34), even an empty one. */
 function hasAttributes(d: FbDirEntry): boolean {
@@ -178,16 +179,89 @@ function sharedStrings(b: flatbuffers.Builder, keywords: readonly string[], keyw
  * carried their session names a chunk of that same session.
  */
 export function decodeDirEntry(value: Uint8Array, what: string, sessionId = ''): DirEntry {
+  return decode(value, what, sessionId, false);
+}
+
+/**
+ * The same entry, its keywords and stored terms decoded only when first read (then kept): `keywords` and
+ * `keywordTerms` are enumerable getters, so the entry reads, spreads and serializes as the eager one does, and
+ * {@link storedTermsOf} gives the terms still encoded. For entries kept and read in bulk (recall's candidates, most
+ * of whose strings are never read). `value` must be bytes of its own (`ownBytes`): the entry keeps it.
+ */
+export function decodeDirEntryLazily(value: Buffer, what: string, sessionId = ''): DirEntry {
+  return decode(value, what, sessionId, true);
+}
+
+const STORED_TERMS = Symbol('storedTerms');
+const STORED_KEYWORDS = Symbol('storedKeywords');
+
+/** Stored terms still encoded, with the version of their derivation. */
+export class EncodedKeywordTerms {
+  #decoded: StoredKeywordTerms | undefined;
+
+  constructor(
+    readonly version: number,
+    readonly terms: StoredStrings,
+  ) {}
+
+  /** The entry's `keywordTerms`, decoded on the first call (the same object after). */
+  decoded(): StoredKeywordTerms {
+    return (this.#decoded ??= { version: this.version, terms: this.terms.strings() });
+  }
+}
+
+type LazyEntry = DirEntry & { readonly [STORED_KEYWORDS]: StoredStrings; readonly [STORED_TERMS]?: EncodedKeywordTerms };
+
+const KEYWORDS_GETTER: PropertyDescriptor = {
+  get(this: LazyEntry) {
+    return this[STORED_KEYWORDS].strings();
+  },
+  enumerable: true,
+};
+
+const KEYWORD_TERMS_GETTER: PropertyDescriptor = {
+  get(this: LazyEntry) {
+    return this[STORED_TERMS]!.decoded();
+  },
+  enumerable: true,
+};
+
+/**
+ * The stored terms of an entry from {@link decodeDirEntryLazily}, still encoded (the same strings its `keywordTerms`
+ * decodes); undefined for any other entry and for an entry without stored terms.
+ */
+export function storedTermsOf(e: DirEntry): EncodedKeywordTerms | undefined {
+  return (e as { readonly [STORED_TERMS]?: EncodedKeywordTerms })[STORED_TERMS];
+}
+
+/** How many keywords an entry has, without decoding them where they are still encoded. */
+export function keywordCountOf(e: DirEntry): number {
+  const lazy = (e as { readonly [STORED_KEYWORDS]?: StoredStrings })[STORED_KEYWORDS];
+  return lazy === undefined ? e.keywords.length : lazy.count;
+}
+
+/** The strings of the vector at `slot`, left encoded ([] when the field is absent). */
+function storedStrings(d: FbDirEntry, slot: number, bytes: Buffer): StoredStrings {
+  const bb = d.bb!;
+  const field = bb.__offset(d.bb_pos, slot);
+  return field === 0 ? new StoredStrings(bytes, 0, 0) : new StoredStrings(bytes, bb.__vector(d.bb_pos + field), bb.__vector_len(d.bb_pos + field));
+}
+
+function decode(value: Uint8Array, what: string, sessionId: string, lazy: boolean): DirEntry {
   const body = unwrapEnvelope(ValueType.DirEntry, value, what);
   try {
     const d = FbDirEntry.getRootAsDirEntry(new flatbuffers.ByteBuffer(body));
     const live = d.state() === EntryState.Live;
     if (!live && d.state() !== EntryState.Deleted) throw corruption(`${what}: unknown entry state ${d.state()}`);
     const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-    const keywords = readStringVector(d.bb!, d.bb_pos, KEYWORDS_SLOT, bytes);
+    const storedKeywords = lazy ? storedStrings(d, KEYWORDS_SLOT, bytes) : null;
+    const keywords = storedKeywords === null ? readStringVector(d.bb!, d.bb_pos, KEYWORDS_SLOT, bytes) : [];
     const termsVersion = d.keywordTermsVersion();
+    const storedTerms = lazy && termsVersion !== 0 ? storedStrings(d, KEYWORD_TERMS_SLOT, bytes) : null;
     const embedding = readEmbedding(d.embeddingLength(), (i) => d.embedding(i), d.embeddingModel());
-    return {
+    // Optional fields assigned in order rather than spread in: the same properties in the same order, without a
+    // temporary object per field (entries are decoded by the hundred at every cold recall).
+    const entry: { -readonly [K in keyof DirEntry]: DirEntry[K] } = {
       state: live ? 'live' : 'deleted',
       version: d.version(),
       location: live ? { blockId: Number(d.blockId()), frame: d.frame(), slot: d.slot() } : null,
@@ -199,13 +273,27 @@ export function decodeDirEntry(value: Uint8Array, what: string, sessionId = ''):
       keywords,
       supersededBy: supersededRef(d, sessionId),
       deletedAt: live ? null : d.deletedAtMs(),
-      ...(d.expiresAtMs() > 0 ? { expiresAt: d.expiresAtMs() } : {}),
-      ...(hasAttributes(d) ? { attributes: readAttributes(d) } : {}),
-      ...(embedding === undefined ? {} : { embedding }),
-      ...(d.agentId() ? { agentId: d.agentId()! } : {}),
-      ...(d.runId() ? { runId: d.runId()! } : {}),
-      ...(termsVersion === 0 ? {} : { keywordTerms: { version: termsVersion, terms: readStringVector(d.bb!, d.bb_pos, KEYWORD_TERMS_SLOT, bytes) } }),
     };
+    const expiresAt = d.expiresAtMs();
+    if (expiresAt > 0) entry.expiresAt = expiresAt;
+    if (hasAttributes(d)) entry.attributes = readAttributes(d);
+    if (embedding !== undefined) entry.embedding = embedding;
+    const agentId = d.agentId();
+    if (agentId) entry.agentId = agentId;
+    const runId = d.runId();
+    if (runId) entry.runId = runId;
+    if (termsVersion !== 0 && storedTerms === null) entry.keywordTerms = { version: termsVersion, terms: readStringVector(d.bb!, d.bb_pos, KEYWORD_TERMS_SLOT, bytes) };
+    if (storedKeywords === null) return entry;
+    // Getters in place of the decoded strings (`keywords` keeps its place among the properties). The getters are
+    // shared by every entry and read the encoded strings from a hidden property: entries keep a few shapes.
+    // (One property at a time: faster than `Object.defineProperties`.)
+    Object.defineProperty(entry, 'keywords', KEYWORDS_GETTER);
+    Object.defineProperty(entry, STORED_KEYWORDS, { value: storedKeywords });
+    if (storedTerms !== null) {
+      Object.defineProperty(entry, 'keywordTerms', KEYWORD_TERMS_GETTER);
+      Object.defineProperty(entry, STORED_TERMS, { value: new EncodedKeywordTerms(termsVersion, storedTerms) });
+    }
+    return entry;
   } catch (err) {
     throw undecodable(what, 'directory entry', err);
   }

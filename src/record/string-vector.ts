@@ -20,8 +20,15 @@ const BOM = 0xfeff;
 export function readStringVector(bb: flatbuffers.ByteBuffer, tablePos: number, slot: number, body: Buffer): string[] {
   const field = bb.__offset(tablePos, slot);
   if (field === 0) return [];
-  const vector = bb.__vector(tablePos + field);
-  const n = bb.__vector_len(tablePos + field);
+  return decodeStrings(body, bb.__vector(tablePos + field), bb.__vector_len(tablePos + field));
+}
+
+/**
+ * The `n` strings of the vector whose offsets start at `vector` in `body`, decoded as `readStringVector` decodes
+ * them.
+ * @throws RangeError when a string runs past the end of the buffer.
+ */
+export function decodeStrings(body: Buffer, vector: number, n: number): string[] {
   const starts = new Array<number>(n);
   const lengths = new Array<number>(n);
   let lo = body.length;
@@ -29,8 +36,8 @@ export function readStringVector(bb: flatbuffers.ByteBuffer, tablePos: number, s
   let bytes = 0;
   for (let i = 0; i < n; i++) {
     const at = vector + i * 4;
-    const start = at + bb.readInt32(at);
-    const length = bb.readInt32(start);
+    const start = at + int32At(body, at);
+    const length = start >= 0 && start + 4 <= body.length ? int32At(body, start) : -1;
     if (start < 0 || length < 0 || start + 4 + length > body.length) throw new RangeError('string runs past the end of the buffer');
     starts[i] = start + 4;
     lengths[i] = length;
@@ -50,4 +57,9 @@ export function readStringVector(bb: flatbuffers.ByteBuffer, tablePos: number, s
     out[i] = k.charCodeAt(0) === BOM ? k.slice(1) : k;
   }
   return out;
+}
+
+/** The little-endian int32 at `at` (the caller checks that four bytes are there; past the end reads as 0 bytes). */
+export function int32At(b: Uint8Array, at: number): number {
+  return b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24);
 }

@@ -1,4 +1,4 @@
-import { decodeDirEntry, type DirEntry } from '../../record/dir-entry.js';
+import { decodeDirEntry, decodeDirEntryLazily, type DirEntry } from '../../record/dir-entry.js';
 import { ByteLru } from '../../util/byte-lru.js';
 import { ownBytes } from '../../util/own-bytes.js';
 
@@ -50,15 +50,15 @@ export class DecodedEntries {
       return m.entry;
     }
     this.misses++;
-    const entry = decodeDirEntry(raw, what, sessionId);
-    if (this.maxBytes === 0) return entry;
-    // Shared from now on: frozen, so that callers may key memos by the list itself (it can never change in place).
-    Object.freeze(entry.keywords);
-    if (entry.keywordTerms !== undefined) Object.freeze(entry.keywordTerms.terms);
+    if (this.maxBytes === 0) return decodeDirEntry(raw, what, sessionId);
+    // Values read from the store may be views into a larger buffer (a backend's page): kept only as bytes of their
+    // own, which the entry reads its keywords and terms from when they are first asked for (most never are). Shared
+    // from then on: those lists are frozen, so that callers may key memos by the list itself.
+    const own = ownBytes(raw);
+    const entry = decodeDirEntryLazily(own, what, sessionId);
     this.#lru.delete(key);
-    // Values read from the store may be views into a larger buffer (a backend's page): kept only as bytes of their own.
     const bytes = 3 * raw.length + 2 * key.length + OVERHEAD_BYTES;
-    this.#lru.set(key, { raw: ownBytes(raw), sessionId, entry }, bytes);
+    this.#lru.set(key, { raw: own, sessionId, entry }, bytes);
     return entry;
   }
 
