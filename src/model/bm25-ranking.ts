@@ -223,16 +223,16 @@ export function bm25Scores(documents: readonly Bm25Document[], queryTerms: reado
     if (plainTerms && isEncoded(terms)) {
       matcher ??= Utf8Matcher.of(querySlots.map(([t]) => t));
       counts ??= new Int32Array(slot.size);
-      if (matcher !== null && terms.countInto(matcher, counts)) {
+      const counted = matcher !== null && terms.countInto(matcher, counts);
+      if (counted) {
         lengths[d] = terms.count;
         totalLength += terms.count;
         for (let s = 0; s < counts.length; s++) {
           if (counts[s] !== 0) postings[s]!.push([d, counts[s]!]);
         }
-        counts.fill(0);
-        return;
       }
       counts.fill(0);
+      if (counted) return;
     }
     const tokens = tokensOf(terms);
     lengths[d] = tokens.length;

@@ -2,7 +2,7 @@ import { decodeCoAccess, encodeCoAccess } from '../../record/engine-records.js';
 import type { ChunkRef } from '../../api/chunk-input.js';
 import type { CoAccessBuffer } from './co-access-buffer.js';
 import type { ColumnFamilies } from '../kv/column-families.js';
-import { CF, SEP, accessKey, afterPrefix, dirKey, orderedPair, pairKey, partitionOf, prefixRange, refString } from '../kv/keys.js';
+import { CF, SEP, accessKey, afterPrefix, dirKey, orderedPair, pairKey, parseRefString, partitionOf, prefixRange, refString } from '../kv/keys.js';
 import type { TxnContext } from '../txn/txn-state.js';
 import { writeUserBatch } from './fenced-write.js';
 import { AkashicError } from '../../errors.js';
@@ -69,7 +69,7 @@ function refsOfKey(userId: string, key: string): string[] {
 async function chunksPresent(cf: ColumnFamilies, userId: string, keys: readonly string[]): Promise<Set<string>> {
   const refs = [...new Set(keys.flatMap((key) => refsOfKey(userId, key)))];
   const entries = await cf.dir.getMany(refs.map((ref) => {
-    const [sessionId, chunkId] = ref.split(SEP) as [string, string];
+    const { sessionId, chunkId } = parseRefString(ref);
     return dirKey(userId, sessionId, chunkId);
   }));
   return new Set(refs.filter((_, i) => entries[i] !== undefined));
