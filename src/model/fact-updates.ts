@@ -25,6 +25,11 @@ export interface StatementFact {
   readonly value: string;
   /** Whether the statement adds to rather than replaces ("also", "too", "as well", "another"). */
   readonly addition: boolean;
+  /**
+   * Set when the fact is only implied by a workplace relation ("my manager at Initech thanked me"): it may be retired
+   * by a later statement, but never retires one (people speak of a former workplace's people without saying so).
+   */
+  readonly implied?: true;
 }
 
 /** A prior statement an update retires, with why. */
@@ -44,42 +49,114 @@ export interface RetiredStatement {
   readonly reason: string;
 }
 
+/**
+ * How a pattern's match asserts its fact. `verb`: the clause says it ("I work at Globex", "we moved to Lisbon"), so
+ * a hedge, a plan, a negation, a question or the past anywhere in that clause makes it no fact. `noun`: a noun phrase
+ * takes it as given ("my wife Priya", "my Subaru Outback", "my boss at Initech"), whatever the clause does with it
+ * ("I'm planning a surprise for my wife Priya") — only the past in its clause, or a word on the noun itself ("my ex",
+ * "my old car", "sold my Civic"), makes it no fact.
+ */
+type Mode = 'verb' | 'noun';
+
 interface SlotPattern {
   readonly slot: FactSlot | 'favourite';
-  /** Matches up to where the value starts (case-insensitive). */
+  /**
+   * Matches up to where the value starts (case-insensitive); or, for a value written before the words that give its
+   * kind ("Globex is where I work", "Priya, my girlfriend"), holds it in the group `v` and the words naming whose
+   * fact it is in the group `p`.
+   */
   readonly re: RegExp;
   /** The value must look like a name (an upper-case first letter or a digit). */
   readonly named: boolean;
+  readonly mode: Mode;
+  /** The clause must also hold one of these words (a job, a relationship) for the match to give this fact. */
+  readonly cue?: RegExp;
+  /** Where the cue must be: anywhere in the sentence (default), or in the fact's own clause. */
+  readonly cueIn?: 'clause';
+  /** The fact is only implied (`StatementFact.implied`). */
+  readonly implied?: true;
 }
 
-const P = (slot: SlotPattern['slot'], re: RegExp, named: boolean): SlotPattern => ({ slot, re, named });
+const P = (slot: SlotPattern['slot'], re: RegExp, named: boolean, mode: Mode = 'verb', cue?: RegExp, cueIn?: 'clause'): SlotPattern => ({
+  slot,
+  re,
+  named,
+  mode,
+  ...(cue === undefined ? {} : { cue }),
+  ...(cueIn === undefined ? {} : { cueIn }),
+});
 
-// Each pattern ends where the value begins. The value is then read by valueAt.
+/** Makes of car: a named value after one of them is a car ("my Subaru Outback", "a Tesla Model 3"). */
+const CAR_MAKES =
+  'Toyota|Honda|Ford|Subaru|Tesla|Mazda|Volvo|Kia|Jeep|Volkswagen|VW|Nissan|Hyundai|BMW|Audi|Mercedes(?:-Benz)?|Chevrolet|Chevy|' +
+  'Dodge|Ram|GMC|Buick|Cadillac|Lincoln|Chrysler|Lexus|Acura|Infiniti|Genesis|Mitsubishi|Suzuki|Porsche|Fiat|Alfa Romeo|' +
+  'Peugeot|Renault|Citro[eë]n|Skoda|Škoda|Seat|Cupra|Opel|Vauxhall|Dacia|Mini|Jaguar|Land Rover|Range Rover|Rivian|' +
+  'Polestar|Lucid|BYD|Saab|Smart|Lotus|Maserati|Ferrari|Lamborghini|Bentley|Aston Martin|Rolls-Royce|Scion|Pontiac|Saturn|Plymouth';
+const MAKE = `(?:${CAR_MAKES})\\b`;
+/** A value written as a name (backward patterns): capitalised words. */
+const NAME = String.raw`(?<v>[\p{Lu}\p{N}][\p{L}\p{N}&'.-]*(?:\s+[\p{Lu}\p{N}][\p{L}\p{N}&'.-]*){0,3})`;
+const PARTNER_NOUN = String.raw`(?:girlfriend|boyfriend|partner|wife|husband|fianc[eé]e?|spouse|bf|gf|hubby|missus|other half|significant other)`;
+const JOB_CUE = /\b(?:job|jobs|employer|employers|company|companies|quit|hired|career|position|role|offer|boss|manager|team|work|working|office)\b/i;
+const PARTNER_CUE = new RegExp(`\\b(?:${PARTNER_NOUN.slice(3, -1)}|dating|seeing|relationship|together|engaged|married|exclusive|official|broke up|breakup|in love)\\b`, 'i');
+
+// Each forward pattern ends where the value begins; the value is then read by valueAt (carValueAt for cars).
 const PATTERNS: readonly SlotPattern[] = [
   P('employer', /\b(?:work|works|working|worked)\s+(?:now\s+)?(?:at|for)\s+/i, false),
-  P('employer', /\b(?:job|position|role|internship)\s+(?:now\s+)?(?:is\s+)?(?:at|with)\s+/i, false),
+  P('employer', /\b(?:job|work|position|role|internship)\s+(?:now\s+)?(?:is\s+)?(?:now\s+)?(?:at|with)\s+/i, false),
   P('employer', /\b(?:started|start|starting|began|begun)\s+(?:a\s+|my\s+)?(?:new\s+)?(?:job\s+|position\s+|role\s+|work\s+|internship\s+)?(?:at|with)\s+/i, true),
   P('employer', /\b(?:joined|join)\s+(?!the\s+(?:gym|club|team|choir|band))/i, true),
-  P('employer', /\b(?:employed|hired)\s+(?:at|by)\s+/i, false),
+  P('employer', /\b(?:employed|hired|recruited|poached|headhunted)\s+(?:at|by)\s+/i, false),
   P('employer', /\b(?:employer|company)\s+is\s+(?:now\s+)?/i, true),
-  P('employer', /\b(?:got|accepted|took)\s+(?:a|an|the)\s+(?:new\s+)?(?:job|position|offer|role)\s+(?:at|with|from)\s+/i, false),
+  P('employer', /\b(?:got|landed|accepted|took)\s+(?:a|an|the)\s+(?:new\s+)?(?:job|position|role)\s+(?:at|with)\s+/i, false),
+  P('employer', /\b(?:accepted|took)\s+(?:a|an|the)\s+(?:new\s+)?(?:job\s+)?offer\s+(?:at|with|from)\s+/i, false),
   P('employer', /\b(?:switched|changed)\s+(?:jobs\s+)?to\s+/i, true),
-  // "I'm a data analyst at Globex": the match starts after "I'm", which stays in the words that name the subject.
-  P('employer', /(?<=\b(?:i'm|i am)\s+)(?:now\s+)?(?:a|an)\s+(?:[\w-]+\s+){1,3}?(?:at|for)\s+/i, true),
+  // "I'm a data analyst at Globex", "I'm an accountant with Initech": the match starts after "I'm", which stays in
+  // the words that name the subject.
+  P('employer', /(?<=\b(?:i'm|i am|im)\s+)(?:now\s+)?(?:officially\s+)?(?:a|an)\s+(?:[\w-]+\s+){1,3}?(?:at|for|with)\s+/i, true),
+  // A team, a shift or a boss at a named place: where one works ("I'm on the billing team at Initech").
+  { ...P('employer', /\b(?:my|our)\s+(?:[\w-]+\s+){0,2}?(?:team|department|crew|shift|desk|division|branch|office|boss|manager|colleagues|coworkers|co-workers)\s+(?:at|with)\s+/i, true, 'noun'), implied: true },
+  P('employer', /\b(?:on|in|run|lead|manage|joined)\s+(?:the|a|an|our)\s+(?:[\w-]+\s+){0,3}?(?:team|department|crew|shift|desk|division|branch|office)\s+(?:at|with)\s+/i, true),
+  // "I'm at Globex now" is a job only where the sentence speaks of one ("I switched jobs, I'm at Globex now").
+  P('employer', /\b(?:i'm|i am|im)\s+(?:now\s+)?(?:at|with)\s+/i, true, 'verb', JOB_CUE),
+  P('employer', new RegExp(String.raw`${NAME},?\s+(?:which|that)(?:\s+is|'s)\s+where\s+(?<p>[Ii])\s+work\b`, 'u'), true),
+  P('employer', new RegExp(String.raw`${NAME}\s+is\s+where\s+(?<p>[Ii])\s+(?:work|am)\b`, 'u'), true, 'verb', JOB_CUE),
+  P('employer', new RegExp(String.raw`\b(?:a|an)\s+${NAME}\s+(?:employee|staffer|hire)\b`, 'u'), true),
+  // "I quit and moved over to Initech": a move in a clause about leaving a job is a new employer.
+  P('employer', /\b(?:moved|switched|jumped|jump|move|went)\s+(?:over\s+|across\s+)?to\s+/i, true, 'verb', /\b(?:quit|quitting|job|jobs|employer|company|notice|hired|career)\b|\bjump\b/i, 'clause'),
   P('home', /\b(?:live|lives|lived|living|reside|resides|residing)\s+(?:now\s+)?in\s+/i, true),
   P('home', /\b(?:moved|relocated)\s+(?:over\s+|back\s+)?(?:to|into)\s+/i, true),
-  P('home', /\bhome\s+(?:town\s+)?is\s+(?:now\s+)?(?:in\s+)?/i, true),
-  P('home', /\b(?:based|settled)\s+(?:now\s+)?in\s+/i, true),
-  P('home', /\b(?:apartment|flat|house|place)\s+(?:is\s+)?in\s+/i, true),
+  P('home', /\b(?:since|after)\s+(?:(?:the|my|our)\s+)?(?:moving|move|relocating|relocation)\s+(?:over\s+|back\s+)?to\s+/i, true),
+  P('home', /\b(?:my|our)\s+(?:big\s+)?move\s+to\s+/i, true, 'noun'),
+  P('home', /\bhome\s+(?:town\s+)?(?:for\s+(?:me|us)\s+)?is\s+(?:now\s+)?(?:in\s+)?/i, true),
+  P('home', /\b(?:based|settled|settling|unpacking|unpacked)\s+(?:now\s+)?(?:in|into)\s+/i, true),
+  P('home', /\b(?:apartment|flat|house|place|condo|studio|bedroom|townhouse|loft|cottage|bungalow|duplex|lease)\s+(?:is\s+)?in\s+/i, true),
+  P('home', /\b(?:i'm|i am|im|we're|we are)\s+(?:now\s+|currently\s+)?in\s+(?!.*\b(?:this week|today|tonight|right now|for (?:a|the|two|three|few|couple)|on business|for work|until|till)\b)/i, true),
+  P('home', new RegExp(String.raw`\b(?:a|an)\s+${NAME}\s+(?:local|resident)\b`, 'u'), true),
+  P('home', new RegExp(String.raw`${NAME},?\s+(?:which|that)(?:\s+is|'s)\s+where\s+(?<p>[Ii]|we)\s+live\b`, 'u'), true),
   P('car', /\b(?:drive|drives|driving)\s+(?:a|an|the|my)\s+/i, false),
-  P('car', /\bcar\s+is\s+(?:now\s+)?(?:a|an)\s+/i, false),
+  P('car', /\b(?:car|driver|ride|vehicle)(?:'s|\s+is)\s+(?:now\s+)?(?:a|an)\s+/i, false),
   P('car', /\b(?:bought|got|purchased|leased)\s+(?:myself\s+)?(?:a|an)\s+(?:new\s+|used\s+)?(?=(?:[\w-]+\s+)?(?:car|suv|truck|sedan|hatchback|van|pickup)\b)/i, false),
   P('car', /\b(?:[Bb]ought|[Gg]ot|[Pp]urchased|[Ll]eased)\s+(?:myself\s+)?(?:a|an)\s+(?:new\s+|used\s+)?(?=[A-Z])/, true),
-  P('partner', /\b(?:dating|seeing|going\s+out\s+with)\s+/i, true),
+  // A make of car owned, bought or driven ("I own a Kia Niro", "picked up my new Tesla Model 3", "traded it in for
+  // a Mazda 3"), or simply the speaker's ("my Subaru Outback needs new tyres").
+  P('car', new RegExp(String.raw`\b(?:own|owns|have|has|got|bought|purchased|leased|financed|picked\s+up|upgraded\s+to|switched\s+to|replaced\s+(?:it|her|him|that|them)\s+with|(?:drove|driving|drive)\s+(?:off|around|home)\s+in|owner\s+of|(?:traded|swapped|exchanged)\b[^,;.]*?\bfor)\s+(?:a|an|the|my|our)\s+(?:(?:new|used|brand[- ]new|shiny|second-?hand)\s+)?(?=${MAKE})`, 'i'), true),
+  P('car', new RegExp(String.raw`\b(?:my|our)\s+(?:(?:new|current|trusty|beloved)\s+)?(?=${MAKE})`, 'i'), true, 'noun'),
+  P('car', new RegExp(String.raw`\b(?:[Tt]he|[Mm]y|[Oo]ur)\s+(?<v>(?:${CAR_MAKES})(?:\s+[\p{Lu}\p{N}][\p{L}\p{N}-]*){0,2})\s+(?<p>I|we)\s+(?:drive|own|have)\b`, 'u'), true, 'noun'),
+  P('partner', /\b(?:dating|seeing|going\s+out\s+with)\s+(?:someone\s+(?:new\s+)?(?:now\s+)?[—–:-]+\s*)?/i, true),
   P('partner', /\b(?:married|engaged)\s+to\s+/i, true),
-  P('partner', /\b(?:girlfriend|boyfriend|partner|wife|husband|fianc[eé]e?)(?:'s\s+name)?\s+(?:is\s+)?(?:now\s+)?(?:called\s+|named\s+)?/i, true),
+  P('partner', /\b(?:relationship|together)\s+with\s+/i, true),
+  P('partner', /\b(?:been|i'm|i am|im)\s+(?:now\s+)?with\s+/i, true, 'verb', PARTNER_CUE),
+  P('partner', /\b(?:been|i'm|i am|im)\s+with\s+(?=[\p{Lu}][\p{L}'-]*\s+(?:now|these days|for|since)\b)/iu, true),
+  P('partner', new RegExp(String.raw`\b${PARTNER_NOUN}(?:'s\s+name)?\s+(?:is\s+)(?:now\s+)?(?:called\s+|named\s+)?`, 'i'), true),
+  P('partner', new RegExp(String.raw`\b${PARTNER_NOUN},?\s+(?:(?:called|named)\s+)?`, 'i'), true, 'noun'),
+  P('partner', new RegExp(String.raw`${NAME},\s+(?<p>(?:[Mm]y|[Oo]ur)(?:\s+new)?)\s+${PARTNER_NOUN}\b`, 'u'), true, 'noun'),
+  P('partner', new RegExp(String.raw`${NAME}\s+is\s+(?:now\s+)?(?<p>my)\s+(?:new\s+)?${PARTNER_NOUN}\b`, 'u'), true),
+  P('partner', new RegExp(String.raw`${NAME}\s+and\s+(?<p>I)\s+(?:(?:just|finally|have|are|'ve|now)\s+)*(?:got\s+engaged|got\s+married|engaged|married|together|live\s+together|moved\s+in\s+together|dating|started\s+dating|made\s+it\s+official|celebrating)`, 'u'), true),
+  P('partner', new RegExp(String.raw`\b(?<p>[Mm]e)\s+and\s+${NAME}\s+(?:(?:just|finally|have|are|'ve|now)\s+)*(?:got\s+engaged|got\s+married|engaged|married|together|live\s+together|moved\s+in\s+together|dating|started\s+dating|made\s+it\s+official|celebrating)`, 'u'), true),
+  P('partner', /\b(?:his|her|their)\s+name\s+is\s+/i, true, 'verb', PARTNER_CUE),
   P('school', /\b(?:study|studies|studying|enrolled|student)\s+(?:now\s+)?(?:at|in)\s+/i, true),
-  P('school', /\b(?:transferred)\s+to\s+/i, true),
+  P('school', /\b(?:transferred)\s+to\s+(?=(?:[\p{L}'-]+\s+){0,3}(?:University|College|School|Academy|Institute|Uni)\b)/iu, true),
+  P('home', /\b(?:transferred)\s+to\s+/i, true),
   P('favourite', /\bfavou?rite\s+([a-z]+(?:\s+[a-z]+)?)\s+is\s+(?:now\s+)?/i, false),
 ];
 
@@ -88,21 +165,35 @@ const VALUE_STOP = new Set(
   (
     'now these this that last since for and but with because as on in at from to after before so which who where when ' +
     'recently today yesterday currently anymore again already finally instead full part there here then since, ' +
-    'starting next soon is was are were has have had i my we our you your it its they their he she his her'
+    'starting starts started next soon is was are were has have had i my we our you your it its they their he she his her'
   ).split(/\s+/),
 );
 const ARTICLES = new Set(['a', 'an', 'the', 'my', 'our', 'new', 'used']);
 
-/** Words that make a sentence a hedge, a plan, a negation or a statement about the past: not a current fact. */
-const NOT_A_FACT =
-  /\b(?:might|maybe|could|would|should|want|wants|wanted|wish|hope|hoping|plan|plans|planning|thinking|considering|consider|if|dream|dreaming|someday|perhaps|probably|not|never|no longer|don't|doesn't|didn't|won't|isn't|wasn't|aren't|can't|cannot|used to|previously|formerly|back then|back when|in the past|going to|gonna|applied|applying|interview|interviewing|visit|visiting|visited|trip|vacation|holiday)\b/i;
+/** Words that make a clause a hedge, a plan, a negation or a wish: not a current fact. */
+const HEDGE =
+  /\b(?:might|maybe|could|would|should|want|wants|wanted|wish|hope|hoping|plan|plans|planning|thinking|considering|consider|if|dream|dreaming|someday|perhaps|probably|not|never|no longer|don't|doesn't|didn't|won't|isn't|wasn't|aren't|can't|cannot|going to|gonna|applied|applying|interview|interviewing|visit|visiting|visited|trip|vacation|holiday|almost|nearly|offered|turned\s+(?:it\s+|them\s+)?down|declined|walked away|conference|layover|stopover|for the weekend|this weekend)\b/i;
+/** Words that put a clause in the past: what was, not what is. */
+const PAST =
+  /\b(?:used to|previously|formerly|back then|back when|back in|in the past|years ago|ages ago|long time ago|a while ago|in college|in high school|at uni|as a kid|as a child|when i was|when we were|when i had|when i lived|when i worked|grew up|growing up|was born|were together|first (?:job|car|apartment|flat|house|girlfriend|boyfriend|love|wife|husband)|before i (?:moved|left|started|switched))\b/i;
+/** Simple past of a fact's own verb ("I lived in Rome", "I worked at Acme"): the past, unless in a perfect ("I've lived"). */
+const SIMPLE_PAST = /\b(?:lived|worked|resided|dated)\b|\bdrove\s+(?:a|an|the|my)\b/i;
+/** Hedges that also count after the fact's value ("I live in Lyon no longer"); "if" only counts before it. */
+const HEDGE_AFTER = /\b(?:anymore|any more|no longer|not|never|someday|one day)\b/i;
+const PERFECT = /\b(?:have|has|'ve|i've|we've|ive)\b/i;
+/** Words on a noun that make it no longer current ("my ex Priya", "my old Civic", "sold my Outback"). */
+const NOT_CURRENT_NOUN =
+  /(?:\b(?:ex|former|old|late|previous|first)\b[\s-]*(?:[\w'-]+[\s,]+){0,2}|\b(?:sold|selling|crashed|totaled|totalled|wrecked|scrapped|traded\s+in|got\s+rid\s+of)\s+(?:my|our)\s+(?:[\w'-]+\s+){0,2})$/i;
 /** Modal verbs that are also names or months ("May", "Will"): a hedge only in lower case. */
 const LOWER_CASE_HEDGE = /\b(?:may|will|'ll)\b/;
-const ADDITION = /\b(?:also|too|as well|another|second|additionally|in addition|besides|both)\b/i;
+const ADDITION =
+  /\b(?:also|too|as well|another|second|additionally|in addition|besides|both|on top of|alongside|on the side|side gig|side job|side hustle|part-time|freelance|consulting|still (?:have|has|live|lives|living|work|works|working|keep|own|drive)|keeping (?:my|our)|weekend place|holiday (?:home|flat|house|place|cottage)|vacation (?:home|place|house|flat)|cabin|beach house|second home|project car|hobby car|two-car|main job|day job|regular job|regular car|usual (?:one|car)|on (?:the )?weekends|on saturdays|on sundays|in the evenings|a few hours|hours a week|not quitting)\b/i;
+/** Where a clause ends: punctuation, a dash, or a conjunction that starts another clause. */
+const CLAUSE_BREAK = /[,;:()!?]|\s[-—–]\s|[—–]|\b(?:but|so|because|although|though|whereas)\b/gi;
+
 
 const RELATIONS =
   'brother|sister|mom|mother|mum|dad|father|son|daughter|wife|husband|partner|boyfriend|girlfriend|friend|boss|cousin|aunt|uncle|grandma|grandmother|grandpa|grandfather|niece|nephew|roommate|neighbour|neighbor|colleague|coworker|kid|kids|child|children|parents|fiance|fiancee|sibling';
-const RELATION = new RegExp(`\\b(?:my|our|his|her|their)\\s+(?:(?:older|younger|little|big|best|new|old)\\s+)?(${RELATIONS})\\b`, 'i');
 /** Capitalised words that open sentences without naming anyone. */
 const NOT_NAMES = new Set(
   (
@@ -119,22 +210,44 @@ const SELF_FILLER = new Set(
   (
     'just finally recently so well now and then oh yay wow guess what big news update officially today yesterday ' +
     'last week month year this weekend also still already got moved move into to over back a an the new flat ' +
-    'apartment house place started joined bought traded in my old car for as of monday tuesday wednesday thursday friday saturday sunday'
+    'apartment house place started joined bought traded in my old car for as of monday tuesday wednesday thursday friday saturday sunday ' +
+    'signed finished found rented renting picked up took accepted landed made switched changed quit left upgraded leased purchased'
   ).split(' '),
 );
-const THIRD_PERSON = /\b(?:he|she|they|you|it|his|her|their|your|someone|everyone|people)\b/i;
-const FIRST_PERSON = /\b(?:i|i'm|i've|i'd|i'll|im|me|my|we|we're|we've|our|us)\b/i;
+/** Words that make the nearest subject the speaker, or someone the rule cannot name. */
+const SELF_SUBJECT = new Set("i i'm i've i'd i'll im ive we we're we've we'd me my our us myself".split(' '));
+const OTHER_SUBJECT = new Set("he she they you it he's she's they're you're it's someone everyone people who".split(' '));
+const RELATION_WORD = new RegExp(`^(?:${RELATIONS})$`, 'i');
+const CALENDAR = new Set(
+  'january february march april may june july august september october november december monday tuesday wednesday thursday friday saturday sunday'.split(' '),
+);
 
-/** The subject a statement's words before its verb name: 'self', a relation, a name, or null (unknown). */
+/**
+ * The subject the words before a statement's verb name: 'self', a relation, a name, or null (unknown). The word
+ * nearest the verb decides, within the sentence: "Since March I've been working at …" is the speaker's,
+ * "my brother broke up with their ex and is seeing …" the brother's, "Ana told me she works at …" unknown.
+ */
 function subjectOf(prefix: string): string | null {
-  const rel = RELATION.exec(prefix);
-  if (rel !== null) return rel[1]!.toLowerCase();
-  for (const m of prefix.matchAll(/\b[A-Z][a-z]+\b/g)) if (!NOT_NAMES.has(m[0].toLowerCase())) return m[0].toLowerCase();
-  if (FIRST_PERSON.test(prefix)) return 'self';
-  if (THIRD_PERSON.test(prefix)) return null;
+  // Statements are cut before capitals only: a lower-case sentence after a full stop starts here too.
+  const part = prefix.split(/[.!?]+\s+/).pop() ?? '';
+  const tokens = [...part.matchAll(/[\p{L}\p{N}'’]+/gu)].map((m) => m[0].replace(/’/g, "'"));
+  for (let i = tokens.length - 1; i >= 0; i--) {
+    const word = tokens[i]!;
+    const lower = word.toLowerCase();
+    const bare = lower.replace(/'s$/, '');
+    if (RELATION_WORD.test(bare)) {
+      // "my brother", "our older sister's": a relation owned by someone; else a word like "partner" in passing.
+      const before = tokens.slice(Math.max(0, i - 2), i).map((w) => w.toLowerCase());
+      if (before.some((w) => /^(?:my|our|his|her|their)$/.test(w))) return bare;
+    }
+    if (SELF_SUBJECT.has(lower)) return 'self';
+    if (OTHER_SUBJECT.has(lower)) return null;
+    if (/^[\p{Lu}][\p{Ll}]+$/u.test(word) && !NOT_NAMES.has(lower) && !CALENDAR.has(lower) && i > 0) return lower;
+    if (i === 0 && /^[\p{Lu}][\p{Ll}]+$/u.test(word) && !NOT_NAMES.has(lower) && !CALENDAR.has(lower) && !SELF_FILLER.has(lower)) return lower;
+  }
   // Nothing but filler before the verb ("Started at Globex last week", "Just moved into a flat in Lisbon"): the
   // speaker. Any other word ("The office moved to Denver") leaves the subject unknown.
-  return prefix
+  return part
     .toLowerCase()
     .split(/[^\p{L}']+/u)
     .every((w) => w === '' || SELF_FILLER.has(w))
@@ -142,21 +255,64 @@ function subjectOf(prefix: string): string | null {
     : null;
 }
 
-/** The value starting at `text[from]`: up to four words, stopped by a stop word or punctuation. */
-function valueAt(text: string, from: number): string | null {
+/**
+ * The value starting at `text[from]`: up to four words, stopped by a stop word or punctuation; a name's (`named`)
+ * also by a word that is not capitalised ("my bf Jonah thinks …" → "Jonah").
+ */
+function valueAt(text: string, from: number, named = false): string | null {
   const words = text.slice(from).split(/\s+/);
   const out: string[] = [];
   for (const raw of words) {
     const w = raw.replace(/^["'“‘(]+/, '');
-    const clean = w.replace(/[.,;:!?)"'”’]+$/, '');
+    let clean = w.replace(/[.,;:!?)"'”’]+$/, '');
+    // A possessive ends the value: "Priya's birthday" names Priya.
+    const possessive = /['’]s$/.test(clean);
+    if (possessive) clean = clean.slice(0, -2);
     const lower = clean.toLowerCase();
     if (out.length === 0 && ARTICLES.has(lower)) continue;
     if (clean === '' || VALUE_STOP.has(lower)) break;
     if (!/^[\p{L}\p{N}][\p{L}\p{N}&'.-]*$/u.test(clean)) break;
+    if (named && out.length > 0 && !/^[\p{Lu}\p{N}]/u.test(clean)) break;
     out.push(clean);
-    if (clean !== w || out.length === 4) break; // punctuation after the word ends the value
+    if (clean !== w || possessive || out.length === 4) break; // punctuation after the word ends the value
   }
   return out.length === 0 ? null : out.join(' ');
+}
+
+/** A car's value at `text[from]`: its make, then the words of its model (capitalised or numbers: "Model 3", "CR-V"). */
+function carValueAt(text: string, from: number): string | null {
+  const make = new RegExp(`^${MAKE}`, 'i').exec(text.slice(from));
+  if (make === null) return valueAt(text, from);
+  const out = [make[0]];
+  for (const raw of text.slice(from + make[0].length).split(/\s+/).slice(1, 4)) {
+    const clean = raw.replace(/[.,;:!?)"'”’]+$/, '').replace(/['’]s$/, '');
+    if (!/^[\p{Lu}\p{N}][\p{L}\p{N}-]*$/u.test(clean)) break;
+    out.push(clean);
+    if (clean !== raw) break;
+  }
+  return out.join(' ');
+}
+
+/** The clause of `s` around [start, end): its text, and whether it is a question (it ends with `?`). */
+function clauseAround(s: string, start: number, end: number): { readonly text: string; readonly to: number; readonly question: boolean } {
+  let from = 0;
+  let to = s.length;
+  for (const b of s.matchAll(CLAUSE_BREAK)) {
+    if (b.index + b[0].length <= start) from = b.index + b[0].length;
+    else if (b.index >= end) {
+      to = b.index;
+      break;
+    }
+  }
+  const question = to < s.length ? s[to] === '?' : s.trimEnd().endsWith('?');
+  return { text: s.slice(from, to), to, question };
+}
+
+/** A value written as a name, without the sentence's opening words ("So Priya" → "Priya"). */
+function nameValue(v: string): string | null {
+  const words = v.split(/\s+/);
+  while (words.length > 0 && NOT_NAMES.has(words[0]!.toLowerCase())) words.shift();
+  return words.length === 0 ? null : words.join(' ');
 }
 
 /**
@@ -164,18 +320,41 @@ function valueAt(text: string, from: number): string | null {
  */
 export function factOf(sentence: string): StatementFact | null {
   const s = sentence.trim();
-  if (s === '' || s.endsWith('?') || NOT_A_FACT.test(s) || LOWER_CASE_HEDGE.test(s)) return null;
+  if (s === '') return null;
   for (const p of PATTERNS) {
     const m = p.re.exec(s);
     if (m === null) continue;
-    const from = m.index + m[0].length;
-    const value = valueAt(s, from);
+    const backward = m.groups?.['v'] !== undefined;
+    let value: string | null;
+    let at: number;
+    if (backward) {
+      at = m.index + m[0].indexOf(m.groups!['v']!);
+      const named = nameValue(m.groups!['v']!);
+      value = named;
+      if (named !== null) at += m.groups!['v']!.length - named.length;
+    } else {
+      at = m.index + m[0].length;
+      value = p.slot === 'car' ? carValueAt(s, at) : valueAt(s, at, p.named);
+    }
     if (value === null) continue;
     if (p.named && !/^[\p{Lu}\p{N}]/u.test(value)) continue;
-    const subject = subjectOf(s.slice(0, m.index));
+    const start = Math.min(m.index, at);
+    const end = Math.max(m.index + m[0].length, at + value.length);
+    const clause = clauseAround(s, start, end);
+    if (PAST.test(clause.text) || (p.cue !== undefined && !p.cue.test(p.cueIn === 'clause' ? clause.text : s))) continue;
+    if (p.mode === 'verb') {
+      // A question, a hedge before or at the fact ("if I get the job at Initech"), or a negation after it.
+      const upTo = clause.text.slice(0, clause.text.length - (clause.to - end));
+      if (clause.question || HEDGE.test(upTo) || HEDGE_AFTER.test(clause.text.slice(upTo.length)) || LOWER_CASE_HEDGE.test(clause.text)) continue;
+      if (SIMPLE_PAST.test(m[0]) && !PERFECT.test(clause.text)) continue;
+    } else if (NOT_CURRENT_NOUN.test(s.slice(0, backward ? m.index + m[0].length : at))) continue;
+    // Whose fact: the words before it, with the possessive or pronoun that opens the match ("the back seat of my
+    // Kia", "New address: I'm in Lyon now").
+    const owner = backward ? (m.groups!['p'] ?? '') : (/^(?:my|our|i'm|i am|im|we're|we are|i've|we've)\b/i.exec(m[0])?.[0] ?? '');
+    const subject = subjectOf(`${s.slice(0, start)} ${owner}`);
     if (subject === null) return null;
     const slot: FactSlot = p.slot === 'favourite' ? `favourite ${(m[1] ?? '').toLowerCase()}` : p.slot;
-    return { slot, subject, value, addition: ADDITION.test(s) };
+    return { slot, subject, value, addition: ADDITION.test(s), ...(p.implied === true ? { implied: true as const } : {}) };
   }
   return null;
 }
@@ -260,7 +439,7 @@ export function statementsOf(text: string): Statement[] {
 export function findUpdates(freshText: string, related: readonly { readonly id: string; readonly text: string }[]): RetiredStatement[] {
   const fresh = statementsOf(freshText).flatMap((s) => {
     const f = factOf(s.text);
-    return f === null || f.addition ? [] : [{ s, f }];
+    return f === null || f.addition || f.implied === true ? [] : [{ s, f }];
   });
   if (fresh.length === 0) return [];
   const out: RetiredStatement[] = [];

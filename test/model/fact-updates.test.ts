@@ -32,6 +32,38 @@ describe('facts read from statements', () => {
     expect(factOf('I also work at a café on weekends.')).toMatchObject({ addition: true });
   });
 
+  it('reads the clause that holds the fact: a hedge, a question or a negation elsewhere in the sentence does not undo it', () => {
+    expect(factOf('My employer is Initech, if you need it for the form.')).toMatchObject({ slot: 'employer', subject: 'self', value: 'Initech' });
+    expect(factOf('At my job at Globex we wear suits, any tips on ties?')).toMatchObject({ slot: 'employer', subject: 'self', value: 'Globex' });
+    expect(factOf("I didn't get the job at Globex, I work at Initech.")).toMatchObject({ slot: 'employer', value: 'Initech' });
+    expect(factOf('If the offer comes through I will move to Denver.')).toBeNull();
+    expect(factOf('I live in Lyon no longer.')).toBeNull();
+  });
+
+  it('takes a noun phrase as given, whatever the clause does with it, unless the noun is no longer current', () => {
+    expect(factOf("I'm planning a surprise party for my wife Priya.")).toMatchObject({ slot: 'partner', subject: 'self', value: 'Priya' });
+    expect(factOf('Could the squeak come from the brakes of my Kia Niro?')).toMatchObject({ slot: 'car', subject: 'self', value: 'Kia Niro' });
+    expect(factOf('my gf Lena says hi')).toMatchObject({ slot: 'partner', subject: 'self', value: 'Lena' });
+    expect(factOf('Kurt, my husband, does the cooking.')).toMatchObject({ slot: 'partner', subject: 'self', value: 'Kurt' });
+    expect(factOf('Lena and I got engaged!')).toMatchObject({ slot: 'partner', subject: 'self', value: 'Lena' });
+    expect(factOf('Globex, which is where I work, has a gym.')).toMatchObject({ slot: 'employer', subject: 'self', value: 'Globex' });
+    for (const s of ['My ex-girlfriend Lena called.', 'Sold my Honda Civic to a student.', 'I saw a Tesla Model 3 in the lot.', 'There was an ad for a Jeep Wrangler on TV.', 'My old manager at Globex retired.']) {
+      expect(factOf(s), s).toBeNull();
+    }
+  });
+
+  it('finds whose fact it is from the word nearest the verb, and the past from the verb and the clause', () => {
+    expect(factOf("Since June I've been working at Globex.")).toMatchObject({ subject: 'self', value: 'Globex' });
+    expect(factOf('My sister broke up with her ex and is seeing Tomas now.')).toMatchObject({ slot: 'partner', subject: 'sister', value: 'Tomas' });
+    expect(factOf('Maria told me she works at Globex.')).toBeNull();
+    expect(factOf('The weather was awful. i finally caved and bought a Mazda 3')).toMatchObject({ slot: 'car', subject: 'self', value: 'Mazda 3' });
+    expect(factOf('I lived in Lyon for two years after school.')).toBeNull();
+    expect(factOf("I've lived in Lyon for two years.")).toMatchObject({ slot: 'home', subject: 'self', value: 'Lyon' });
+    expect(factOf('I quit last month and moved over to Globex.')).toMatchObject({ slot: 'employer', value: 'Globex' });
+    expect(factOf('I got a new job, so we moved to Denver.')).toMatchObject({ slot: 'home', value: 'Denver' });
+    expect(factOf('Not quitting my job, just a few hours a week at Globex.')?.addition ?? true).toBe(true);
+  });
+
   it('compares values by their words', () => {
     expect(sameValue('Acme', 'Acme Corp')).toBe(true);
     expect(sameValue('the Acme', 'acme')).toBe(true);

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { runRecallEval, type RecallEvalSource, runQaEval, runUpdateEval, SYNTHETIC_STYLES, type SyntheticStyle } from '../../lab/index.js';
+import { runRecallEval, type RecallEvalSource, runQaEval, runUpdateEval, loadScenarioPhrasings, SYNTHETIC_STYLES, type SyntheticStyle } from '../../lab/index.js';
 import { DEFAULT_CHUNK_GATE_TOKENS, DEFAULT_MEMORY_BUDGET_TOKENS, DEFAULT_RECALL_TOP_P, DEFAULT_RELEVANCE_FLOOR } from '../../memattention/options.js';
 import { DEFAULT_KEYWORD_LIMIT } from '../../model/keywords.js';
 import { SELECT_VARIANTS, type SelectVariant } from '../../model/select-variants.js';
@@ -118,11 +118,16 @@ export function register(program: Command): void {
     .command('updates')
     .description('facts that change: seeded scenarios of updates (new job, city, car, partner) and look-alike controls, replayed through MemAttention at the defaults')
     .option('--seed <n...>', 'seeds of the scenario sets (default: 1)', (v: string, prev: number[] | undefined) => [...(prev ?? []), parsePositiveInt(v)])
+    .option(
+      '--phrasings <file>',
+      'JSON file of phrasings to draw from instead of the built-in ones, per fact (employer, home, car, partner): lists stated, updated, otherPerson, addition, hedge, past, unrelated and questions of templates with {v} (the value), {who} (a relative) and {name} (the person)',
+    )
     .option('--json', 'print the report as one JSON object (with every scenario)')
-    .addHelpText('after', example('akashic eval updates --seed 101 --seed 102 --json'))
-    .action(async (opts: { seed?: number[]; json?: true }, cmd: Command) => {
+    .addHelpText('after', example('akashic eval updates --seed 101 --seed 102 --json') + '\n' + example('akashic eval updates --phrasings ./my-phrasings.json --seed 7'))
+    .action(async (opts: { seed?: number[]; phrasings?: string; json?: true }, cmd: Command) => {
       const io = ioOf(cmd);
-      await runUpdateEval(io.stdout, { ...(opts.seed === undefined ? {} : { seeds: opts.seed }), json: opts.json === true });
+      const phrasings = opts.phrasings === undefined ? undefined : await loadScenarioPhrasings(opts.phrasings);
+      await runUpdateEval(io.stdout, { ...(opts.seed === undefined ? {} : { seeds: opts.seed }), ...(phrasings === undefined ? {} : { phrasings }), json: opts.json === true });
     });
   evalCmd
     .command('qa')

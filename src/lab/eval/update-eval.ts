@@ -12,13 +12,15 @@ import { AkashicStore } from '../../engine/akashic-store.js';
 import { AkashicMemory } from '../../memattention/memory.js';
 import { intOption } from '../../memattention/options.js';
 import { lineWriter, type LineSink } from '../../util/line-sink.js';
-import { generateUpdateScenarios, type ScenarioFact, type ScenarioKind, type UpdateScenario } from '../workload/fact-update-scenarios.js';
+import { generateUpdateScenarios, parseScenarioPhrasings, type ScenarioPhrasings, type ScenarioFact, type ScenarioKind, type UpdateScenario } from '../workload/fact-update-scenarios.js';
 
 export interface UpdateEvalOptions {
   /** Seeds of the scenario sets, each a set of its own. Default [1]. */
   readonly seeds?: readonly number[];
   readonly updatesPerFact?: number;
   readonly controlsPerKind?: number;
+  /** Phrasings drawn from instead of the built-in ones (`parseScenarioPhrasings`; checked again here). */
+  readonly phrasings?: ScenarioPhrasings;
 }
 
 /** One scenario's outcome. */
@@ -36,6 +38,8 @@ export interface UpdateOutcome {
 
 export interface UpdateEvalReport {
   readonly seeds: readonly number[];
+  /** Whose phrasings the scenarios use: the generator's, or a phrasing set given to the run (for these facts). */
+  readonly phrasings: 'built-in' | { readonly given: readonly ScenarioFact[] };
   readonly scenarios: number;
   readonly updates: number;
   /** Updates whose recall gives the new value without the old one. */
@@ -97,14 +101,19 @@ export async function evaluateUpdates(options: UpdateEvalOptions = {}): Promise<
   if (!Array.isArray(seeds) || seeds.length === 0 || !seeds.every((x) => Number.isSafeInteger(x))) throw invalidArgument('option seeds must be a non-empty array of integers');
   const updatesPerFact = intOption('updatesPerFact', options.updatesPerFact, 0, 1000, 8);
   const controlsPerKind = intOption('controlsPerKind', options.controlsPerKind, 0, 1000, 2);
+  const known = new Set(['seeds', 'updatesPerFact', 'controlsPerKind', 'phrasings']);
+  for (const key of Object.keys(options)) if (!known.has(key)) throw invalidArgument(`unknown evaluateUpdates option ${JSON.stringify(key)}`);
+  const phrasings = options.phrasings === undefined ? undefined : parseScenarioPhrasings(options.phrasings);
   const outcomes: UpdateOutcome[] = [];
-  for (const seed of seeds) for (const s of generateUpdateScenarios({ seed, updatesPerFact, controlsPerKind })) outcomes.push(await runOne(s));
+  for (const seed of seeds)
+    for (const s of generateUpdateScenarios({ seed, updatesPerFact, controlsPerKind, ...(phrasings === undefined ? {} : { phrasings }) })) outcomes.push(await runOne(s));
   const updates = outcomes.filter((o) => o.kind === 'update');
   const controls = outcomes.filter((o) => o.kind !== 'update');
   const kinds = [...new Set(outcomes.map((o) => o.kind))];
   const facts = [...new Set(outcomes.map((o) => o.fact))];
   return {
     seeds,
+    phrasings: phrasings === undefined ? 'built-in' : { given: Object.keys(phrasings) as ScenarioFact[] },
     scenarios: outcomes.length,
     updates: updates.length,
     updatesNewWithoutOld: updates.filter((o) => o.ok).length,
@@ -129,7 +138,7 @@ export async function evaluateUpdates(options: UpdateEvalOptions = {}): Promise<
 export function updateReportLines(r: UpdateEvalReport): string[] {
   const pct = (v: number | null): string => (v === null ? 'n/a' : `${(100 * v).toFixed(1)} %`);
   const lines = [
-    `fact updates · seeds ${r.seeds.join(', ')} · ${r.scenarios} scenarios (${r.updates} updates, ${r.controls} controls) · embedded model, library defaults`,
+    `fact updates · seeds ${r.seeds.join(', ')} · ${r.scenarios} scenarios (${r.updates} updates, ${r.controls} controls) · ${r.phrasings === 'built-in' ? 'built-in phrasings' : `given phrasings (${r.phrasings.given.join(', ')})`} · embedded model, library defaults`,
     '',
     `updates: new value recalled without the old   ${r.updatesNewWithoutOld}/${r.updates}  ${pct(r.updateShare)}`,
     `controls: original value still recalled       ${r.controlsRecalled}/${r.controls}  ${pct(r.controlShare)}`,

@@ -13,6 +13,8 @@
  */
 import { createPrng, type Prng } from './prng.js';
 import { createNameForge, type NameForge } from './synthetic-entities.js';
+import { readFile, stat } from 'node:fs/promises';
+import { AkashicError, invalidArgument } from '../../errors.js';
 
 /** What the scenario's final session does to the fact. */
 export type ScenarioKind = 'update' | 'other-person' | 'addition' | 'hedge' | 'past' | 'unrelated';
@@ -44,12 +46,125 @@ export interface UpdateScenario {
 export interface ScenarioOptions {
   /** Any safe integer. Default 1. */
   readonly seed?: number;
+  /**
+   * Phrasings to draw from instead of the built-in ones, for some or all facts (`parseScenarioPhrasings`): a set
+   * written apart from the rule, to measure it on wording it was not written against. Values, names, fillers and
+   * the scenario mix stay the generator's.
+   */
+  readonly phrasings?: ScenarioPhrasings;
   /** Scenarios of each kind per fact. Default 8 updates and 2 of each control kind. */
   readonly updatesPerFact?: number;
   readonly controlsPerKind?: number;
 }
 
 type Fill = (v: string) => string;
+
+/** The lists of one fact's phrasings in a phrasing set (see `parseScenarioPhrasings`). */
+export const PHRASING_LISTS = ['stated', 'updated', 'otherPerson', 'addition', 'hedge', 'past', 'unrelated', 'questions'] as const;
+export type PhrasingList = (typeof PHRASING_LISTS)[number];
+
+/**
+ * Phrasings of some facts, as templates: `{v}` is the value (a company, a town, a car model, a first name), `{who}`
+ * a relative or friend (`otherPerson` only: "my {who} …"), `{name}` the person (`questions` only).
+ */
+export type ScenarioPhrasings = Partial<Readonly<Record<ScenarioFact, Readonly<Record<PhrasingList, readonly string[]>>>>>;
+
+const MAX_TEMPLATES = 1000;
+const MAX_TEMPLATE_CHARS = 1000;
+
+/** Which placeholders each list's templates hold: exactly once (1) or at most once (0..1). */
+const PLACEHOLDERS: Readonly<Record<PhrasingList, Readonly<Record<string, 'once' | 'optional'>>>> = {
+  stated: { '{v}': 'once' },
+  updated: { '{v}': 'once' },
+  otherPerson: { '{v}': 'once', '{who}': 'optional' },
+  addition: { '{v}': 'optional' },
+  hedge: { '{v}': 'optional' },
+  past: { '{v}': 'optional' },
+  unrelated: { '{v}': 'optional' },
+  questions: { '{name}': 'once' },
+};
+
+/**
+ * Checks a phrasing set read from JSON: an object of facts (`employer`, `home`, `car`, `partner`; any subset), each
+ * with all eight lists of {@link PHRASING_LISTS}, each a non-empty array (at most 1,000) of templates (strings of at
+ * most 1,000 characters holding their placeholders as {@link ScenarioPhrasings} says, no other `{…}`).
+ * @throws AkashicError `AKASHIC_INVALID_ARGUMENT` naming the first thing wrong.
+ */
+export function parseScenarioPhrasings(value: unknown): ScenarioPhrasings {
+  const isObject = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x);
+  if (!isObject(value)) throw invalidArgument('phrasings must be an object of facts');
+  const out: Partial<Record<ScenarioFact, Record<PhrasingList, readonly string[]>>> = {};
+  for (const [fact, lists] of Object.entries(value)) {
+    if (!Object.hasOwn(TEMPLATES, fact)) throw invalidArgument(`phrasings: unknown fact ${JSON.stringify(fact)} (known: ${Object.keys(TEMPLATES).join(', ')})`);
+    if (!isObject(lists)) throw invalidArgument(`phrasings.${fact} must be an object of lists`);
+    for (const key of Object.keys(lists)) if (!(PHRASING_LISTS as readonly string[]).includes(key)) throw invalidArgument(`phrasings.${fact}: unknown list ${JSON.stringify(key)} (known: ${PHRASING_LISTS.join(', ')})`);
+    const checked = {} as Record<PhrasingList, readonly string[]>;
+    for (const list of PHRASING_LISTS) {
+      const templates = lists[list];
+      const where = `phrasings.${fact}.${list}`;
+      if (!Array.isArray(templates) || templates.length === 0 || templates.length > MAX_TEMPLATES) throw invalidArgument(`${where} must be an array of 1 to ${MAX_TEMPLATES} templates`);
+      checked[list] = templates.map((t: unknown, i) => {
+        if (typeof t !== 'string' || t.trim() === '' || t.length > MAX_TEMPLATE_CHARS) throw invalidArgument(`${where}[${i}] must be a non-empty string of at most ${MAX_TEMPLATE_CHARS} characters`);
+        const rules = PLACEHOLDERS[list];
+        for (const ph of t.match(/\{[^{}]*\}/g) ?? []) if (!Object.hasOwn(rules, ph)) throw invalidArgument(`${where}[${i}]: unknown placeholder ${ph}`);
+        for (const [ph, rule] of Object.entries(rules)) {
+          const n = t.split(ph).length - 1;
+          if (n > 1 || (rule === 'once' && n === 0)) throw invalidArgument(`${where}[${i}] must hold ${ph} ${rule === 'once' ? 'exactly' : 'at most'} once`);
+        }
+        return t;
+      });
+    }
+    out[fact as ScenarioFact] = checked;
+  }
+  return out;
+}
+
+/** Largest phrasing file read. */
+const MAX_PHRASINGS_FILE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Reads and checks a phrasing set from a JSON file (`akashic eval updates --phrasings`).
+ * @throws AkashicError `AKASHIC_INVALID_ARGUMENT` when the file cannot be read, is over 4 MiB, is not JSON or is
+ *   not a phrasing set (`parseScenarioPhrasings`).
+ */
+export async function loadScenarioPhrasings(path: string): Promise<ScenarioPhrasings> {
+  let text: string;
+  try {
+    if ((await stat(path)).size > MAX_PHRASINGS_FILE_BYTES) throw invalidArgument(`${path}: phrasing file is over ${MAX_PHRASINGS_FILE_BYTES} bytes`);
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if (err instanceof AkashicError) throw err;
+    throw new AkashicError('AKASHIC_INVALID_ARGUMENT', `${path}: cannot read phrasing file`, { cause: err });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new AkashicError('AKASHIC_INVALID_ARGUMENT', `${path}: not valid JSON`, { cause: err });
+  }
+  return parseScenarioPhrasings(value);
+}
+
+/** A template's placeholders filled (split and joined: a value is never read as a replacement pattern). */
+const fill = (template: string, values: Readonly<Record<string, string>>): string =>
+  Object.entries(values).reduce((text, [ph, v]) => text.split(ph).join(v), template);
+
+/** A fact's built-in templates with a phrasing set's lists in their place. */
+function withPhrasings(t: FactTemplates, p: Readonly<Record<PhrasingList, readonly string[]>> | undefined): FactTemplates {
+  if (p === undefined) return t;
+  const one = (list: readonly string[]): Fill[] => list.map((x) => (v) => fill(x, { '{v}': v }));
+  return {
+    value: t.value,
+    stated: one(p.stated),
+    updated: one(p.updated),
+    otherPerson: p.otherPerson.map((x) => (who, v) => fill(x, { '{who}': who, '{v}': v })),
+    addition: one(p.addition),
+    hedge: one(p.hedge),
+    past: one(p.past),
+    unrelated: one(p.unrelated),
+    questions: p.questions.map((x) => (name) => fill(x, { '{name}': name })),
+  };
+}
 
 interface FactTemplates {
   /** Values: made-up names or a fixed list. */
@@ -198,7 +313,7 @@ export function generateUpdateScenarios(options: ScenarioOptions = {}): UpdateSc
   const rng = createPrng(seed);
   const out: UpdateScenario[] = [];
   for (const fact of Object.keys(TEMPLATES) as ScenarioFact[]) {
-    const t = TEMPLATES[fact];
+    const t = withPhrasings(TEMPLATES[fact], options.phrasings?.[fact]);
     const kinds: ScenarioKind[] = [...Array<ScenarioKind>(updates).fill('update'), ...SCENARIO_KINDS.slice(1).flatMap((k) => Array<ScenarioKind>(controls).fill(k))];
     for (const kind of kinds) {
       const names = createNameForge(rng);

@@ -18,5 +18,5 @@ export {
 export type { ResolvedSyntheticOptions, SyntheticOptions } from './synthetic.js';
 export { SYNTHETIC_STYLES } from './synthetic-styles.js';
 export type { SyntheticStyle } from './synthetic-styles.js';
-export { SCENARIO_KINDS, generateUpdateScenarios } from './fact-update-scenarios.js';
-export type { ScenarioFact, ScenarioKind, ScenarioOptions, ScenarioTurn, UpdateScenario } from './fact-update-scenarios.js';
+export { PHRASING_LISTS, SCENARIO_KINDS, generateUpdateScenarios, loadScenarioPhrasings, parseScenarioPhrasings } from './fact-update-scenarios.js';
+export type { PhrasingList, ScenarioFact, ScenarioKind, ScenarioOptions, ScenarioPhrasings, ScenarioTurn, UpdateScenario } from './fact-update-scenarios.js';
