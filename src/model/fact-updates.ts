@@ -75,6 +75,11 @@ interface SlotPattern {
   readonly cueIn?: 'clause';
   /** The fact is only implied (`StatementFact.implied`). */
   readonly implied?: true;
+  /**
+   * The words name the speaker's own fact unless they say whose ("home is Lyon now", "new gf: Lena", "new car!! a
+   * Kia Niro"): an unknown subject is the speaker's.
+   */
+  readonly own?: true;
 }
 
 const P = (slot: SlotPattern['slot'], re: RegExp, named: boolean, mode: Mode = 'verb', cue?: RegExp, cueIn?: 'clause'): SlotPattern => ({
@@ -96,8 +101,11 @@ const MAKE = `(?:${CAR_MAKES})\\b`;
 /** A value written as a name (backward patterns): capitalised words. */
 const NAME = String.raw`(?<v>[\p{Lu}\p{N}][\p{L}\p{N}&'.-]*(?:\s+[\p{Lu}\p{N}][\p{L}\p{N}&'.-]*){0,3})`;
 const PARTNER_NOUN = String.raw`(?:girlfriend|boyfriend|partner|wife|husband|fianc[eé]e?|spouse|bf|gf|hubby|missus|other half|significant other)`;
-const JOB_CUE = /\b(?:job|jobs|employer|employers|company|companies|quit|hired|career|position|role|offer|boss|manager|team|work|working|office)\b/i;
-const PARTNER_CUE = new RegExp(`\\b(?:${PARTNER_NOUN.slice(3, -1)}|dating|seeing|relationship|together|engaged|married|exclusive|official|broke up|breakup|in love)\\b`, 'i');
+const JOB_CUE = /\b(?:job|jobs|employer|employers|company|companies|quit|hired|career|careers|position|role|offer|boss|manager|team|work|working|office|department|firm|notice)\b/i;
+const PARTNER_CUE = new RegExp(`\\b(?:${PARTNER_NOUN.slice(3, -1)}|dating|seeing|relationship|together|engaged|married|exclusive|official|broke up|breakup|divorce|dumped|split up|ex|in love)\\b`, 'i');
+/** A profile-style label opening a statement or a clause ("job: Initech", "new gf = Lena", "location: Lyon"). */
+const LABEL = String.raw`(?:^|(?<=[,.;:(!]\s*))\s*`;
+const own = (pattern: SlotPattern): SlotPattern => ({ ...pattern, own: true });
 
 // Each forward pattern ends where the value begins; the value is then read by valueAt (carValueAt for cars).
 const PATTERNS: readonly SlotPattern[] = [
@@ -109,10 +117,19 @@ const PATTERNS: readonly SlotPattern[] = [
   P('employer', /\b(?:employer|company)\s+is\s+(?:now\s+)?/i, true),
   P('employer', /\b(?:got|landed|accepted|took)\s+(?:a|an|the)\s+(?:new\s+)?(?:job|position|role)\s+(?:at|with)\s+/i, false),
   P('employer', /\b(?:accepted|took)\s+(?:a|an|the)\s+(?:new\s+)?(?:job\s+)?offer\s+(?:at|with|from)\s+/i, false),
-  P('employer', /\b(?:switched|changed)\s+(?:jobs\s+)?to\s+/i, true),
+  P('employer', /\b(?:switched|changed)\s+(?:jobs\s+)?to\s+(?!(?:a|an|the)\s)/i, true),
+  // A named workplace that took the speaker on ("Initech hired me", "Globex took me on as a designer").
+  P('employer', new RegExp(String.raw`${NAME}\s+(?:(?:has|just|finally)\s+)?(?:hired|took\s+(?<p>me)\s+on|brought\s+me\s+on|signed\s+me)\b`, 'u'), true),
+  P('employer', /\b(?:i've|i have|ive|we've)\s+been\s+(?:working\s+)?at\s+/i, true, 'verb', JOB_CUE),
+  P('employer', /\b(?:i|we)\s+(?:handle|manage|run|lead|oversee)\s+(?!(?:my|the|some|a|an|our|errands)\b)(?:[\w-]+\s+){1,3}?(?:at|for)\s+/i, true),
+  P('employer', /\b(?:role|position|job)\s+as\s+(?:a|an|the)?\s*(?:[\w-]+\s+){1,4}?(?:at|with|for)\s+/i, true, 'noun'),
+  P('employer', /\b(?:as|being)\s+(?:a|an)\s+(?:[\w-]+\s+){1,3}?(?:at|with|for|@)\s+/i, true),
+  P('employer', /\b(?:department|team|division|office|branch)\s+of\s+/i, true),
+  own(P('employer', /\b(?:my|our)\s+(?:company|employer|firm|workplace)(?:,\s*|\s+)(?=[\p{Lu}])/iu, true, 'noun')),
+  own(P('employer', new RegExp(String.raw`${LABEL}(?:new\s+)?(?:work|job|employer|company)(?:\s+update)?\s*[:=]\s*(?:now\s+)?`, 'i'), true, 'noun')),
   // "I'm a data analyst at Globex", "I'm an accountant with Initech": the match starts after "I'm", which stays in
   // the words that name the subject.
-  P('employer', /(?<=\b(?:i'm|i am|im)\s+)(?:now\s+)?(?:officially\s+)?(?:a|an)\s+(?:[\w-]+\s+){1,3}?(?:at|for|with)\s+/i, true),
+  P('employer', /(?<=\b(?:i'm|i am|im)\s+)(?:now\s+)?(?:officially\s+)?(?:a|an)\s+(?:[\w-]+\s+){1,3}?(?:at|for|with|@)\s+/i, true),
   // A team, a shift or a boss at a named place: where one works ("I'm on the billing team at Initech").
   { ...P('employer', /\b(?:my|our)\s+(?:[\w-]+\s+){0,2}?(?:team|department|crew|shift|desk|division|branch|office|boss|manager|colleagues|coworkers|co-workers)\s+(?:at|with)\s+/i, true, 'noun'), implied: true },
   P('employer', /\b(?:on|in|run|lead|manage|joined)\s+(?:the|a|an|our)\s+(?:[\w-]+\s+){0,3}?(?:team|department|crew|shift|desk|division|branch|office)\s+(?:at|with)\s+/i, true),
@@ -122,15 +139,25 @@ const PATTERNS: readonly SlotPattern[] = [
   P('employer', new RegExp(String.raw`${NAME}\s+is\s+where\s+(?<p>[Ii])\s+(?:work|am)\b`, 'u'), true, 'verb', JOB_CUE),
   P('employer', new RegExp(String.raw`\b(?:a|an)\s+${NAME}\s+(?:employee|staffer|hire)\b`, 'u'), true),
   // "I quit and moved over to Initech": a move in a clause about leaving a job is a new employer.
-  P('employer', /\b(?:moved|switched|jumped|jump|move|went)\s+(?:over\s+|across\s+)?to\s+/i, true, 'verb', /\b(?:quit|quitting|job|jobs|employer|company|notice|hired|career)\b|\bjump\b/i, 'clause'),
+  P('employer', /\b(?:moved|switched|jumped|jump|move|went)\s+(?:over\s+|across\s+)?to\s+(?!(?:a|an|the)\s)/i, true, 'verb', /\b(?:quit|quitting|job|jobs|employer|company|notice|hired|career)\b|\bjump\b/i, 'clause'),
+  // "moved over to" a named place in a sentence about leaving a job: the new employer.
+  P('employer', /\b(?:moved|switched)\s+over\s+to\s+(?!(?:a|an|the)\s)/i, true, 'verb', /\b(?:quit|quitting|job|jobs|employer|company|notice|hired|career|firm|boss)\b/i),
+  P('car', new RegExp(String.raw`\b(?:i'm|i am|im|we're)\s+(?:now\s+)?(?:driving\s+)?in\s+(?:a|an)\s+(?:(?:new|used)\s+)?(?=${MAKE})`, 'i'), true),
   P('home', /\b(?:live|lives|lived|living|reside|resides|residing)\s+(?:now\s+)?in\s+/i, true),
   P('home', /\b(?:moved|relocated)\s+(?:over\s+|back\s+)?(?:to|into)\s+/i, true),
   P('home', /\b(?:since|after)\s+(?:(?:the|my|our)\s+)?(?:moving|move|relocating|relocation)\s+(?:over\s+|back\s+)?to\s+/i, true),
-  P('home', /\b(?:my|our)\s+(?:big\s+)?move\s+to\s+/i, true, 'noun'),
-  P('home', /\bhome\s+(?:town\s+)?(?:for\s+(?:me|us)\s+)?is\s+(?:now\s+)?(?:in\s+)?/i, true),
-  P('home', /\b(?:based|settled|settling|unpacking|unpacked)\s+(?:now\s+)?(?:in|into)\s+/i, true),
-  P('home', /\b(?:apartment|flat|house|place|condo|studio|bedroom|townhouse|loft|cottage|bungalow|duplex|lease)\s+(?:is\s+)?in\s+/i, true),
-  P('home', /\b(?:i'm|i am|im|we're|we are)\s+(?:now\s+|currently\s+)?in\s+(?!.*\b(?:this week|today|tonight|right now|for (?:a|the|two|three|few|couple)|on business|for work|until|till)\b)/i, true),
+  P('home', /\b(?:my|our|the)\s+(?:big\s+)?move\s+to\s+/i, true, 'noun'),
+  own(P('home', /\bhome\s+(?:town\s+)?(?:for\s+(?:me|us)\s+)?is\s+(?:now\s+)?(?:in\s+)?/i, true)),
+  P('home', /\b(?:based|settled|settling|unpacking|unpacked)\s+(?:(?:now|the\s+last\s+box(?:es)?|everything)\s+)?(?:in|into)\s+/i, true),
+  P('home', /\bended\s+up\s+(?:moving\s+to|living\s+in|settling\s+in|in)\s+/i, true),
+  P('home', /\b(?:apartment|flat|house|place|condo|studio|bedroom|bed|townhouse|loft|cottage|bungalow|duplex|lease)\s+(?:is\s+)?in\s+/i, true),
+  P('home', /\b(?:i'm|i am|im|we're|we are)\s+(?:now\s+|currently\s+)?in\s+(?!(?:a|an)\s)(?![^,;.!?]*\b(?:this week|today|tonight|right now|for (?:a|the|two|three|few|couple)|on business|for work|until|till)\b)/i, true),
+  P('home', /\bhere\s+in\s+(?![^,;.!?]*\b(?:this week|today|tonight|for (?:a|the|two|three|few|couple)|on business|for work|until|till|visiting)\b)/i, true),
+  P('home', /\bwhere\s+(?:i|we)\s+live\s*,?\s+(?:in\s+)?/i, true),
+  P('home', new RegExp(String.raw`\bin\s+${NAME},?\s+where\s+(?<p>[Ii]|we)\s+live\b`, 'u'), true),
+  P('home', /\b(?:resident|residents)\s+of\s+/i, true, 'noun'),
+  P('home', /\b(?:my|our)\s+(?:landlord|landlady|flatmates?|housemates?)\s+in\s+/i, true, 'noun'),
+  own(P('home', new RegExp(String.raw`${LABEL}(?:location|home|city|hometown)\s*[:=]\s*(?:now\s+)?`, 'i'), true, 'noun')),
   P('home', new RegExp(String.raw`\b(?:a|an)\s+${NAME}\s+(?:local|resident)\b`, 'u'), true),
   P('home', new RegExp(String.raw`${NAME},?\s+(?:which|that)(?:\s+is|'s)\s+where\s+(?<p>[Ii]|we)\s+live\b`, 'u'), true),
   P('car', /\b(?:drive|drives|driving)\s+(?:a|an|the|my)\s+/i, false),
@@ -139,21 +166,32 @@ const PATTERNS: readonly SlotPattern[] = [
   P('car', /\b(?:[Bb]ought|[Gg]ot|[Pp]urchased|[Ll]eased)\s+(?:myself\s+)?(?:a|an)\s+(?:new\s+|used\s+)?(?=[A-Z])/, true),
   // A make of car owned, bought or driven ("I own a Kia Niro", "picked up my new Tesla Model 3", "traded it in for
   // a Mazda 3"), or simply the speaker's ("my Subaru Outback needs new tyres").
-  P('car', new RegExp(String.raw`\b(?:own|owns|have|has|got|bought|purchased|leased|financed|picked\s+up|upgraded\s+to|switched\s+to|replaced\s+(?:it|her|him|that|them)\s+with|(?:drove|driving|drive)\s+(?:off|around|home)\s+in|owner\s+of|(?:traded|swapped|exchanged)\b[^,;.]*?\bfor)\s+(?:a|an|the|my|our)\s+(?:(?:new|used|brand[- ]new|shiny|second-?hand)\s+)?(?=${MAKE})`, 'i'), true),
+  P('car', new RegExp(String.raw`\b(?:own|owns|have|has|got|bought|purchased|leased|financed|picked\s+up|upgraded\s+to|switched\s+to|ended\s+up\s+with|replaced\s+(?:[\w'-]+\s+){0,3}?with|(?:drove|driving|drive)\s+(?:off|around|home)\s+in|(?:owner|keeper)\s+of|(?:traded|swapped|exchanged)\b[^,;.]*?\bfor)\s+(?:a|an|the|my|our)\s+(?:(?:new|used|brand[- ]new|shiny|second-?hand)\s+)?(?=${MAKE})`, 'i'), true),
   P('car', new RegExp(String.raw`\b(?:my|our)\s+(?:(?:new|current|trusty|beloved)\s+)?(?=${MAKE})`, 'i'), true, 'noun'),
   P('car', new RegExp(String.raw`\b(?:[Tt]he|[Mm]y|[Oo]ur)\s+(?<v>(?:${CAR_MAKES})(?:\s+[\p{Lu}\p{N}][\p{L}\p{N}-]*){0,2})\s+(?<p>I|we)\s+(?:drive|own|have)\b`, 'u'), true, 'noun'),
-  P('partner', /\b(?:dating|seeing|going\s+out\s+with)\s+(?:someone\s+(?:new\s+)?(?:now\s+)?[—–:-]+\s*)?/i, true),
-  P('partner', /\b(?:married|engaged)\s+to\s+/i, true),
-  P('partner', /\b(?:relationship|together)\s+with\s+/i, true),
-  P('partner', /\b(?:been|i'm|i am|im)\s+(?:now\s+)?with\s+/i, true, 'verb', PARTNER_CUE),
+  P('car', new RegExp(String.raw`\b(?:a|an)\s+(?<v>(?:${CAR_MAKES})(?:\s+[\p{Lu}\p{N}][\p{L}\p{N}-]*){0,2})\s+(?:driver|owner)\b`, 'u'), true),
+  own(P('car', new RegExp(String.raw`\bnew\s+(?:car|ride|wheels)\b[\s!.:—–-]*(?:it's\s+)?(?:a|an)\s+(?:(?:new|used)\s+)?(?=${MAKE})`, 'i'), true, 'noun')),
+  own(P('car', new RegExp(String.raw`\bit's\s+(?:now\s+)?(?:a|an)\s+(?:(?:new|used)\s+)?(?=${MAKE})`, 'i'), true, 'verb', /\b(?:car|cars|vehicle)\b/i)),
+  own(P('car', new RegExp(String.raw`${LABEL}(?:new\s+)?(?:car|vehicle|ride)\s*[:=]\s*(?:now\s+)?(?:a|an)?\s*(?=${MAKE})`, 'i'), true, 'noun')),
+  P('partner', /\b(?:dating|seeing|going\s+out\s+with)\s+(?:someone\s+(?:new\s+)?(?:now\s*)?[,—–:-]+\s*)?/i, true),
+  P('partner', /\bmet\s+someone(?:\s+new)?\s*[,—–:-]+\s*/i, true),
+  P('partner', /\b(?:married|engaged)\s+to\s+|\btied\s+the\s+knot\s+with\s+/i, true),
+  P('partner', /\b(?:relationship|together|civil\s+partnership|moved\s+in)\s+with\s+/i, true),
+  P('partner', /\b(?:been|i'm|i am|im|now)\s+(?:now\s+)?with\s+/i, true, 'verb', PARTNER_CUE),
   P('partner', /\b(?:been|i'm|i am|im)\s+with\s+(?=[\p{Lu}][\p{L}'-]*\s+(?:now|these days|for|since)\b)/iu, true),
-  P('partner', new RegExp(String.raw`\b${PARTNER_NOUN}(?:'s\s+name)?\s+(?:is\s+)(?:now\s+)?(?:called\s+|named\s+)?`, 'i'), true),
+  P('partner', new RegExp(String.raw`\b${PARTNER_NOUN}(?:'s\s+name)?\s+(?:now\s+)?(?:is\s+)(?:now\s+)?(?:called\s+|named\s+)?`, 'i'), true),
+  own(P('partner', new RegExp(String.raw`${LABEL}(?:new\s+)?(?:${PARTNER_NOUN.slice(3, -1)}|relationship)\s*[:=]\s*`, 'i'), true, 'noun')),
   P('partner', new RegExp(String.raw`\b${PARTNER_NOUN},?\s+(?:(?:called|named)\s+)?`, 'i'), true, 'noun'),
-  P('partner', new RegExp(String.raw`${NAME},\s+(?<p>(?:[Mm]y|[Oo]ur)(?:\s+new)?)\s+${PARTNER_NOUN}\b`, 'u'), true, 'noun'),
-  P('partner', new RegExp(String.raw`${NAME}\s+is\s+(?:now\s+)?(?<p>my)\s+(?:new\s+)?${PARTNER_NOUN}\b`, 'u'), true),
-  P('partner', new RegExp(String.raw`${NAME}\s+and\s+(?<p>I)\s+(?:(?:just|finally|have|are|'ve|now)\s+)*(?:got\s+engaged|got\s+married|engaged|married|together|live\s+together|moved\s+in\s+together|dating|started\s+dating|made\s+it\s+official|celebrating)`, 'u'), true),
-  P('partner', new RegExp(String.raw`\b(?<p>[Mm]e)\s+and\s+${NAME}\s+(?:(?:just|finally|have|are|'ve|now)\s+)*(?:got\s+engaged|got\s+married|engaged|married|together|live\s+together|moved\s+in\s+together|dating|started\s+dating|made\s+it\s+official|celebrating)`, 'u'), true),
-  P('partner', /\b(?:his|her|their)\s+name\s+is\s+/i, true, 'verb', PARTNER_CUE),
+  P('partner', new RegExp(String.raw`${NAME}\s*(?:,|\()\s*(?<p>(?:[Mm]y|[Oo]ur)(?:\s+new)?)\s+${PARTNER_NOUN}\b`, 'u'), true, 'noun'),
+  P('partner', new RegExp(String.raw`${NAME}\s+is\s+(?:now\s+)?(?:officially\s+)?(?<p>my)\s+(?:new\s+)?${PARTNER_NOUN}\b`, 'u'), true),
+  P('partner', new RegExp(String.raw`\b(?<p>[Aa]s)\s+${NAME}'s\s+${PARTNER_NOUN}\b`, 'u'), true, 'noun'),
+  P('partner', new RegExp(String.raw`${NAME}\s+and\s+(?<p>I)\s+(?:(?:just|finally|have|are|'ve|been|now)\s+)*(?:got\s+engaged|got\s+married|engaged|married|together|live\s+together|moved\s+in\s+together|dating|started\s+dating|made\s+it\s+official|celebrating)`, 'u'), true),
+  P('partner', new RegExp(String.raw`\b(?<p>[Mm]e)\s+and\s+${NAME}\s+(?:(?:just|finally|have|are|'ve|been|now)\s+)*(?:got\s+engaged|got\s+married|engaged|married|together|live\s+together|moved\s+in\s+together|dating|started\s+dating|made\s+it\s+official|celebrating)`, 'u'), true),
+  own(P('partner', /\b(?:his|her|their)\s+name(?:\s+is|'s)\s+/i, true, 'verb', PARTNER_CUE)),
+  // "… then I met Jonah and now we're living together", "Bea proposed last night", "it's Felix now" (of a relationship).
+  P('partner', new RegExp(String.raw`\b(?<p>I)\s+met\s+${NAME}(?=[^.?!]*\b(?:we're|we are|we've been|we got)\s+(?:now\s+|officially\s+)?(?:living together|moving in together|together|dating|engaged|married|a couple|exclusive|official|inseparable))`, 'u'), true),
+  P('partner', new RegExp(String.raw`${NAME}\s+(?:just\s+|finally\s+)?proposed\b(?!\s+to\b)`, 'u'), true),
+  own(P('partner', new RegExp(String.raw`\bit's\s+${NAME}\s+now\b`, 'u'), true, 'verb', PARTNER_CUE)),
   P('school', /\b(?:study|studies|studying|enrolled|student)\s+(?:now\s+)?(?:at|in)\s+/i, true),
   P('school', /\b(?:transferred)\s+to\s+(?=(?:[\p{L}'-]+\s+){0,3}(?:University|College|School|Academy|Institute|Uni)\b)/iu, true),
   P('home', /\b(?:transferred)\s+to\s+/i, true),
@@ -172,14 +210,14 @@ const ARTICLES = new Set(['a', 'an', 'the', 'my', 'our', 'new', 'used']);
 
 /** Words that make a clause a hedge, a plan, a negation or a wish: not a current fact. */
 const HEDGE =
-  /\b(?:might|maybe|could|would|should|want|wants|wanted|wish|hope|hoping|plan|plans|planning|thinking|considering|consider|if|dream|dreaming|someday|perhaps|probably|not|never|no longer|don't|doesn't|didn't|won't|isn't|wasn't|aren't|can't|cannot|going to|gonna|applied|applying|interview|interviewing|visit|visiting|visited|trip|vacation|holiday|almost|nearly|offered|turned\s+(?:it\s+|them\s+)?down|declined|walked away|conference|layover|stopover|for the weekend|this weekend)\b/i;
+  /\b(?:might|maybe|could|would|should|want|wants|wanted|wish|hope|hoping|plan|plans|planning|thinking|considering|consider|if|dream|dreaming|someday|perhaps|probably|not|never|no longer|don't|doesn't|didn't|won't|isn't|wasn't|aren't|can't|cannot|going to|gonna|applied|applying|interview|interviewing|visit|visits|visiting|visited|trip|trips|vacation|holiday|assume|assumes|assumed|assuming|supposedly|rumou?r|rumou?red|almost|nearly|offered|turned\s+(?:it\s+|them\s+)?down|declined|walked away|conference|layover|stopover|for the weekend|this weekend)\b/i;
 /** Words that put a clause in the past: what was, not what is. */
 const PAST =
-  /\b(?:used to|previously|formerly|back then|back when|back in|in the past|years ago|ages ago|long time ago|a while ago|in college|in high school|at uni|as a kid|as a child|when i was|when we were|when i had|when i lived|when i worked|grew up|growing up|was born|were together|first (?:job|car|apartment|flat|house|girlfriend|boyfriend|love|wife|husband)|before i (?:moved|left|started|switched))\b/i;
+  /\b(?:used to|previously|formerly|back then|back when|back in|in the past|years ago|ages ago|long time ago|a while ago|in college|in high school|at uni|as a kid|as a child|when i was|when we were|when i had|when i lived|when i worked|grew up|growing up|was born|were together|first (?:job|car|apartment|flat|house|girlfriend|boyfriend|love|wife|husband)|(?:was|were)\s+(?:married|engaged|together|dating|seeing|living|working|based|employed)|before the (?:divorce|breakup|split)|before i (?:moved|left|started|switched))\b/i;
 /** Simple past of a fact's own verb ("I lived in Rome", "I worked at Acme"): the past, unless in a perfect ("I've lived"). */
 const SIMPLE_PAST = /\b(?:lived|worked|resided|dated)\b|\bdrove\s+(?:a|an|the|my)\b/i;
 /** Hedges that also count after the fact's value ("I live in Lyon no longer"); "if" only counts before it. */
-const HEDGE_AFTER = /\b(?:anymore|any more|no longer|not|never|someday|one day)\b/i;
+const HEDGE_AFTER = /^\W*(?:\S+\s+)?(?:anymore|any more|no longer)\b/i;
 const PERFECT = /\b(?:have|has|'ve|i've|we've|ive)\b/i;
 /** Words on a noun that make it no longer current ("my ex Priya", "my old Civic", "sold my Outback"). */
 const NOT_CURRENT_NOUN =
@@ -187,7 +225,7 @@ const NOT_CURRENT_NOUN =
 /** Modal verbs that are also names or months ("May", "Will"): a hedge only in lower case. */
 const LOWER_CASE_HEDGE = /\b(?:may|will|'ll)\b/;
 const ADDITION =
-  /\b(?:also|too|as well|another|second|additionally|in addition|besides|both|on top of|alongside|on the side|side gig|side job|side hustle|part-time|freelance|consulting|still (?:have|has|live|lives|living|work|works|working|keep|own|drive)|keeping (?:my|our)|weekend place|holiday (?:home|flat|house|place|cottage)|vacation (?:home|place|house|flat)|cabin|beach house|second home|project car|hobby car|two-car|main job|day job|regular job|regular car|usual (?:one|car)|on (?:the )?weekends|on saturdays|on sundays|in the evenings|a few hours|hours a week|not quitting)\b/i;
+  /\b(?:also|too|as well|another|second|additionally|in addition|besides|both|on top of|alongside|on the side|side gig|side job|side hustle|part-time|freelance|consulting|still (?:have|has|live|lives|living|work|works|working|keep|own|drive)|keeping (?:my|our)|weekend place|holiday (?:home|flat|house|place|cottage)|vacation (?:home|place|house|flat)|cabin|beach house|second home|project car|hobby car|two-car|main job|day job|regular job|regular car|usual (?:one|car)|on (?:the )?weekends|on saturdays|on sundays|in the evenings|a few hours|hours a week|not quitting|main (?:home|place|house)|still my|weekdays|during the week|split (?:my|our) time|for (?:my|the|our) (?:son|daughter|kids?|teen(?:ager)?s?|family))\b/i;
 /** Where a clause ends: punctuation, a dash, or a conjunction that starts another clause. */
 const CLAUSE_BREAK = /[,;:()!?]|\s[-—–]\s|[—–]|\b(?:but|so|because|although|though|whereas)\b/gi;
 
@@ -211,12 +249,15 @@ const SELF_FILLER = new Set(
     'just finally recently so well now and then oh yay wow guess what big news update officially today yesterday ' +
     'last week month year this weekend also still already got moved move into to over back a an the new flat ' +
     'apartment house place started joined bought traded in my old car for as of monday tuesday wednesday thursday friday saturday sunday ' +
-    'signed finished found rented renting picked up took accepted landed made switched changed quit left upgraded leased purchased'
+    'signed finished found rented renting picked up took accepted landed made switched changed quit left upgraded leased purchased having being'
   ).split(' '),
 );
+/** Someone else named before a fact that is otherwise the speaker's ("my brother's car: …", "he said home is …"). */
+const OTHERS_BEFORE = /\b(?:he|she|they|his|her|their)\b|\b(?:my|our)\s+(?:[\w-]+\s+)?[\w-]+'s\b/i;
+
 /** Words that make the nearest subject the speaker, or someone the rule cannot name. */
 const SELF_SUBJECT = new Set("i i'm i've i'd i'll im ive we we're we've we'd me my our us myself".split(' '));
-const OTHER_SUBJECT = new Set("he she they you it he's she's they're you're it's someone everyone people who".split(' '));
+const OTHER_SUBJECT = new Set("he she they you he's she's they're you're it's someone everyone people who".split(' '));
 const RELATION_WORD = new RegExp(`^(?:${RELATIONS})$`, 'i');
 const CALENDAR = new Set(
   'january february march april may june july august september october november december monday tuesday wednesday thursday friday saturday sunday'.split(' '),
@@ -242,8 +283,10 @@ function subjectOf(prefix: string): string | null {
     }
     if (SELF_SUBJECT.has(lower)) return 'self';
     if (OTHER_SUBJECT.has(lower)) return null;
-    if (/^[\p{Lu}][\p{Ll}]+$/u.test(word) && !NOT_NAMES.has(lower) && !CALENDAR.has(lower) && i > 0) return lower;
-    if (i === 0 && /^[\p{Lu}][\p{Ll}]+$/u.test(word) && !NOT_NAMES.has(lower) && !CALENDAR.has(lower) && !SELF_FILLER.has(lower)) return lower;
+    // A capitalised word is a name unless it is a known opener, a month or day, or a sentence-opening -ing form
+    // ("Having moved to …").
+    const name = /^[\p{Lu}][\p{Ll}]+(?:'s)?$/u.test(word) && !NOT_NAMES.has(bare) && !CALENDAR.has(bare) && !(i === 0 && /ing$/.test(bare));
+    if (name && (i > 0 || !SELF_FILLER.has(bare))) return bare;
   }
   // Nothing but filler before the verb ("Started at Globex last week", "Just moved into a flat in Lisbon"): the
   // speaker. Any other word ("The office moved to Denver") leaves the subject unknown.
@@ -312,7 +355,8 @@ function clauseAround(s: string, start: number, end: number): { readonly text: s
 function nameValue(v: string): string | null {
   const words = v.split(/\s+/);
   while (words.length > 0 && NOT_NAMES.has(words[0]!.toLowerCase())) words.shift();
-  return words.length === 0 ? null : words.join(' ');
+  if (words.length === 0 || CALENDAR.has(words[0]!.toLowerCase())) return null;
+  return words.join(' ');
 }
 
 /**
@@ -345,13 +389,17 @@ export function factOf(sentence: string): StatementFact | null {
     if (p.mode === 'verb') {
       // A question, a hedge before or at the fact ("if I get the job at Initech"), or a negation after it.
       const upTo = clause.text.slice(0, clause.text.length - (clause.to - end));
-      if (clause.question || HEDGE.test(upTo) || HEDGE_AFTER.test(clause.text.slice(upTo.length)) || LOWER_CASE_HEDGE.test(clause.text)) continue;
+      // "I was offered a job at Initech and accepted it": an offer taken is no hedge.
+      const hedged = HEDGE.test(/\baccept(?:ed)?\b/i.test(s) ? upTo.replace(/\boffered\b/gi, '') : upTo);
+      if (clause.question || hedged || HEDGE_AFTER.test(clause.text.slice(upTo.length)) || LOWER_CASE_HEDGE.test(clause.text)) continue;
       if (SIMPLE_PAST.test(m[0]) && !PERFECT.test(clause.text)) continue;
     } else if (NOT_CURRENT_NOUN.test(s.slice(0, backward ? m.index + m[0].length : at))) continue;
+    // A noun owned by someone else ("their fiancé Kaia", "your Subaru"): not the speaker's, and not someone named.
+    if (p.mode === 'noun' && !backward && /\b(?:his|her|their|your)\s+(?:(?:new|current)\s+)?$/i.test(s.slice(0, m.index))) return null;
     // Whose fact: the words before it, with the possessive or pronoun that opens the match ("the back seat of my
     // Kia", "New address: I'm in Lyon now").
     const owner = backward ? (m.groups!['p'] ?? '') : (/^(?:my|our|i'm|i am|im|we're|we are|i've|we've)\b/i.exec(m[0])?.[0] ?? '');
-    const subject = subjectOf(`${s.slice(0, start)} ${owner}`);
+    const subject = subjectOf(`${s.slice(0, start)} ${owner}`) ?? (p.own === true && !OTHERS_BEFORE.test(s.slice(0, start)) ? 'self' : null);
     if (subject === null) return null;
     const slot: FactSlot = p.slot === 'favourite' ? `favourite ${(m[1] ?? '').toLowerCase()}` : p.slot;
     return { slot, subject, value, addition: ADDITION.test(s), ...(p.implied === true ? { implied: true as const } : {}) };

@@ -120,7 +120,7 @@ describe('updates without an LLM, on a seed no rule was written against', () => 
 
 describe('updates on phrasings written apart from the built-in ones', () => {
   it('reads most updates of the development phrasing set and retires nothing for its controls', async () => {
-    const phrasings = await loadScenarioPhrasings(join(import.meta.dirname, '../fixtures/phrasings/dev.json'));
+    const phrasings = await loadScenarioPhrasings(join(import.meta.dirname, '../fixtures/phrasings/dev-1.json'));
     const r = await evaluateUpdates({ seeds: [211], phrasings });
     expect(r.phrasings).toEqual({ given: ['employer', 'home', 'car', 'partner'] });
     expect(r.updateShare!).toBeGreaterThanOrEqual(0.6);
