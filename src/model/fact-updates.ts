@@ -101,7 +101,7 @@ const MAKE = `(?:${CAR_MAKES})\\b`;
 /** A value written as a name (backward patterns): capitalised words. */
 const NAME = String.raw`(?<v>[\p{Lu}\p{N}][\p{L}\p{N}&'.-]*(?:\s+[\p{Lu}\p{N}][\p{L}\p{N}&'.-]*){0,3})`;
 const PARTNER_NOUN = String.raw`(?:girlfriend|boyfriend|partner|wife|husband|fianc[eé]e?|spouse|bf|gf|hubby|missus|other half|significant other)`;
-const JOB_CUE = /\b(?:job|jobs|employer|employers|company|companies|quit|hired|career|careers|position|role|offer|boss|manager|team|work|working|office|department|firm|notice)\b/i;
+const JOB_CUE = /\b(?:pay|salary|payroll|contract|colleagues|job|jobs|employer|employers|company|companies|quit|hired|career|careers|position|role|offer|boss|manager|team|work|working|office|department|firm|notice)\b/i;
 const PARTNER_CUE = new RegExp(`\\b(?:${PARTNER_NOUN.slice(3, -1)}|dating|seeing|relationship|together|engaged|married|exclusive|official|broke up|breakup|divorce|dumped|split up|ex|in love)\\b`, 'i');
 /** A profile-style label opening a statement or a clause ("job: Initech", "new gf = Lena", "location: Lyon"). */
 const LABEL = String.raw`(?:^|(?<=[,.;:(!]\s*))\s*`;
@@ -109,30 +109,38 @@ const own = (pattern: SlotPattern): SlotPattern => ({ ...pattern, own: true });
 
 // Each forward pattern ends where the value begins; the value is then read by valueAt (carValueAt for cars).
 const PATTERNS: readonly SlotPattern[] = [
-  P('employer', /\b(?:work|works|working|worked)\s+(?:now\s+)?(?:at|for)\s+/i, false),
-  P('employer', /\b(?:job|work|position|role|internship)\s+(?:now\s+)?(?:is\s+)?(?:now\s+)?(?:at|with)\s+/i, false),
+  P('employer', /\b(?:work|works|working|worked)\s+(?:now\s+)?(?:(?:nights|days|shifts|weekdays|full[- ]time|part[- ]time|remotely|remote)\s+)?(?:in\s+(?:[\w-]+\s+){1,3}?)?(?:at|for)\s+/i, false),
+  P('employer', /\b(?:job|work|position|role|internship)\s+(?:now\s+)?(?:is\s+|'s\s+)?(?:now\s+)?(?:at|with)\s+/i, false),
+  P('employer', /\bon\s+the\s+payroll\s+(?:at|of|for)\s+/i, true),
+  own(P('employer', /\b(?:first\s+)?pay\s?(?:check|cheque|slip)\s+from\s+/i, true, 'noun')),
+  P('employer', /\bsigned\s+(?:my|a|the)\s+(?:new\s+)?(?:contract|offer)\s+(?:with|at)\s+/i, true),
   P('employer', /\b(?:started|start|starting|began|begun)\s+(?:a\s+|my\s+)?(?:new\s+)?(?:job\s+|position\s+|role\s+|work\s+|internship\s+)?(?:at|with)\s+/i, true),
   P('employer', /\b(?:joined|join)\s+(?!the\s+(?:gym|club|team|choir|band))/i, true),
-  P('employer', /\b(?:employed|hired|recruited|poached|headhunted)\s+(?:at|by)\s+/i, false),
+  P('employer', /\b(?:employed|hired|recruited|poached|headhunted|taken\s+on|brought\s+on)\s+(?:at|by)\s+/i, false),
   P('employer', /\b(?:employer|company)\s+is\s+(?:now\s+)?/i, true),
   P('employer', /\b(?:got|landed|accepted|took)\s+(?:a|an|the)\s+(?:new\s+)?(?:job|position|role)\s+(?:at|with)\s+/i, false),
   P('employer', /\b(?:accepted|took)\s+(?:a|an|the)\s+(?:new\s+)?(?:job\s+)?offer\s+(?:at|with|from)\s+/i, false),
   P('employer', /\b(?:switched|changed)\s+(?:jobs\s+)?to\s+(?!(?:a|an|the)\s)/i, true),
   // A named workplace that took the speaker on ("Initech hired me", "Globex took me on as a designer").
-  P('employer', new RegExp(String.raw`${NAME}\s+(?:(?:has|just|finally)\s+)?(?:hired|took\s+(?<p>me)\s+on|brought\s+me\s+on|signed\s+me)\b`, 'u'), true),
-  P('employer', /\b(?:i've|i have|ive|we've)\s+been\s+(?:working\s+)?at\s+/i, true, 'verb', JOB_CUE),
+  P('employer', new RegExp(String.raw`${NAME}\s+(?:(?:has|just|finally)\s+)?(?:hired|took\s+(?<p>me)\s+on|brought\s+me\s+on|signed\s+me|picked\s+me\s+up|snapped\s+me\s+up)\b`, 'u'), true),
+  P('employer', /\b(?:(?:i've|i have|ive|we've)\s+)?been\s+(?:working\s+)?at\s+/i, true, 'verb', JOB_CUE),
+  P('employer', /\b(?:been|i'm|i am|im)\s+(?:now\s+)?with\s+/i, true, 'verb', JOB_CUE),
+  own(P('employer', /\b(?:first|second|third|fourth|fifth|\d+(?:st|nd|rd|th))\s+(?:day|week|month|shift)\s+(?:at|with)\s+/i, true, 'noun')),
+  own(P('employer', new RegExp(String.raw`\b[Ii]t's\s+${NAME}\s+(?:now|these\s+days|since)\b`, 'u'), true, 'verb', JOB_CUE)),
+  P('employer', /\blanded\s+(?:a\s+(?:new\s+)?(?:job|role|position)\s+)?(?:at|with)\s+/i, true),
+  P('employer', /\b(?:i|we)\s+(?:do|handle|manage|run|lead|oversee|train)\s+(?:the\s+)?(?:payroll|accounts|accounting|books|bookkeeping|hiring|recruiting|recruitment|marketing|sales|support|customer\s+service|it|logistics|procurement|admin|operations|ops|hr|scheduling|security|deliveries|inventory|reception|training|apprentices|interns)\s+(?:at|for)\s+/i, true),
   P('employer', /\b(?:i|we)\s+(?:handle|manage|run|lead|oversee)\s+(?!(?:my|the|some|a|an|our|errands)\b)(?:[\w-]+\s+){1,3}?(?:at|for)\s+/i, true),
   P('employer', /\b(?:role|position|job)\s+as\s+(?:a|an|the)?\s*(?:[\w-]+\s+){1,4}?(?:at|with|for)\s+/i, true, 'noun'),
   P('employer', /\b(?:as|being)\s+(?:a|an)\s+(?:[\w-]+\s+){1,3}?(?:at|with|for|@)\s+/i, true),
   P('employer', /\b(?:department|team|division|office|branch)\s+of\s+/i, true),
   own(P('employer', /\b(?:my|our)\s+(?:company|employer|firm|workplace)(?:,\s*|\s+)(?=[\p{Lu}])/iu, true, 'noun')),
-  own(P('employer', new RegExp(String.raw`${LABEL}(?:new\s+)?(?:work|job|employer|company)(?:\s+update)?\s*[:=]\s*(?:now\s+)?`, 'i'), true, 'noun')),
+  own(P('employer', new RegExp(String.raw`${LABEL}(?:new\s+)?(?:work|job|employer|company)(?:\s+(?:update|alert|news))?\s*[:=]\s*(?:now\s+)?`, 'i'), true, 'noun')),
   // "I'm a data analyst at Globex", "I'm an accountant with Initech": the match starts after "I'm", which stays in
   // the words that name the subject.
-  P('employer', /(?<=\b(?:i'm|i am|im)\s+)(?:now\s+)?(?:officially\s+)?(?:a|an)\s+(?:[\w-]+\s+){1,3}?(?:at|for|with|@)\s+/i, true),
+  P('employer', /(?<=\b(?:i'm|i am|im)(?:,?\s+(?:uh|um|er|like),?)?\s+)(?:now\s+)?(?:officially\s+)?(?:a|an)\s+(?:[\w-]+\s+){1,3}?(?:at|for|with|@)\s+/i, true),
   // A team, a shift or a boss at a named place: where one works ("I'm on the billing team at Initech").
-  { ...P('employer', /\b(?:my|our)\s+(?:[\w-]+\s+){0,2}?(?:team|department|crew|shift|desk|division|branch|office|boss|manager|colleagues|coworkers|co-workers)\s+(?:at|with)\s+/i, true, 'noun'), implied: true },
-  P('employer', /\b(?:on|in|run|lead|manage|joined)\s+(?:the|a|an|our)\s+(?:[\w-]+\s+){0,3}?(?:team|department|crew|shift|desk|division|branch|office)\s+(?:at|with)\s+/i, true),
+  { ...P('employer', /\b(?:my|our)\s+(?:[\w-]+\s+){0,2}?(?:team|department|crew|shift|shifts|desk|division|branch|office|boss|manager|colleagues|coworkers|co-workers)\s+(?:over\s+)?(?:at|with)\s+/i, true, 'noun'), implied: true },
+  P('employer', /\b(?:on|in|run|lead|manage|joined)\s+(?:the|a|an|our)\s+(?:[\w-]+\s+){0,3}?(?:team|department|crew|shift|desk|division|branch|office)\s+(?:over\s+)?(?:at|with)\s+/i, true),
   // "I'm at Globex now" is a job only where the sentence speaks of one ("I switched jobs, I'm at Globex now").
   P('employer', /\b(?:i'm|i am|im)\s+(?:now\s+)?(?:at|with)\s+/i, true, 'verb', JOB_CUE),
   P('employer', new RegExp(String.raw`${NAME},?\s+(?:which|that)(?:\s+is|'s)\s+where\s+(?<p>[Ii])\s+work\b`, 'u'), true),
@@ -146,13 +154,24 @@ const PATTERNS: readonly SlotPattern[] = [
   P('home', /\b(?:live|lives|lived|living|reside|resides|residing)\s+(?:now\s+)?in\s+/i, true),
   P('home', /\b(?:moved|relocated)\s+(?:over\s+|back\s+)?(?:to|into)\s+/i, true),
   P('home', /\b(?:since|after)\s+(?:(?:the|my|our)\s+)?(?:moving|move|relocating|relocation)\s+(?:over\s+|back\s+)?to\s+/i, true),
-  P('home', /\b(?:my|our|the)\s+(?:big\s+)?move\s+to\s+/i, true, 'noun'),
+  P('home', /\b(?:my|our)\s+(?:big\s+)?move\s+to\s+/i, true, 'noun'),
+  own(P('home', /\bthe\s+(?:big\s+)?move\s+to\s+/i, true, 'noun')),
   own(P('home', /\bhome\s+(?:town\s+)?(?:for\s+(?:me|us)\s+)?is\s+(?:now\s+)?(?:in\s+)?/i, true)),
-  P('home', /\b(?:based|settled|settling|unpacking|unpacked)\s+(?:(?:now|the\s+last\s+box(?:es)?|everything)\s+)?(?:in|into)\s+/i, true),
+  P('home', /\b(?:based|settled|settling|unpacking|unpacked)\s+(?:(?:now|down|the\s+last\s+box(?:es)?|everything)\s+)?(?:in|into)\s+/i, true),
+  P('home', /\b(?:moving|moved)\s+house\s+to\s+|\b(?:posted|stationed)\s+to\s+/i, true),
+  P('home', /\b(?:relocated|transferred|moved|posted)\s+(?<p>me|us)\s+to\s+/i, true),
+  P('home', /\bbought\s+(?:one|a\s+(?:place|house|flat|home|condo))\s+in\s+/i, true),
+  P('home', new RegExp(String.raw`\b(?<p>[Ii]|[Ww]e)\s+call\s+${NAME}\s+home\b`, 'u'), true),
+  P('home', new RegExp(String.raw`${NAME}(?:'s|\s+is)\s+where\s+(?<p>[Ii]|we)\s+live\b`, 'u'), true),
+  P('home', new RegExp(String.raw`\b(?<p>[Ii]'m|[Ww]e're|[Ii] am|[Ww]e are)\s+(?:now\s+|officially\s+)*(?:a\s+|an\s+)?${NAME}\s+(?:local|locals|resident|residents)\b`, 'u'), true),
+  own(P('home', new RegExp(String.raw`\b[Ii]t's\s+${NAME}\s+now\b`, 'u'), true, 'verb', /\b(?:moved|move|moving|city|town|address|live|living|home|relocated)\b/i)),
+  P('home', /\b(?:i've|i have|ive|we've|we have)\s+been\s+(?:living\s+)?in\s+(?!(?:a|an|the)\s)(?![^,;.!?]*\b(?:this week|today|tonight|for (?:a|the|two|three|few|couple)|on business|for work|until|till|visiting)\b)/i, true),
+  own(P('home', /\baddress\s+is\s+(?:now\s+)?(?:in\s+)?/i, true, 'noun')),
+  own(P('home', new RegExp(String.raw`${NAME}\s+is\s+(?:now\s+)?(?:(?:my|our)\s+)?home\b`, 'u'), true)),
   P('home', /\bended\s+up\s+(?:moving\s+to|living\s+in|settling\s+in|in)\s+/i, true),
   P('home', /\b(?:apartment|flat|house|place|condo|studio|bedroom|bed|townhouse|loft|cottage|bungalow|duplex|lease)\s+(?:is\s+)?in\s+/i, true),
   P('home', /\b(?:i'm|i am|im|we're|we are)\s+(?:now\s+|currently\s+)?in\s+(?!(?:a|an)\s)(?![^,;.!?]*\b(?:this week|today|tonight|right now|for (?:a|the|two|three|few|couple)|on business|for work|until|till)\b)/i, true),
-  P('home', /\bhere\s+in\s+(?![^,;.!?]*\b(?:this week|today|tonight|for (?:a|the|two|three|few|couple)|on business|for work|until|till|visiting)\b)/i, true),
+  own(P('home', /\bhere\s+in\s+(?![^,;.!?]*\b(?:this week|today|tonight|for (?:a|the|two|three|few|couple)|on business|for work|until|till|visiting)\b)/i, true)),
   P('home', /\bwhere\s+(?:i|we)\s+live\s*,?\s+(?:in\s+)?/i, true),
   P('home', new RegExp(String.raw`\bin\s+${NAME},?\s+where\s+(?<p>[Ii]|we)\s+live\b`, 'u'), true),
   P('home', /\b(?:resident|residents)\s+of\s+/i, true, 'noun'),
@@ -161,16 +180,18 @@ const PATTERNS: readonly SlotPattern[] = [
   P('home', new RegExp(String.raw`\b(?:a|an)\s+${NAME}\s+(?:local|resident)\b`, 'u'), true),
   P('home', new RegExp(String.raw`${NAME},?\s+(?:which|that)(?:\s+is|'s)\s+where\s+(?<p>[Ii]|we)\s+live\b`, 'u'), true),
   P('car', /\b(?:drive|drives|driving)\s+(?:a|an|the|my)\s+/i, false),
-  P('car', /\b(?:car|driver|ride|vehicle)(?:'s|\s+is)\s+(?:now\s+)?(?:a|an)\s+/i, false),
+  P('car', /\b(?:car|driver|ride|vehicle)(?:\s+(?:these\s+days|now|at\s+the\s+moment))?(?:'s|\s+is)\s+(?:now\s+)?(?:a|an)\s+/i, false),
   P('car', /\b(?:bought|got|purchased|leased)\s+(?:myself\s+)?(?:a|an)\s+(?:new\s+|used\s+)?(?=(?:[\w-]+\s+)?(?:car|suv|truck|sedan|hatchback|van|pickup)\b)/i, false),
   P('car', /\b(?:[Bb]ought|[Gg]ot|[Pp]urchased|[Ll]eased)\s+(?:myself\s+)?(?:a|an)\s+(?:new\s+|used\s+)?(?=[A-Z])/, true),
   // A make of car owned, bought or driven ("I own a Kia Niro", "picked up my new Tesla Model 3", "traded it in for
   // a Mazda 3"), or simply the speaker's ("my Subaru Outback needs new tyres").
-  P('car', new RegExp(String.raw`\b(?:own|owns|have|has|got|bought|purchased|leased|financed|picked\s+up|upgraded\s+to|switched\s+to|ended\s+up\s+with|replaced\s+(?:[\w'-]+\s+){0,3}?with|(?:drove|driving|drive)\s+(?:off|around|home)\s+in|(?:owner|keeper)\s+of|(?:traded|swapped|exchanged)\b[^,;.]*?\bfor)\s+(?:a|an|the|my|our)\s+(?:(?:new|used|brand[- ]new|shiny|second-?hand)\s+)?(?=${MAKE})`, 'i'), true),
+  P('car', new RegExp(String.raw`\b(?:own|owns|have|has|got|bought|purchased|leased|financed|picked\s+up|upgraded\s+to|switched\s+to|ended\s+up\s+(?:with|buying|getting|leasing)|(?:switched|swapped|changed)\s+(?:[\w']+\s+){0,3}?(?:over\s+)?to|(?:fill(?:ed)?\s+up|park(?:ed|ing)?|wash(?:ed|ing)?|servic(?:e|ed|ing)|insur(?:e|ed|ing)|get\s+around\s+in|commute\s+in|pair\s+(?:my\s+)?phone\s+with)|went\s+with|replaced\s+(?:[\w'-]+\s+){0,3}?with|(?:drove|driving|drive)\s+(?:off|around|home)\s+in|(?:owner|keeper)\s+of|(?:traded|swapped|exchanged)\b[^,;.]*?\bfor)\s+(?:a|an|the|my|our)\s+(?:(?:new|used|brand[- ]new|shiny|second-?hand)\s+)?(?=${MAKE})`, 'i'), true),
   P('car', new RegExp(String.raw`\b(?:my|our)\s+(?:(?:new|current|trusty|beloved)\s+)?(?=${MAKE})`, 'i'), true, 'noun'),
-  P('car', new RegExp(String.raw`\b(?:[Tt]he|[Mm]y|[Oo]ur)\s+(?<v>(?:${CAR_MAKES})(?:\s+[\p{Lu}\p{N}][\p{L}\p{N}-]*){0,2})\s+(?<p>I|we)\s+(?:drive|own|have)\b`, 'u'), true, 'noun'),
+  P('car', new RegExp(String.raw`\b(?:[Tt]he|[Mm]y|[Oo]ur)\s+(?<v>(?:${CAR_MAKES})(?:\s+[\p{Lu}\p{N}][\p{L}\p{N}-]*){0,2})\s+(?<p>I|we)(?:'m|\s+am)?\s+(?:now\s+|just\s+|recently\s+)?(?:drive|own|have|bought|got|leased|driving)\b`, 'u'), true, 'noun'),
   P('car', new RegExp(String.raw`\b(?:a|an)\s+(?<v>(?:${CAR_MAKES})(?:\s+[\p{Lu}\p{N}][\p{L}\p{N}-]*){0,2})\s+(?:driver|owner)\b`, 'u'), true),
-  own(P('car', new RegExp(String.raw`\bnew\s+(?:car|ride|wheels)\b[\s!.:—–-]*(?:it's\s+)?(?:a|an)\s+(?:(?:new|used)\s+)?(?=${MAKE})`, 'i'), true, 'noun')),
+  own(P('car', new RegExp(String.raw`\bnew\s+(?:car|ride|wheels)\b[\s!.:—–(,-]*(?:it's\s+)?(?:(?:a|an)\s+)?(?:(?:new|used)\s+)?(?=${MAKE})`, 'i'), true, 'noun')),
+  own(P('car', new RegExp(String.raw`^\s*(?:[Tt]he|[Mm]y|[Oo]ur)\s+(?=(?:${CAR_MAKES})(?:\s+[\p{Lu}\p{N}][\p{L}\p{N}-]*){0,2}\s+(?:is|needs|won't|keeps|has|broke|started|makes|'s)\b)`, 'u'), true, 'noun')),
+  own(P('car', new RegExp(String.raw`(?<v>(?:${CAR_MAKES})(?:\s+[\p{Lu}\p{N}][\p{L}\p{N}-]*){0,2})\W{0,3}\s*(?:[Tt]hat's|[Tt]hat\s+is|[Ii]t's)\s+(?<p>my|our|the)\s+(?:new\s+)?(?:car|ride|vehicle)\b`, 'u'), true, 'noun')),
   own(P('car', new RegExp(String.raw`\bit's\s+(?:now\s+)?(?:a|an)\s+(?:(?:new|used)\s+)?(?=${MAKE})`, 'i'), true, 'verb', /\b(?:car|cars|vehicle)\b/i)),
   own(P('car', new RegExp(String.raw`${LABEL}(?:new\s+)?(?:car|vehicle|ride)\s*[:=]\s*(?:now\s+)?(?:a|an)?\s*(?=${MAKE})`, 'i'), true, 'noun')),
   P('partner', /\b(?:dating|seeing|going\s+out\s+with)\s+(?:someone\s+(?:new\s+)?(?:now\s*)?[,—–:-]+\s*)?/i, true),
@@ -178,20 +199,24 @@ const PATTERNS: readonly SlotPattern[] = [
   P('partner', /\b(?:married|engaged)\s+to\s+|\btied\s+the\s+knot\s+with\s+/i, true),
   P('partner', /\b(?:relationship|together|civil\s+partnership|moved\s+in)\s+with\s+/i, true),
   P('partner', /\b(?:been|i'm|i am|im|now)\s+(?:now\s+)?with\s+/i, true, 'verb', PARTNER_CUE),
-  P('partner', /\b(?:been|i'm|i am|im)\s+with\s+(?=[\p{Lu}][\p{L}'-]*\s+(?:now|these days|for|since)\b)/iu, true),
+  P('partner', /\b(?:been|i'm|i am|im)\s+with\s+(?=[\p{Lu}][\p{L}'-]*\s+(?:now|these days|for|since)\b)(?![^.!?]*\b(?:job|company|employer|department|team|work|working|pay|office|firm|boss)\b)/iu, true),
   P('partner', new RegExp(String.raw`\b${PARTNER_NOUN}(?:'s\s+name)?\s+(?:now\s+)?(?:is\s+)(?:now\s+)?(?:called\s+|named\s+)?`, 'i'), true),
   own(P('partner', new RegExp(String.raw`${LABEL}(?:new\s+)?(?:${PARTNER_NOUN.slice(3, -1)}|relationship)\s*[:=]\s*`, 'i'), true, 'noun')),
   P('partner', new RegExp(String.raw`\b${PARTNER_NOUN},?\s+(?:(?:called|named)\s+)?`, 'i'), true, 'noun'),
-  P('partner', new RegExp(String.raw`${NAME}\s*(?:,|\()\s*(?<p>(?:[Mm]y|[Oo]ur)(?:\s+new)?)\s+${PARTNER_NOUN}\b`, 'u'), true, 'noun'),
-  P('partner', new RegExp(String.raw`${NAME}\s+is\s+(?:now\s+)?(?:officially\s+)?(?<p>my)\s+(?:new\s+)?${PARTNER_NOUN}\b`, 'u'), true),
+  P('partner', new RegExp(String.raw`${NAME}\s*(?:,|\(|[—–-])\s*(?:that's\s+|who's\s+)?(?<p>(?:[Mm]y|[Oo]ur)(?:\s+new)?)\s+${PARTNER_NOUN}\b`, 'u'), true, 'noun'),
+  P('partner', new RegExp(String.raw`${NAME}\s+asked\s+(?<p>me)\s+out(?=[^.?!]*\b(?:couple|together|official|dating|said\s+yes|going\s+out|seeing\s+each\s+other))`, 'u'), true),
+  P('partner', new RegExp(String.raw`\basked\s+${NAME}\s+to\s+be\s+(?<p>my)\s+${PARTNER_NOUN}\b`, 'iu'), true),
+  P('partner', /\bproposed\s+to\s+by\s+/i, true),
+  P('partner', new RegExp(String.raw`${NAME}(?:\s+is|'s)\s+(?:now\s+)?(?:officially\s+)?(?<p>my)\s+(?:new\s+)?${PARTNER_NOUN}\b`, 'u'), true),
+  P('partner', /\b(?:just\s+)?married\s+(?=[\p{Lu}])/u, true),
   P('partner', new RegExp(String.raw`\b(?<p>[Aa]s)\s+${NAME}'s\s+${PARTNER_NOUN}\b`, 'u'), true, 'noun'),
-  P('partner', new RegExp(String.raw`${NAME}\s+and\s+(?<p>I)\s+(?:(?:just|finally|have|are|'ve|been|now)\s+)*(?:got\s+engaged|got\s+married|engaged|married|together|live\s+together|moved\s+in\s+together|dating|started\s+dating|made\s+it\s+official|celebrating)`, 'u'), true),
-  P('partner', new RegExp(String.raw`\b(?<p>[Mm]e)\s+and\s+${NAME}\s+(?:(?:just|finally|have|are|'ve|been|now)\s+)*(?:got\s+engaged|got\s+married|engaged|married|together|live\s+together|moved\s+in\s+together|dating|started\s+dating|made\s+it\s+official|celebrating)`, 'u'), true),
+  P('partner', new RegExp(String.raw`${NAME}\s+and\s+(?<p>I)\s+(?:(?:just|finally|have|are|'ve|been|now)\s+)*(?:got\s+engaged|got\s+married|engaged|married|together|live\s+together|moved\s+in\s+together|got\s+together|going\s+out|seeing\s+each\s+other|dating|started\s+dating|made\s+it\s+official|celebrating)`, 'u'), true),
+  P('partner', new RegExp(String.raw`\b(?<p>[Mm]e)\s+and\s+${NAME}\s+(?:(?:just|finally|have|are|'ve|been|now)\s+)*(?:got\s+engaged|got\s+married|engaged|married|together|live\s+together|moved\s+in\s+together|got\s+together|going\s+out|seeing\s+each\s+other|dating|started\s+dating|made\s+it\s+official|celebrating)`, 'u'), true),
   own(P('partner', /\b(?:his|her|their)\s+name(?:\s+is|'s)\s+/i, true, 'verb', PARTNER_CUE)),
   // "… then I met Jonah and now we're living together", "Bea proposed last night", "it's Felix now" (of a relationship).
-  P('partner', new RegExp(String.raw`\b(?<p>I)\s+met\s+${NAME}(?=[^.?!]*\b(?:we're|we are|we've been|we got)\s+(?:now\s+|officially\s+)?(?:living together|moving in together|together|dating|engaged|married|a couple|exclusive|official|inseparable))`, 'u'), true),
+  P('partner', new RegExp(String.raw`\b(?<p>I)\s+(?:met|was\s+set\s+up\s+with|got\s+set\s+up\s+with)\s+${NAME}(?=[^.?!]*\b(?:we're|we are|we've been|we got)\s+(?:now\s+|officially\s+)?(?:living together|moving in together|together|dating|engaged|married|a couple|exclusive|official|inseparable))`, 'u'), true),
   P('partner', new RegExp(String.raw`${NAME}\s+(?:just\s+|finally\s+)?proposed\b(?!\s+to\b)`, 'u'), true),
-  own(P('partner', new RegExp(String.raw`\bit's\s+${NAME}\s+now\b`, 'u'), true, 'verb', PARTNER_CUE)),
+  own(P('partner', new RegExp(String.raw`\b[Ii]t's\s+${NAME}\s+now\b`, 'u'), true, 'verb', PARTNER_CUE)),
   P('school', /\b(?:study|studies|studying|enrolled|student)\s+(?:now\s+)?(?:at|in)\s+/i, true),
   P('school', /\b(?:transferred)\s+to\s+(?=(?:[\p{L}'-]+\s+){0,3}(?:University|College|School|Academy|Institute|Uni)\b)/iu, true),
   P('home', /\b(?:transferred)\s+to\s+/i, true),
@@ -203,20 +228,22 @@ const VALUE_STOP = new Set(
   (
     'now these this that last since for and but with because as on in at from to after before so which who where when ' +
     'recently today yesterday currently anymore again already finally instead full part there here then since, ' +
-    'starting starts started next soon is was are were has have had i my we our you your it its they their he she his her'
+    "starting starts started next soon is was are were has have had i i'm i've i'd i'll im my we our you your it its they their he she his her"
   ).split(/\s+/),
 );
 const ARTICLES = new Set(['a', 'an', 'the', 'my', 'our', 'new', 'used']);
 
 /** Words that make a clause a hedge, a plan, a negation or a wish: not a current fact. */
 const HEDGE =
-  /\b(?:might|maybe|could|would|should|want|wants|wanted|wish|hope|hoping|plan|plans|planning|thinking|considering|consider|if|dream|dreaming|someday|perhaps|probably|not|never|no longer|don't|doesn't|didn't|won't|isn't|wasn't|aren't|can't|cannot|going to|gonna|applied|applying|interview|interviewing|visit|visits|visiting|visited|trip|trips|vacation|holiday|assume|assumes|assumed|assuming|supposedly|rumou?r|rumou?red|almost|nearly|offered|turned\s+(?:it\s+|them\s+)?down|declined|walked away|conference|layover|stopover|for the weekend|this weekend)\b/i;
+  /\b(?:might|maybe|could|would|should|want|wants|wanted|wish|hope|hoping|plan|plans|planning|thinking|considering|consider|if|dream|dreaming|someday|perhaps|probably|not|never|no longer|don't|doesn't|didn't|won't|isn't|wasn't|aren't|can't|cannot|going to|gonna|applied|applying|interview|interviewing|visit|visits|visiting|visited|trip|trips|vacation|holiday|assume|assumes|assumed|assuming|supposedly|looked at|looking at|viewed|viewing|no way|getting back|i'd|we'd|love to|like to|rumou?r|rumou?red|almost|nearly|offered|turned\s+(?:it\s+|them\s+)?down|declined|walked away|conference|layover|stopover|for the weekend|this weekend)\b/i;
 /** Words that put a clause in the past: what was, not what is. */
 const PAST =
-  /\b(?:used to|previously|formerly|back then|back when|back in|in the past|years ago|ages ago|long time ago|a while ago|in college|in high school|at uni|as a kid|as a child|when i was|when we were|when i had|when i lived|when i worked|grew up|growing up|was born|were together|first (?:job|car|apartment|flat|house|girlfriend|boyfriend|love|wife|husband)|(?:was|were)\s+(?:married|engaged|together|dating|seeing|living|working|based|employed)|before the (?:divorce|breakup|split)|before i (?:moved|left|started|switched))\b/i;
+  /\b(?:used to|previously|formerly|back then|back when|back in (?:the day|college|school|high school|uni|university|my|\d{4})|in the past|years ago|ages ago|long time ago|a while ago|in college|in high school|at uni|as a kid|as a child|when i was|when we were|when i had|when i lived|when i worked|grew up|growing up|was born|were together|first (?:job|car|apartment|flat|house|girlfriend|boyfriend|love|wife|husband)|(?:was|were)\s+(?:married|engaged|together|dating|seeing|living|working|based|employed)|before the (?:divorce|breakup|split)|before i (?:moved|left|started|switched))\b/i;
 /** Simple past of a fact's own verb ("I lived in Rome", "I worked at Acme"): the past, unless in a perfect ("I've lived"). */
 const SIMPLE_PAST = /\b(?:lived|worked|resided|dated)\b|\bdrove\s+(?:a|an|the|my)\b/i;
 /** Hedges that also count after the fact's value ("I live in Lyon no longer"); "if" only counts before it. */
+/** Wishes for a time to come, wherever they sit in the clause. */
+const SOMEDAY = /\b(?:someday|some day|one day|eventually)\b/i;
 const HEDGE_AFTER = /^\W*(?:\S+\s+)?(?:anymore|any more|no longer)\b/i;
 const PERFECT = /\b(?:have|has|'ve|i've|we've|ive)\b/i;
 /** Words on a noun that make it no longer current ("my ex Priya", "my old Civic", "sold my Outback"). */
@@ -225,7 +252,7 @@ const NOT_CURRENT_NOUN =
 /** Modal verbs that are also names or months ("May", "Will"): a hedge only in lower case. */
 const LOWER_CASE_HEDGE = /\b(?:may|will|'ll)\b/;
 const ADDITION =
-  /\b(?:also|too|as well|another|second|additionally|in addition|besides|both|on top of|alongside|on the side|side gig|side job|side hustle|part-time|freelance|consulting|still (?:have|has|live|lives|living|work|works|working|keep|own|drive)|keeping (?:my|our)|weekend place|holiday (?:home|flat|house|place|cottage)|vacation (?:home|place|house|flat)|cabin|beach house|second home|project car|hobby car|two-car|main job|day job|regular job|regular car|usual (?:one|car)|on (?:the )?weekends|on saturdays|on sundays|in the evenings|a few hours|hours a week|not quitting|main (?:home|place|house)|still my|weekdays|during the week|split (?:my|our) time|for (?:my|the|our) (?:son|daughter|kids?|teen(?:ager)?s?|family))\b/i;
+  /\b(?:also|too|as well|another|second|additionally|in addition|besides|both|on top of|alongside|on the side|side gig|side job|side hustle|part-time|freelance|consulting|still (?:have|has|live|lives|living|work|works|working|keep|own|drive)|keeping (?:my|our)|weekend place|holiday (?:home|flat|house|place|cottage)|vacation (?:home|place|house|flat)|cabin|beach house|second home|project car|hobby car|two-car|main job|day job|regular job|regular car|usual (?:one|car)|on (?:the )?weekends|on saturdays|on sundays|in the evenings|a few hours|hours a week|not quitting|main (?:home|place|house)|still my|daily driver|daily car|everyday car|hasn't changed|same as always|stays the same|still the same|only comes out|just for|only for|for the farm|haven't changed|kept my|toy|weekend car|fun car|summer (?:place|house|home|cottage)|country (?:house|place)|(?:most\s+)?weekends|weekdays|during the week|split (?:my|our) time|for (?:my|the|our) (?:son|daughter|kids?|teen(?:ager)?s?|family))\b/i;
 /** Where a clause ends: punctuation, a dash, or a conjunction that starts another clause. */
 const CLAUSE_BREAK = /[,;:()!?]|\s[-—–]\s|[—–]|\b(?:but|so|because|although|though|whereas)\b/gi;
 
@@ -269,8 +296,9 @@ const CALENDAR = new Set(
  * "my brother broke up with their ex and is seeing …" the brother's, "Ana told me she works at …" unknown.
  */
 function subjectOf(prefix: string): string | null {
-  // Statements are cut before capitals only: a lower-case sentence after a full stop starts here too.
-  const part = prefix.split(/[.!?]+\s+/).pop() ?? '';
+  // Statements are cut before capitals only: a lower-case sentence after a full stop starts here too. "As someone
+  // who works at …" is the speaker.
+  const part = (prefix.split(/[.!?]+\s+/).pop() ?? '').replace(/\bas\s+(?:someone|somebody|a\s+person)\s+who\b/gi, 'I');
   const tokens = [...part.matchAll(/[\p{L}\p{N}'’]+/gu)].map((m) => m[0].replace(/’/g, "'"));
   for (let i = tokens.length - 1; i >= 0; i--) {
     const word = tokens[i]!;
@@ -288,15 +316,17 @@ function subjectOf(prefix: string): string | null {
     const name = /^[\p{Lu}][\p{Ll}]+(?:'s)?$/u.test(word) && !NOT_NAMES.has(bare) && !CALENDAR.has(bare) && !(i === 0 && /ing$/.test(bare));
     if (name && (i > 0 || !SELF_FILLER.has(bare))) return bare;
   }
-  // Nothing but filler before the verb ("Started at Globex last week", "Just moved into a flat in Lisbon"): the
-  // speaker. Any other word ("The office moved to Denver") leaves the subject unknown.
-  return part
-    .toLowerCase()
-    .split(/[^\p{L}']+/u)
-    .every((w) => w === '' || SELF_FILLER.has(w))
-    ? 'self'
-    : null;
+  // Nothing but filler before the verb ("Started at Globex last week", "Just moved into a flat in Lisbon"), or a
+  // clause opening on an adverb or a verb with no subject ("Just signed the lease on a flat in …", "Packed up and
+  // moved to …"): the speaker. Any other word ("The office moved to Denver") leaves the subject unknown.
+  const words = part.toLowerCase().split(/[^\p{L}']+/u).filter((w) => w !== '');
+  if (words.every((w) => SELF_FILLER.has(w))) return 'self';
+  const first = words[0] ?? '';
+  return ELIDED_OPENERS.has(first) || /^[a-z]{3,}(?:ed|ing)$/.test(first) ? 'self' : null;
 }
+
+/** Words that open a statement whose subject is left out ("Just signed …", "Finally got …"). */
+const ELIDED_OPENERS = new Set('just finally so recently officially also still currently literally'.split(' '));
 
 /**
  * The value starting at `text[from]`: up to four words, stopped by a stop word or punctuation; a name's (`named`)
@@ -391,7 +421,7 @@ export function factOf(sentence: string): StatementFact | null {
       const upTo = clause.text.slice(0, clause.text.length - (clause.to - end));
       // "I was offered a job at Initech and accepted it": an offer taken is no hedge.
       const hedged = HEDGE.test(/\baccept(?:ed)?\b/i.test(s) ? upTo.replace(/\boffered\b/gi, '') : upTo);
-      if (clause.question || hedged || HEDGE_AFTER.test(clause.text.slice(upTo.length)) || LOWER_CASE_HEDGE.test(clause.text)) continue;
+      if (clause.question || hedged || HEDGE_AFTER.test(clause.text.slice(upTo.length)) || LOWER_CASE_HEDGE.test(clause.text) || SOMEDAY.test(clause.text)) continue;
       if (SIMPLE_PAST.test(m[0]) && !PERFECT.test(clause.text)) continue;
     } else if (NOT_CURRENT_NOUN.test(s.slice(0, backward ? m.index + m[0].length : at))) continue;
     // A noun owned by someone else ("their fiancé Kaia", "your Subaru"): not the speaker's, and not someone named.

@@ -64,6 +64,22 @@ describe('facts read from statements', () => {
     expect(factOf('Not quitting my job, just a few hours a week at Globex.')?.addition ?? true).toBe(true);
   });
 
+  it('reads profile labels, workplaces that took the speaker on and subject-less openers', () => {
+    expect(factOf('job: Initech. commute: 20 min.')).toMatchObject({ slot: 'employer', subject: 'self', value: 'Initech' });
+    expect(factOf('new bf = Marco, early days')).toMatchObject({ slot: 'partner', subject: 'self', value: 'Marco' });
+    expect(factOf('Initech hired me in May and I love it.')).toMatchObject({ slot: 'employer', subject: 'self', value: 'Initech' });
+    expect(factOf("Changed jobs over the summer, it's Initech now.")).toMatchObject({ slot: 'employer', value: 'Initech' });
+    expect(factOf('Having relocated to Porto in spring, I need a new dentist.')).toMatchObject({ slot: 'home', subject: 'self', value: 'Porto' });
+    expect(factOf("Just signed the lease on a flat in Porto.")).toMatchObject({ slot: 'home', subject: 'self', value: 'Porto' });
+    expect(factOf("We're officially Porto residents now!")).toMatchObject({ slot: 'home', subject: 'self', value: 'Porto' });
+    expect(factOf('The Kia Niro needs new wipers.')).toMatchObject({ slot: 'car', subject: 'self', value: 'Kia Niro' });
+    expect(factOf('Third week at Initech and I finally know where the coffee is.')).toMatchObject({ slot: 'employer', subject: 'self', value: 'Initech' });
+    // Not the speaker's, not current, not a replacement.
+    expect(factOf('My cousin told me their wife Marta is a pilot.')).toBeNull();
+    expect(factOf("I'd love to live in Porto someday.")).toBeNull();
+    expect(factOf('The Kia Niro is only for weekend trips, my daily car is the same as always.')?.addition ?? true).toBe(true);
+  });
+
   it('compares values by their words', () => {
     expect(sameValue('Acme', 'Acme Corp')).toBe(true);
     expect(sameValue('the Acme', 'acme')).toBe(true);
