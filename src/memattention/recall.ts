@@ -22,7 +22,7 @@ import type { CheckedModel } from './model-calls.js';
 import type { MemoryScope, ResolvedMemoryOptions } from './options.js';
 import { countTokensYielding } from '../model/tokenizer.js';
 import { aboveFloor, floorScore } from './relevance-floor.js';
-import { questionSlot, statesSlot, type FactSlot } from '../model/fact-updates.js';
+import { questionSlot, statesSlot, type FactSlot } from '../model/fact-reading.js';
 
 export interface RetrievalRequest {
   readonly userId: string;
