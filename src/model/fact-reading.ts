@@ -45,7 +45,7 @@ const HEDGE =
   /\b(?:might|maybe|could|would|should|want|wants|wanted|wish|hope|hoping|plan|plans|planning|thinking|considering|consider|if|dream|dreaming|someday|perhaps|probably|not|never|no longer|don't|doesn't|didn't|won't|isn't|wasn't|aren't|can't|cannot|going to|gonna|applied|applying|interview|interviewing|visit|visits|visiting|visited|trip|trips|vacation|holiday|assume|assumes|assumed|assuming|supposedly|looked at|looking at|viewed|viewing|no way|getting back|i'd|we'd|love to|like to|rumou?r|rumou?red|almost|nearly|offered|turned\s+(?:it\s+|them\s+)?down|declined|walked away|conference|layover|stopover|for the weekend|this weekend)\b/i;
 /** Words that put a clause in the past: what was, not what is. */
 const PAST =
-  /\b(?:used to|previously|formerly|back then|back when|back in (?:the day|college|school|high school|uni|university|my|\d{4})|in the past|years ago|ages ago|long time ago|a while ago|in college|in high school|at uni|as a kid|as a child|when i was|when we were|when i had|when i lived|when i worked|grew up|growing up|was born|were together|first (?:job|car|apartment|flat|house|girlfriend|boyfriend|love|wife|husband)|(?:was|were)\s+(?:married|engaged|together|dating|seeing|living|working|based|employed)|before the (?:divorce|breakup|split)|before i (?:moved|left|started|switched))\b/i;
+  /\b(?:used to|previously|formerly|back then|back when|back in (?:the day|college|school|high school|uni|university|my|\d{4})|in the past|years ago|ages ago|long time ago|a while ago|in college|in high school|at uni|as a kid|as a child|as a (?:teen|teenager|student)|spent (?:two|three|a few|several|many|\d+) (?:summers|years|months)|when i was|when we were|when i had|when i lived|when i worked|grew up|growing up|was born|were together|first (?:job|car|apartment|flat|house|girlfriend|boyfriend|love|wife|husband)|(?:was|were)\s+(?:married|engaged|together|dating|seeing|living|working|based|employed)|before the (?:divorce|breakup|split)|before i (?:moved|left|started|switched))\b/i;
 /** Simple past of a fact's own verb ("I lived in Rome", "I worked at Acme"): the past, unless in a perfect ("I've lived"). */
 const SIMPLE_PAST = /\b(?:lived|worked|resided|dated)\b|\bdrove\s+(?:a|an|the|my)\b/i;
 /** Hedges that also count after the fact's value ("I live in Lyon no longer"); "if" only counts before it. */
@@ -59,7 +59,7 @@ const NOT_CURRENT_NOUN =
 /** Modal verbs that are also names or months ("May", "Will"): a hedge only in lower case. */
 const LOWER_CASE_HEDGE = /\b(?:may|will|'ll)\b/;
 const ADDITION =
-  /\b(?:also|too|as well|another|second|additionally|in addition|besides|both|on top of|alongside|on the side|side gig|side job|side hustle|part-time|freelance|consulting|still (?:have|has|live|lives|living|work|works|working|keep|own|drive)|keeping (?:my|our)|weekend place|holiday (?:home|flat|house|place|cottage)|vacation (?:home|place|house|flat)|cabin|beach house|second home|project car|hobby car|two-car|main job|day job|regular job|regular car|usual (?:one|car)|on (?:the )?weekends|on saturdays|on sundays|in the evenings|a few hours|hours a week|not quitting|main (?:home|place|house)|still my|daily driver|daily car|everyday car|hasn't changed|same as always|stays the same|still the same|only comes out|just for|only for|for the farm|haven't changed|kept my|toy|weekend car|fun car|summer (?:place|house|home|cottage)|country (?:house|place)|(?:most\s+)?weekends|weekdays|during the week|split (?:my|our) time|for (?:my|the|our) (?:son|daughter|kids?|teen(?:ager)?s?|family))\b/i;
+  /\b(?:also|too|as well|another|second|additionally|in addition|besides|both|on top of|alongside|on the side|side gig|side job|side hustle|part-time|freelance|consulting|still (?:have|has|live|lives|living|work|works|working|keep|own|drive)|keeping (?:my|our)|weekend place|holiday (?:home|flat|house|place|cottage)|vacation (?:home|place|house|flat)|cabin|beach house|second home|project car|hobby car|two-car|main job|day job|regular job|regular car|usual (?:one|car)|on (?:the )?weekends|on saturdays|on sundays|in the evenings|a few hours|hours a week|not quitting|main (?:home|place|house)|still my|daily driver|daily car|everyday car|hasn't changed|same as always|stays the same|still the same|only comes out|just for|only for|for the farm|haven't changed|kept my|toy|weekend car|fun car|summer (?:place|house|home|cottage)|country (?:house|place)|(?:most\s+)?weekends|(?:monday|tuesday|wednesday|thursday|friday)s?\s+(?:to|through|till|until|-)\s+(?:tuesday|wednesday|thursday|friday|saturday|sunday)|weekdays|during the week|split (?:my|our) time|for (?:my|the|our) (?:son|daughter|kids?|teen(?:ager)?s?|family))\b/i;
 /** Where a clause ends: punctuation, a dash, or a conjunction that starts another clause. */
 const CLAUSE_BREAK = /[,;:()!?]|\s[-—–]\s|[—–]|\b(?:but|so|because|although|though|whereas)\b/gi;
 
@@ -83,7 +83,7 @@ const SELF_FILLER = new Set(
     'just finally recently so well now and then oh yay wow guess what big news update officially today yesterday ' +
     'last week month year this weekend also still already got moved move into to over back a an the new flat ' +
     'apartment house place started joined bought traded in my old car for as of monday tuesday wednesday thursday friday saturday sunday ' +
-    'signed finished found rented renting picked up took accepted landed made switched changed quit left upgraded leased purchased having being'
+    'signed finished found rented renting picked up took accepted landed made switched changed quit left upgraded leased purchased having being was sold gone died rid of'
   ).split(' '),
 );
 /** Someone else named before a fact that is otherwise the speaker's ("my brother's car: …", "he said home is …"). */
@@ -105,7 +105,7 @@ const CALENDAR = new Set(
 function subjectOf(prefix: string): string | null {
   // Statements are cut before capitals only: a lower-case sentence after a full stop starts here too. "As someone
   // who works at …" is the speaker.
-  const part = (prefix.split(/[.!?]+\s+/).pop() ?? '').replace(/\bas\s+(?:someone|somebody|a\s+person)\s+who\b/gi, 'I');
+  const part = (prefix.split(/[.!?]+\s+/).pop() ?? '').replace(/\bas\s+(?:someone|somebody|a\s+person)(?:\s+who)?\b/gi, 'I');
   const tokens = [...part.matchAll(/[\p{L}\p{N}'’]+/gu)].map((m) => m[0].replace(/’/g, "'"));
   for (let i = tokens.length - 1; i >= 0; i--) {
     const word = tokens[i]!;
@@ -133,7 +133,9 @@ function subjectOf(prefix: string): string | null {
 }
 
 /** Words that open a statement whose subject is left out ("Just signed …", "Finally got …"). */
-const ELIDED_OPENERS = new Set('just finally so recently officially also still currently literally'.split(' '));
+const ELIDED_OPENERS = new Set(
+  'just finally so recently officially also still currently literally got been honestly tbh anyway btw ok okay yeah well oh ugh lol haha hmm quick update fyi context'.split(' '),
+);
 
 /**
  * The value starting at `text[from]`: up to four words, stopped by a stop word or punctuation; a name's (`named`)
@@ -150,9 +152,11 @@ function valueAt(text: string, from: number, named = false): string | null {
     if (possessive) clean = clean.slice(0, -2);
     const lower = clean.toLowerCase();
     if (out.length === 0 && ARTICLES.has(lower)) continue;
-    if (clean === '' || VALUE_STOP.has(lower)) break;
+    if (clean === '' || VALUE_STOP.has(lower) || (out.length > 0 && CALENDAR.has(lower))) break;
     if (!/^[\p{L}\p{N}][\p{L}\p{N}&'.-]*$/u.test(clean)) break;
-    if (named && out.length > 0 && !/^[\p{Lu}\p{N}]/u.test(clean)) break;
+    // A name's words are capitalised ("Globex Labs"); a value that starts as one ends at the first word that is
+    // not ("hired by Globex over the summer").
+    if ((named || (out.length > 0 && /^[\p{Lu}]/u.test(out[0]!))) && out.length > 0 && !/^[\p{Lu}\p{N}]/u.test(clean)) break;
     out.push(clean);
     if (clean !== w || possessive || out.length === 4) break; // punctuation after the word ends the value
   }
@@ -230,7 +234,7 @@ export function factOf(sentence: string): StatementFact | null {
       const hedged = HEDGE.test(/\baccept(?:ed)?\b/i.test(s) ? upTo.replace(/\boffered\b/gi, '') : upTo);
       if (clause.question || hedged || HEDGE_AFTER.test(clause.text.slice(upTo.length)) || LOWER_CASE_HEDGE.test(clause.text) || SOMEDAY.test(clause.text)) continue;
       if (SIMPLE_PAST.test(m[0]) && !PERFECT.test(clause.text)) continue;
-    } else if (NOT_CURRENT_NOUN.test(s.slice(0, backward ? m.index + m[0].length : at))) continue;
+    } else if (NOT_CURRENT_NOUN.test(s.slice(0, at)) || (backward && NOT_CURRENT_NOUN.test(s.slice(0, m.index + m[0].length)))) continue;
     // A noun owned by someone else ("their fiancé Kaia", "your Subaru"): not the speaker's, and not someone named.
     if (p.mode === 'noun' && !backward && /\b(?:his|her|their|your)\s+(?:(?:new|current)\s+)?$/i.test(s.slice(0, m.index))) return null;
     // Whose fact: the words before it, with the possessive or pronoun that opens the match ("the back seat of my
