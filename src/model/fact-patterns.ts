@@ -59,8 +59,8 @@ export const MAKE = `(?:${CAR_MAKES})\\b`;
 const NAME = String.raw`(?<v>[\p{Lu}\p{N}][\p{L}\p{N}&'.-]*(?:\s+[\p{Lu}\p{N}][\p{L}\p{N}&'.-]*){0,3})`;
 const PARTNER_NOUN = String.raw`(?:girlfriend|boyfriend|partner|wife|husband|fianc[eé]e?|spouse|bf|gf|hubby|missus|other half|better half|significant other)`;
 /** Business functions a person does for an employer ("I do payroll for Initech", "I'm in sales at Globex"). */
-const BUSINESS = String.raw`(?:payroll|accounts|accounting|books|bookkeeping|hiring|recruiting|recruitment|marketing|sales|support|customer\s+service|it|logistics|procurement|admin|operations|ops|hr|scheduling|security|deliveries|inventory|reception|training|apprentices|interns|dev|development|backend|frontend|engineering|qa|testing|design|finance|legal|compliance|research|analytics|data|content|pr|communications|consulting)`;
-const JOB_CUE = /\b(?:hr|benefits|401k|pension|remote|on-call|expenses|pay|salary|payroll|contract|colleagues|job|jobs|employer|employers|company|companies|quit|hired|career|careers|position|role|offer|boss|manager|team|work|working|office|department|firm|notice)\b/i;
+const BUSINESS = String.raw`(?:payroll|accounts|accounting|books|bookkeeping|hiring|recruiting|recruitment|marketing|sales|support|customer\s+service|it|logistics|procurement|admin|operations|ops|hr|scheduling|security|deliveries|inventory|reception|training|apprentices|interns|warehouse|kitchen|store|shop|lab|clinic|site|floor|dev|development|backend|frontend|engineering|qa|testing|design|finance|legal|compliance|research|analytics|data|content|pr|communications|consulting)`;
+const JOB_CUE = /\b(?:r[ée]sum[ée]|cv|linkedin|previous place|old place|new place|hr|benefits|401k|pension|remote|on-call|expenses|pay|salary|payroll|contract|colleagues|job|jobs|employer|employers|company|companies|quit|hired|career|careers|position|role|offer|boss|manager|team|work|working|office|department|firm|notice)\b/i;
 const PARTNER_CUE = new RegExp(`\\b(?:${PARTNER_NOUN.slice(3, -1)}|dating|seeing|relationship|together|engaged|married|exclusive|official|broke up|breakup|divorce|dumped|split up|ex|in love)\\b`, 'i');
 /** A profile-style label opening a statement or a clause ("job: Initech", "new gf = Lena", "location: Lyon"). */
 const LABEL = String.raw`(?:^|(?<=[,.;:(!]\s*))\s*`;
@@ -77,16 +77,16 @@ export const PATTERNS: readonly SlotPattern[] = [
   P('employer', /\bsigned\s+(?:my|a|the)\s+(?:new\s+)?(?:contract|offer)\s+(?:with|at)\s+/i, true),
   P('employer', /\b(?:started|start|starting|began|begun)\s+(?:a\s+|my\s+)?(?:new\s+)?(?:job\s+|position\s+|role\s+|work\s+|internship\s+)?(?:at|with)\s+/i, true),
   P('employer', /\b(?:joined|join)\s+(?!the\s+(?:gym|club|team|choir|band))/i, true),
-  P('employer', /\b(?:employed|hired|recruited|poached|headhunted|taken\s+on|brought\s+on)\s+(?:at|by)\s+/i, false),
+  P('employer', /\b(?:employed|hired|recruited|poached|headhunted|taken\s+on|brought\s+on)\s+(?:away\s+)?(?:at|by)\s+/i, false),
   P('employer', /\b(?:employer|company)\s+is\s+(?:now\s+)?/i, true),
   P('employer', /\b(?:got|landed|accepted|took)\s+(?:a|an|the)\s+(?:new\s+)?(?:job|position|role)\s+(?:at|with)\s+/i, false),
   P('employer', /\b(?:accepted|took)\s+(?:a|an|the)\s+(?:new\s+)?(?:job\s+)?offer\s+(?:at|with|from)\s+/i, false),
   P('employer', /\b(?:switched|changed)\s+(?:jobs\s+)?to\s+(?!(?:a|an|the)\s)/i, true),
   // A named workplace that took the speaker on ("Initech hired me", "Globex took me on as a designer").
-  P('employer', new RegExp(String.raw`${NAME}\s+(?:(?:has|just|finally)\s+)?(?:hired|took\s+(?<p>me)\s+on|brought\s+me\s+on|signed\s+me|picked\s+me\s+up|snapped\s+me\s+up)\b`, 'u'), true),
+  P('employer', new RegExp(String.raw`${NAME}\s+(?:(?:has|just|finally)\s+)?(?:hired|took|brought|signed|picked|snapped)\s+(?<p>me|us)(?:\s+(?:on|up))?\b`, 'u'), true),
   P('employer', /\b(?:(?:i've|i have|ive|we've)\s+)?been\s+(?:working\s+)?at\s+/i, true, 'verb', JOB_CUE),
   P('employer', /\b(?:been|i'm|i am|im)\s+(?:now\s+)?with\s+/i, true, 'verb', JOB_CUE),
-  own(P('employer', /\b(?:first|second|third|fourth|fifth|\d+(?:st|nd|rd|th))\s+(?:day|week|month|shift)\s+(?:at|with)\s+/i, true, 'noun')),
+  own(P('employer', /\b(?:first|second|third|fourth|fifth|\d+(?:st|nd|rd|th))\s+(?:day|week|fortnight|month|shift)\s+(?:at|with)\s+/i, true)),
   own(P('employer', new RegExp(String.raw`\b[Ii]t's\s+${NAME}\s+(?:now|these\s+days|since)\b`, 'u'), true, 'verb', JOB_CUE)),
   P('employer', /\blanded\s+(?:a\s+(?:new\s+)?(?:job|role|position)\s+)?(?:at|with)\s+/i, true),
   P('employer', new RegExp(String.raw`\b(?:i|we)\s+(?:do|handle|manage|run|lead|oversee|train)\s+(?:the\s+)?(?:[\w-]+\s+)?${BUSINESS}\s+(?:at|for)\s+`, 'i'), true),
@@ -103,11 +103,13 @@ export const PATTERNS: readonly SlotPattern[] = [
   P('employer', /\b(?:role|position|job)\s+as\s+(?:a|an|the)?\s*(?:[\w-]+\s+){1,4}?(?:at|with|for)\s+/i, true, 'noun'),
   P('employer', /\b(?:as|being)\s+(?:a|an)\s+(?:[\w-]+\s+){1,3}?(?:at|with|for|@)\s+/i, true),
   P('employer', /\b(?:department|team|division|office|branch)\s+of\s+/i, true),
-  own(P('employer', /\b(?:my|our)\s+(?:company|employer|firm|workplace)(?:,\s*|\s+)(?=[\p{Lu}])/iu, true, 'noun')),
+  own(P('employer', /\b(?:my|our)\s+(?:(?:new|current)\s+)?(?:company|employer|firm|workplace)(?:,\s*|\s+)(?=[\p{Lu}])/iu, true, 'noun')),
+  P('employer', new RegExp(String.raw`${NAME},?\s+(?:since|because|as)\s+(?:that's|that\s+is)\s+where\s+(?<p>I|we)\s+work\b`, 'u'), true),
+  P('employer', /\b(?:since|after)\s+joining\s+/i, true),
   own(P('employer', new RegExp(String.raw`${LABEL}(?:new\s+)?(?:work|job|employer|company)(?:\s+(?:update|alert|news))?\s*[:=]\s*(?:now\s+)?`, 'i'), true, 'noun')),
   // "I'm a data analyst at Globex", "I'm an accountant with Initech": the match starts after "I'm", which stays in
   // the words that name the subject.
-  P('employer', /(?<=\b(?:i'm|i am|im)(?:,?\s+(?:uh|um|er|like),?)?\s+)(?:now\s+)?(?:officially\s+)?(?:a|an)\s+(?:[\w-]+\s+){1,3}?(?:at|for|with|@)\s+/i, true),
+  P('employer', /(?<=\b(?:i'm|i am|im)(?:,?\s+(?:uh|um|er|like),?)?\s+)(?:now\s+)?(?:officially\s+)?(?:a|an|the)\s+(?:[\w-]+\s+){1,3}?(?:over\s+)?(?:at|for|with|@)\s+/i, true),
   // A team, a shift or a boss at a named place: where one works ("I'm on the billing team at Initech").
   { ...P('employer', /\b(?:my|our)\s+(?:[\w-]+\s+){0,2}?(?:team|department|crew|shift|shifts|desk|division|branch|office|boss|manager|colleagues|coworkers|co-workers)\s+(?:over\s+)?(?:at|with)\s+/i, true, 'noun'), implied: true },
   P('employer', /\b(?:on|in|run|lead|manage|joined)\s+(?:the|a|an|our)\s+(?:[\w-]+\s+){0,3}?(?:team|department|crew|shift|desk|division|branch|office)\s+(?:over\s+)?(?:at|with)\s+/i, true),
@@ -119,9 +121,11 @@ export const PATTERNS: readonly SlotPattern[] = [
   // "I quit and moved over to Initech": a move in a clause about leaving a job is a new employer.
   P('employer', /\b(?:moved|switched|jumped|jump|move|went)\s+(?:over\s+|across\s+)?to\s+(?!(?:a|an|the)\s)/i, true, 'verb', /\b(?:quit|quitting|job|jobs|employer|company|notice|hired|career)\b|\bjump\b/i, 'clause'),
   // "moved over to" a named place in a sentence about leaving a job: the new employer.
-  P('employer', /\b(?:moved|switched)\s+over\s+to\s+(?!(?:a|an|the)\s)/i, true, 'verb', /\b(?:quit|quitting|job|jobs|employer|company|notice|hired|career|firm|boss)\b/i),
+  P('employer', /\b(?:moved|switched)\s+over\s+to\s+(?!(?:a|an|the)\s)/i, true, 'verb', /\b(?:quit|quitting|job|jobs|employer|company|notice|hired|career|firm|boss|work)\b/i),
   P('car', new RegExp(String.raw`\b(?:i'm|i am|im|we're)\s+(?:now\s+)?(?:driving\s+)?in\s+(?:a|an)\s+(?:(?:new|used)\s+)?(?=${MAKE})`, 'i'), true),
-  P('home', /\b(?:live|lives|lived|living|reside|resides|residing)\s+(?:now\s+)?in\s+/i, true),
+  P('home', /\b(?:live|lives|lived|living|reside|resides|residing)\s+(?:now\s+)?(?:in|(?:just\s+)?(?:outside|near))\s+/i, true),
+  P('home', /\bbeing\s+in\s+(?!(?:a|an|the)\s)/i, true),
+  P('home', /\b(?:left|swapped|traded|exchanged)\s+the\s+(?:big\s+)?(?:city|town|suburbs|countryside)\s+for\s+/i, true),
   P('home', /\b(?:moved|relocated|shifted)\s+(?:over\s+|back\s+|out\s+|across\s+(?:the\s+)?(?:country|world|state|town|city)\s+)?(?:to|into)\s+/i, true),
   P('home', /\b(?:uprooted|moved|relocated)\s+(?:the\s+(?:whole\s+)?family|everyone|everything|us|my\s+(?:whole\s+)?life)\s+(?:over\s+|out\s+)?to\s+/i, true),
   P('home', /\b(?:i|we)\s+stay\s+in\s+/i, true),
@@ -158,11 +162,10 @@ export const PATTERNS: readonly SlotPattern[] = [
   P('home', new RegExp(String.raw`${NAME},?\s+(?:which|that)(?:\s+is|'s)\s+where\s+(?<p>[Ii]|we)\s+live\b`, 'u'), true),
   P('car', /\b(?:drive|drives|driving)\s+(?:a|an|the|my)\s+/i, false),
   P('car', /\b(?:car|driver|ride|vehicle)(?:\s+(?:these\s+days|now|at\s+the\s+moment))?(?:'s|\s+is)\s+(?:now\s+)?(?:a|an)\s+/i, false),
-  P('car', /\b(?:bought|got|purchased|leased)\s+(?:myself\s+)?(?:a|an)\s+(?:new\s+|used\s+)?(?=(?:[\w-]+\s+)?(?:car|suv|truck|sedan|hatchback|van|pickup)\b)/i, false),
   P('car', /\b(?:[Bb]ought|[Gg]ot|[Pp]urchased|[Ll]eased)\s+(?:myself\s+)?(?:a|an)\s+(?:new\s+|used\s+)?(?=[A-Z])/, true),
   // A make of car owned, bought or driven ("I own a Kia Niro", "picked up my new Tesla Model 3", "traded it in for
   // a Mazda 3"), or simply the speaker's ("my Subaru Outback needs new tyres").
-  P('car', new RegExp(String.raw`\b(?:own|owns|have|has|got|bought|purchased|leased|financed|picked\s+up|upgraded\s+to|switched\s+to|ended\s+up\s+(?:with|buying|getting|leasing)|treated\s+(?:myself|ourselves)\s+to|took\s+delivery\s+of|(?:switched|swapped|changed)\s+(?:[\w']+\s+){0,3}?(?:over\s+)?to|(?:fill(?:ed)?\s+up|park(?:ed|ing)?|wash(?:ed|ing)?|servic(?:e|ed|ing)|insur(?:e|ed|ing)|get\s+around\s+in|commute\s+in|pair\s+(?:my\s+)?phone\s+with)|went\s+with|replaced\s+(?:[\w'-]+\s+){0,3}?with|(?:drove|driving|drive)\s+(?:off|around|home)\s+in|(?:owner|keeper)\s+of|(?:traded|swapped|exchanged)\b[^,;.]*?\bfor)\s+(?:a|an|the|my|our)\s+(?:(?:new|used|brand[- ]new|shiny|second-?hand)\s+)?(?=${MAKE})`, 'i'), true),
+  P('car', new RegExp(String.raw`\b(?:own|owns|have|has|got|bought|purchased|leased|financed|picked\s+up|upgraded\s+to|switch(?:ed|ing)\s+to|ended\s+up\s+(?:with|buying|getting|leasing)|treated\s+(?:myself|ourselves)\s+to|took\s+delivery\s+of|(?:switched|swapped|changed)\s+(?:[\w']+\s+){0,3}?(?:over\s+)?to|(?:fill(?:ed)?\s+up|park(?:ed|ing)?|wash(?:ed|ing)?|servic(?:e|ed|ing)|insur(?:e|ed|ing)|get\s+around\s+in|commute\s+in|pair\s+(?:my\s+)?phone\s+with)|went\s+with|replaced\s+(?:[\w'-]+\s+){0,3}?with|(?:drove|driving|drive)\s+(?:off|around|home)\s+in|(?:owner|keeper)\s+of|(?:traded|swapped|exchanged)\b[^,;.]*?\bfor)\s+(?:a|an|the|my|our)\s+(?:(?:new|used|brand[- ]new|shiny|second-?hand)\s+)?(?=${MAKE})`, 'i'), true),
   P('car', new RegExp(String.raw`\b(?:my|our)\s+(?:(?:new|current|trusty|beloved)\s+)?(?=${MAKE})`, 'i'), true, 'noun'),
   P('car', new RegExp(String.raw`\b(?:[Tt]he|[Mm]y|[Oo]ur)\s+(?<v>(?:${CAR_MAKES})(?:\s+[\p{Lu}\p{N}][\p{L}\p{N}-]*){0,2})\s+(?<p>I|we)(?:'m|\s+am)?\s+(?:now\s+|just\s+|recently\s+)?(?:drive|own|have|bought|got|leased|driving)\b`, 'u'), true, 'noun'),
   P('car', new RegExp(String.raw`\b(?:a|an)\s+(?<v>(?:${CAR_MAKES})(?:\s+[\p{Lu}\p{N}][\p{L}\p{N}-]*){0,2})\s+(?:driver|owner)\b`, 'u'), true),
@@ -175,12 +178,14 @@ export const PATTERNS: readonly SlotPattern[] = [
   own(P('car', new RegExp(String.raw`(?<v>(?:${CAR_MAKES})(?:\s+[\p{Lu}\p{N}][\p{L}\p{N}-]*){0,2})\W{0,3}\s*(?:[Tt]hat's|[Tt]hat\s+is|[Ii]t's)\s+(?<p>my|our|the)\s+(?:new\s+)?(?:car|ride|vehicle)\b`, 'u'), true, 'noun')),
   own(P('car', new RegExp(String.raw`\bit's\s+(?:now\s+)?(?:a|an)\s+(?:(?:new|used)\s+)?(?=${MAKE})`, 'i'), true, 'verb', /\b(?:car|cars|vehicle)\b/i)),
   own(P('car', new RegExp(String.raw`${LABEL}(?:new\s+)?(?:car|vehicle|ride)\s*[:=]\s*(?:now\s+)?(?:a|an)?\s*(?=${MAKE})`, 'i'), true, 'noun')),
+  // A car bought without its make ("got a new car"): after every pattern that reads a make.
+  P('car', /\b(?:bought|got|purchased|leased)\s+(?:myself\s+)?(?:a|an)\s+(?:new\s+|used\s+)?(?=(?:[\w-]+\s+)?(?:car|suv|truck|sedan|hatchback|van|pickup)\b)/i, false),
   P('partner', /\b(?:dating|seeing|going\s+out\s+with)\s+(?:someone\s+(?:new\s+)?(?:now\s*)?[,—–:-]+\s*)?/i, true),
-  P('partner', /\bmet\s+someone(?:\s+new)?\s*[,—–:-]+\s*/i, true),
+  P('partner', /\b(?:met|found)\s+someone(?:\s+new)?\s*[,—–:-]+\s*/i, true),
   P('partner', /\b(?:married|engaged)\s+to\s+|\btied\s+the\s+knot\s+with\s+/i, true),
-  P('partner', /\b(?:relationship|together|civil\s+partnership|moved\s+in)\s+with\s+/i, true),
+  P('partner', /\b(?:relationship|together|civil\s+partnership|moved\s+in)\s+(?:again\s*,?\s*)?with\s+/i, true),
   P('partner', /\b(?:been|i'm|i am|im|now)\s+(?:now\s+)?with\s+/i, true, 'verb', PARTNER_CUE),
-  P('partner', /\b(?:been|i'm|i am|im)\s+with\s+(?=[\p{Lu}][\p{L}'-]*\s+(?:now|these days|for|since)\b)(?![^.!?]*\b(?:job|company|employer|department|team|work|working|pay|office|firm|boss)\b)/iu, true),
+  P('partner', /\b(?:been|i'm|i am|im)\s+with\s+(?=[\p{Lu}][\p{L}'-]*\s+(?:now|these days|for|since)\b)(?![^.!?]*\b(?:job|company|employer|department|team|work|working|pay|office|firm|boss|previous place|old place|signature)\b)/iu, true),
   P('partner', new RegExp(String.raw`\b${PARTNER_NOUN}(?:'s\s+name)?\s+(?:now\s+)?(?:is\s+)(?:now\s+)?(?:called\s+|named\s+)?`, 'i'), true),
   own(P('partner', new RegExp(String.raw`${LABEL}(?:new\s+)?(?:${PARTNER_NOUN.slice(3, -1)}|relationship)\s*[:=]\s*`, 'i'), true, 'noun')),
   P('partner', new RegExp(String.raw`\b${PARTNER_NOUN},?\s+(?:(?:called|named)\s+)?`, 'i'), true, 'noun'),
@@ -191,7 +196,9 @@ export const PATTERNS: readonly SlotPattern[] = [
   P('partner', new RegExp(String.raw`${NAME}\s+(?:has\s+|just\s+)?moved\s+in\s+with\s+(?<p>me|us)\b`, 'u'), true),
   P('partner', new RegExp(String.raw`\b[Ii]t's\s+${NAME}\s+(?<p>I|we)(?:'m|\s+am|'re)\s+(?:now\s+)?with\b`, 'u'), true),
   P('partner', new RegExp(String.raw`${NAME}(?:\s+is|'s)\s+(?:now\s+)?(?:officially\s+)?(?<p>my)\s+(?:new\s+)?${PARTNER_NOUN}(?![A-Za-zÀ-ÿ])`, 'u'), true),
-  P('partner', /\b(?:just\s+)?married\s+(?=[\p{Lu}])/u, true),
+  P('partner', /\b(?:[Jj]ust\s+)?[Mm]arried\s+(?=[\p{Lu}])/u, true),
+  P('partner', new RegExp(String.raw`${NAME}\s+asked\s+(?<p>me)\s+to\s+be\s+(?:his|her|their)\s+${PARTNER_NOUN}(?![A-Za-zÀ-ÿ])`, 'u'), true),
+  own(P('partner', /\banniversary\s+with\s+/i, true, 'noun')),
   P('partner', new RegExp(String.raw`\b(?<p>[Aa]s)\s+${NAME}'s\s+${PARTNER_NOUN}(?![A-Za-zÀ-ÿ])`, 'u'), true, 'noun'),
   P('partner', new RegExp(String.raw`${NAME}\s+and\s+(?<p>I)\s+(?:(?:just|finally|have|are|'ve|been|now)\s+)*(?:got\s+engaged|got\s+married|engaged|married|together|live\s+together|moved\s+in\s+together|got\s+together|tied\s+the\s+knot|(?:officially\s+)?a\s+couple|exclusive|going\s+out|seeing\s+each\s+other|dating|started\s+dating|made\s+it\s+official|celebrating)`, 'u'), true),
   P('partner', new RegExp(String.raw`\b(?<p>[Mm]e)\s+and\s+${NAME}\s+(?:(?:just|finally|have|are|'ve|been|now)\s+)*(?:got\s+engaged|got\s+married|engaged|married|together|live\s+together|moved\s+in\s+together|got\s+together|tied\s+the\s+knot|(?:officially\s+)?a\s+couple|exclusive|going\s+out|seeing\s+each\s+other|dating|started\s+dating|made\s+it\s+official|celebrating)`, 'u'), true),

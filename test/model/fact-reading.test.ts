@@ -75,6 +75,7 @@ describe('facts read from statements', () => {
     expect(factOf('Third week at Initech and I finally know where the coffee is.')).toMatchObject({ slot: 'employer', subject: 'self', value: 'Initech' });
     // Not the speaker's, not current, not a replacement.
     expect(factOf('My cousin told me their wife Marta is a pilot.')).toBeNull();
+    expect(factOf('Initech just hired my dad as a driver.')).toBeNull();
     expect(factOf("I'd love to live in Porto someday.")).toBeNull();
     expect(factOf('The Kia Niro is only for weekend trips, my daily car is the same as always.')?.addition ?? true).toBe(true);
   });
