@@ -35,14 +35,15 @@ const VALUE_STOP = new Set(
   (
     'now these this that last since for and but with because as on in at from to after before so which who where when ' +
     'recently today yesterday currently anymore again already finally instead full part there here then since, ' +
-    "starting starts started next soon is was are were has have had i i'm i've i'd i'll im my we our you your it its they their he she his her"
+    "starting starts started next soon is was are were has have had i i'm i've i'd i'll im my we our you your it its they their he she his her " +
+    'me us him them everyone everybody anyone someone'
   ).split(/\s+/),
 );
 const ARTICLES = new Set(['a', 'an', 'the', 'my', 'our', 'new', 'used']);
 
 /** Words that make a clause a hedge, a plan, a negation or a wish: not a current fact. */
 const HEDGE =
-  /\b(?:might|maybe|could|would|should|want|wants|wanted|wish|hope|hoping|plan|plans|planning|thinking|considering|consider|if|dream|dreaming|someday|perhaps|probably|not|never|no longer|don't|doesn't|didn't|won't|isn't|wasn't|aren't|can't|cannot|going to|gonna|applied|applying|interview|interviewing|visit|visits|visiting|visited|trip|trips|vacation|holiday|assume|assumes|assumed|assuming|supposedly|looked at|looking at|viewed|viewing|no way|getting back|i'd|we'd|love to|like to|rumou?r|rumou?red|almost|nearly|offered|turned\s+(?:it\s+|them\s+)?down|declined|walked away|conference|layover|stopover|for the weekend|this weekend)\b/i;
+  /\b(?:might|maybe|could|would|should|want|wants|wanted|wish|hope|hoping|plan|plans|planning|thinking|considering|consider|if|dream|dreaming|someday|perhaps|probably|not|never|no longer|don't|doesn't|didn't|won't|isn't|wasn't|aren't|can't|cannot|going to|gonna|applied|applying|interview|interviewing|visit|visits|visiting|visited|trip|trips|vacation|holiday|assume|assumes|assumed|assuming|supposedly|looked at|looking at|viewed|viewing|no way|getting back|lost (?:my|his|her|their|the) job|laid off|fired from|i'd|we'd|love to|like to|rumou?r|rumou?red|almost|nearly|offered|turned\s+(?:it\s+|them\s+)?down|declined|walked away|conference|layover|stopover|for the weekend|this weekend)\b/i;
 /** Words that put a clause in the past: what was, not what is. */
 const PAST =
   /\b(?:used to|previously|formerly|back then|back when|back in (?:the day|college|school|high school|uni|university|my|\d{4})|in the past|years ago|ages ago|long time ago|a while ago|in college|in high school|at uni|as a kid|as a child|as a (?:teen|teenager|student)|spent (?:two|three|a few|several|many|\d+) (?:summers|years|months)|when i was|when we were|when i had|when i lived|when i worked|grew up|growing up|was born|were together|first (?:job|car|apartment|flat|house|girlfriend|boyfriend|love|wife|husband)|(?:was|were)\s+(?:married|engaged|together|dating|seeing|living|working|based|employed)|before the (?:divorce|breakup|split)|before i (?:moved|left|started|switched))\b/i;
@@ -69,7 +70,7 @@ const RELATIONS =
 /** Capitalised words that open sentences without naming anyone. */
 const NOT_NAMES = new Set(
   (
-    'i me my we us our you your he she it they his her their yesterday today tonight so well now and but also recently ' +
+    "i me my we us our you your he she it they his her their she's he's it's they're we're i'm you're " + 'yesterday today tonight so well now and but also recently ' +
     'finally honestly actually oh wow great yeah yes no ok okay just last this that next since after good news guess ' +
     'anyway btw fun hey hi hello then still sadly luckily happily plus update big anyhow as of in on at for from the ' +
     'a an officially guess what turns out exciting alright right sure thanks thank congrats home work job these ' +

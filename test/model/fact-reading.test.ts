@@ -76,6 +76,9 @@ describe('facts read from statements', () => {
     // Not the speaker's, not current, not a replacement.
     expect(factOf('My cousin told me their wife Marta is a pilot.')).toBeNull();
     expect(factOf('Initech just hired my dad as a driver.')).toBeNull();
+    for (const t of ['Sunday works for me!', 'He has brought me so much luck.', 'I lost my job at Initech last month.', 'I just joined a new Bristol chess club.', 'We got to work with some great people from church.']) {
+      expect(factOf(t), t).toBeNull();
+    }
     expect(factOf("I'd love to live in Porto someday.")).toBeNull();
     expect(factOf('The Kia Niro is only for weekend trips, my daily car is the same as always.')?.addition ?? true).toBe(true);
   });
