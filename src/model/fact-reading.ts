@@ -49,9 +49,9 @@ const PAST =
   /\b(?:used to|previously|formerly|back then|back when|back in (?:the day|college|school|high school|uni|university|my|\d{4})|in the past|years ago|ages ago|long time ago|a while ago|in college|in high school|at uni|as a kid|as a child|as a (?:teen|teenager|student)|spent (?:two|three|a few|several|many|\d+) (?:summers|years|months)|when i was|when we were|when i had|when i lived|when i worked|grew up|growing up|was born|were together|first (?:job|car|apartment|flat|house|girlfriend|boyfriend|love|wife|husband)|(?:was|were)\s+(?:married|engaged|together|dating|seeing|living|working|based|employed)|before the (?:divorce|breakup|split)|before i (?:moved|left|started|switched))\b/i;
 /** Simple past of a fact's own verb ("I lived in Rome", "I worked at Acme"): the past, unless in a perfect ("I've lived"). */
 const SIMPLE_PAST = /\b(?:lived|worked|resided|dated)\b|\bdrove\s+(?:a|an|the|my)\b/i;
-/** Hedges that also count after the fact's value ("I live in Lyon no longer"); "if" only counts before it. */
 /** Wishes for a time to come, wherever they sit in the clause. */
 const SOMEDAY = /\b(?:someday|some day|one day|eventually)\b/i;
+/** Words right after the fact's value that undo it ("I live in Lyon no longer"); other hedges count only before it. */
 const HEDGE_AFTER = /^\W*(?:\S+\s+)?(?:anymore|any more|no longer)\b/i;
 const PERFECT = /\b(?:have|has|'ve|i've|we've|ive)\b/i;
 /** Words on a noun that make it no longer current ("my ex Priya", "my old Civic", "sold my Outback"). */
@@ -64,13 +64,13 @@ const ADDITION =
 /** Where a clause ends: punctuation, a dash, or a conjunction that starts another clause. */
 const CLAUSE_BREAK = /[,;:()!?]|\.(?=\s)|\s[-—–]\s|[—–]|\b(?:but|so|because|although|though|whereas)\b/gi;
 
-
 const RELATIONS =
   'brother|sister|mom|mother|mum|dad|father|son|daughter|wife|husband|partner|boyfriend|girlfriend|friend|boss|cousin|aunt|uncle|grandma|grandmother|grandpa|grandfather|niece|nephew|roommate|neighbour|neighbor|colleague|coworker|kid|kids|child|children|parents|fiance|fiancee|sibling';
 /** Capitalised words that open sentences without naming anyone. */
 const NOT_NAMES = new Set(
   (
-    "i me my we us our you your he she it they his her their she's he's it's they're we're i'm you're " + 'yesterday today tonight so well now and but also recently ' +
+    "i me my we us our you your he she it they his her their she's he's it's they're we're i'm you're " +
+    'yesterday today tonight so well now and but also recently ' +
     'finally honestly actually oh wow great yeah yes no ok okay just last this that next since after good news guess ' +
     'anyway btw fun hey hi hello then still sadly luckily happily plus update big anyhow as of in on at for from the ' +
     'a an officially guess what turns out exciting alright right sure thanks thank congrats home work job these ' +
