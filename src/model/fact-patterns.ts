@@ -63,7 +63,7 @@ const BUSINESS = String.raw`(?:payroll|accounts|accounting|books|bookkeeping|hir
 const JOB_CUE = /\b(?:r[ée]sum[ée]|cv|linkedin|previous place|old place|new place|hr|benefits|401k|pension|remote|on-call|expenses|pay|salary|payroll|contract|colleagues|job|jobs|employer|employers|company|companies|quit|hired|career|careers|position|role|offer|boss|manager|team|work|working|office|department|firm|notice)\b/i;
 const PARTNER_CUE = new RegExp(`\\b(?:${PARTNER_NOUN.slice(3, -1)}|dating|seeing|relationship|together|engaged|married|exclusive|official|broke up|breakup|divorce|dumped|split up|ex|in love)\\b`, 'i');
 /** A profile-style label opening a statement or a clause ("job: Initech", "new gf = Lena", "location: Lyon"). */
-const LABEL = String.raw`(?:^|(?<=[,.;:(!]\s*))\s*`;
+const LABEL = String.raw`(?:^|[,.;:(!])\s*`;
 const own = (pattern: SlotPattern): SlotPattern => ({ ...pattern, own: true });
 
 // Each forward pattern ends where the value begins; the value is then read by valueAt (carValueAt for cars).
@@ -109,9 +109,9 @@ export const PATTERNS: readonly SlotPattern[] = [
   P('employer', new RegExp(String.raw`${NAME},?\s+(?:since|because|as)\s+(?:that's|that\s+is)\s+where\s+(?<p>I|we)\s+work\b`, 'u'), true),
   P('employer', /\b(?:since|after)\s+joining\s+/i, true),
   own(P('employer', new RegExp(String.raw`${LABEL}(?:new\s+)?(?:work|job|employer|company)(?:\s+(?:update|alert|news))?\s*[:=]\s*(?:now\s+)?`, 'i'), true, 'noun')),
-  // "I'm a data analyst at Globex", "I'm an accountant with Initech": the match starts after "I'm", which stays in
-  // the words that name the subject.
-  P('employer', /(?<=\b(?:i'm|i am|im)(?:,?\s+(?:uh|um|er|like),?)?\s+)(?:now\s+)?(?:officially\s+)?(?:a|an|the)\s+(?:[\w-]+\s+){1,3}?(?:over\s+)?(?:at|for|with|@)\s+/i, true),
+
+  // "I'm a data analyst at Globex", "I'm an accountant with Initech" (the match takes in "I'm", which names whose).
+  P('employer', /\b(?:i'm|i am|im)(?:,?\s+(?:uh|um|er|like),?)?\s+(?:now\s+)?(?:officially\s+)?(?:a|an|the)\s+(?:[\w-]+\s+){1,3}?(?:over\s+)?(?:at|for|with|@)\s+/i, true),
   // A team, a shift or a boss at a named place: where one works ("I'm on the billing team at Initech").
   { ...P('employer', /\b(?:my|our)\s+(?:[\w-]+\s+){0,2}?(?:team|department|crew|shift|shifts|desk|division|branch|office|boss|manager|colleagues|coworkers|co-workers)\s+(?:over\s+)?(?:at|with)\s+/i, true, 'noun'), implied: true },
   P('employer', /\b(?:on|in|run|lead|manage|joined)\s+(?:the|a|an|our)\s+(?:[\w-]+\s+){0,3}?(?:team|department|crew|shift|desk|division|branch|office)\s+(?:over\s+)?(?:at|with)\s+/i, true),

@@ -9,7 +9,8 @@
  * is marked as an addition, and whose fact it is comes from the words nearest its verb.
  * @internal
  */
-import { MAKE, PATTERNS } from './fact-patterns.js';
+import { MAKE, PATTERNS, type SlotPattern } from './fact-patterns.js';
+import { PatternDispatch } from './pattern-dispatch.js';
 
 /** The kinds of fact the rule knows, each a single-valued attribute of a person. */
 export type FactSlot = 'employer' | 'home' | 'car' | 'partner' | 'school' | `favourite ${string}`;
@@ -202,12 +203,29 @@ function nameValue(v: string): string | null {
 }
 
 /**
+ * The longest sentence read as a fact: a plain statement of one is far shorter, and a longer run of text (a pasted
+ * document, text with no sentence breaks) is not read, so reading stays bounded in time whatever a turn holds.
+ */
+export const MAX_STATEMENT_CHARS = 600;
+
+const EVERY_PATTERN = new PatternDispatch(PATTERNS);
+/** The patterns of each kind of fact, in their order (a favourite's under `'favourite'`). */
+const PATTERNS_OF = new Map<SlotPattern['slot'], PatternDispatch>(
+  [...new Set(PATTERNS.map((p) => p.slot))].map((slot) => [slot, new PatternDispatch(PATTERNS.filter((p) => p.slot === slot))]),
+);
+
+/**
  * Reads one sentence as a fact, or null. `sentence` is one sentence of a turn, without its speaker.
  */
 export function factOf(sentence: string): StatementFact | null {
+  return readWith(sentence, EVERY_PATTERN);
+}
+
+/** The first fact `patterns` read in the sentence (see `factOf`). */
+function readWith(sentence: string, patterns: PatternDispatch): StatementFact | null {
   const s = sentence.trim();
-  if (s === '') return null;
-  for (const p of PATTERNS) {
+  if (s === '' || s.length > MAX_STATEMENT_CHARS) return null;
+  for (const p of patterns.candidates(s)) {
     const m = p.re.exec(s);
     if (m === null) continue;
     const backward = m.groups?.['v'] !== undefined;
@@ -271,10 +289,14 @@ export function questionSlot(query: string): FactSlot | null {
   return null;
 }
 
-/** Whether a sentence states a fact of `slot` (for anyone, as a statement: `factOf`). */
+/** Whether a sentence states a fact of `slot` (for anyone, as a statement), read with that kind's patterns only. */
 export function statesSlot(sentence: string, slot: FactSlot): boolean {
-  const f = factOf(sentence);
-  return f !== null && (f.slot === slot || (slot.startsWith('favourite ') && f.slot.startsWith(slot)));
+  // Only that kind's patterns are tried (recall asks this of every sentence it scores): a sentence another kind's
+  // pattern reads first still states this fact if one of its own patterns reads it.
+  const favourite = slot.startsWith('favourite ');
+  const patterns = PATTERNS_OF.get(favourite ? 'favourite' : (slot as SlotPattern['slot']));
+  const f = patterns === undefined ? null : readWith(sentence, patterns);
+  return f !== null && (f.slot === slot || (favourite && f.slot.startsWith(slot)));
 }
 
 /** Whether two values name the same thing (case, articles, a longer form: "Acme" and "Acme Corp"). */
