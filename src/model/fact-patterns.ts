@@ -37,6 +37,11 @@ export interface SlotPattern {
    * Kia Niro"): an unknown subject is the speaker's.
    */
   readonly own?: true;
+  /**
+   * Words a sentence must hold (one of) for the pattern to be tried, where they cannot be read off the pattern's
+   * start (`pattern-dispatch.ts`): lower case, whole words.
+   */
+  readonly anchors?: readonly string[];
 }
 
 const P = (slot: SlotPattern['slot'], re: RegExp, named: boolean, mode: Mode = 'verb', cue?: RegExp, cueIn?: 'clause'): SlotPattern => ({
@@ -65,6 +70,10 @@ const PARTNER_CUE = new RegExp(`\\b(?:${PARTNER_NOUN.slice(3, -1)}|dating|seeing
 /** A profile-style label opening a statement or a clause ("job: Initech", "new gf = Lena", "location: Lyon"). */
 const LABEL = String.raw`(?:^|[,.;:(!])\s*`;
 const own = (pattern: SlotPattern): SlotPattern => ({ ...pattern, own: true });
+const anchored = (words: string, pattern: SlotPattern): SlotPattern => ({ ...pattern, anchors: words.split(' ') });
+/** A make's words as anchors: its first word, lower case ("alfa" for Alfa Romeo). */
+const MAKE_WORDS = CAR_MAKES.replace(/\(\?:-Benz\)\?/, '').replace(/Citro\[eë\]n/, 'citroen citroën').split('|').map((m) => m.split(' ')[0]!.toLowerCase()).join(' ');
+const PARTNER_WORDS = 'girlfriend boyfriend partner wife husband fiance fiancé fiancee fiancée spouse bf gf hubby missus other better significant';
 
 // Each forward pattern ends where the value begins; the value is then read by valueAt (carValueAt for cars).
 export const PATTERNS: readonly SlotPattern[] = [
@@ -74,7 +83,7 @@ export const PATTERNS: readonly SlotPattern[] = [
   P('employer', /\bon\s+the\s+payroll\s+(?:at|of|for)\s+/i, true),
   P('employer', new RegExp(String.raw`\bon\s+the\s+${NAME}\s+payroll\b`, 'u'), true),
   P('employer', /\boffer\s+(?:at|from|with)\s+/i, true, 'verb', /\b(?:took|accepted)\s+it\b/i, 'clause'),
-  own(P('employer', /\b(?:first\s+)?pay\s?(?:check|cheque|slip)\s+from\s+/i, true, 'noun')),
+  anchored('pay paycheck paycheque payslip', own(P('employer', /\b(?:first\s+)?pay\s?(?:check|cheque|slip)\s+from\s+/i, true, 'noun'))),
   P('employer', /\bsigned\s+(?:my|a|the)\s+(?:new\s+)?(?:contract|offer)\s+(?:with|at)\s+/i, true),
   P('employer', /\b(?:started|start|starting|began|begun)\s+(?:a\s+|my\s+)?(?:new\s+)?(?:job\s+|position\s+|role\s+|work\s+|internship\s+)?(?:at|with)\s+/i, true),
   // Joining a group, a club or a class is not a job.
@@ -85,10 +94,10 @@ export const PATTERNS: readonly SlotPattern[] = [
   P('employer', /\b(?:accepted|took)\s+(?:a|an|the)\s+(?:new\s+)?(?:job\s+)?offer\s+(?:at|with|from)\s+/i, false),
   P('employer', /\b(?:switched|changed)\s+(?:jobs\s+)?to\s+(?!(?:a|an|the)\s)/i, true),
   // A named workplace that took the speaker on ("Initech hired me", "Globex took me on as a designer").
-  P('employer', new RegExp(String.raw`${NAME}\s+(?:(?:has|just|finally)\s+)?(?:hired\s+(?<p>me|us)|(?:took|brought|signed)\s+(?<q>me|us)\s+on|(?:picked|snapped)\s+(?<r>me|us)\s+up|signed\s+(?<s>me|us))\b`, 'u'), true),
+  anchored('hired took brought picked snapped signed', P('employer', new RegExp(String.raw`${NAME}\s+(?:(?:has|just|finally)\s+)?(?:hired\s+(?<p>me|us)|(?:took|brought|signed)\s+(?<q>me|us)\s+on|(?:picked|snapped)\s+(?<r>me|us)\s+up|signed\s+(?<s>me|us))\b`, 'u'), true)),
   P('employer', /\b(?:(?:i've|i have|ive|we've)\s+)?been\s+(?:working\s+)?at\s+/i, true, 'verb', JOB_CUE),
   P('employer', /\b(?:been|i'm|i am|im)\s+(?:now\s+)?with\s+/i, true, 'verb', JOB_CUE),
-  own(P('employer', /\b(?:first|second|third|fourth|fifth|\d+(?:st|nd|rd|th))\s+(?:day|week|fortnight|month|shift)\s+(?:at|with)\s+/i, true)),
+  anchored('day week fortnight month shift', own(P('employer', /\b(?:first|second|third|fourth|fifth|\d+(?:st|nd|rd|th))\s+(?:day|week|fortnight|month|shift)\s+(?:at|with)\s+/i, true))),
   own(P('employer', new RegExp(String.raw`\b[Ii]t's\s+${NAME}\s+(?:now|these\s+days|since)\b`, 'u'), true, 'verb', JOB_CUE)),
   P('employer', /\blanded\s+(?:a\s+(?:new\s+)?(?:job|role|position)\s+)?(?:at|with)\s+/i, true),
   P('employer', new RegExp(String.raw`\b(?:i|we)\s+(?:do|handle|manage|run|lead|oversee|train)\s+(?:the\s+)?(?:[\w-]+\s+)?${BUSINESS}\s+(?:at|for)\s+`, 'i'), true),
@@ -100,7 +109,7 @@ export const PATTERNS: readonly SlotPattern[] = [
   P('employer', new RegExp(String.raw`\b(?:taking|took|accepted|accepting)\s+${NAME}'s\s+offer\b`, 'u'), true),
   P('employer', /\bleft\s+(?:my\s+)?(?:old\s+)?(?:job|company|employer|firm)\s+(?:to\s+join\s+|for\s+)/i, true),
   own(P('employer', /\b(?:company|firm|place)\s+(?:I|we)\s+work\s+(?:for|at)(?:\s+now)?\s*,?\s+(?:is\s+)?(?:now\s+)?/i, true, 'noun')),
-  own(P('employer', new RegExp(String.raw`${LABEL}(?:new\s+|day\s+)?(?:work|job|employer|company)\s*[:=]\s*(?:now\s+)?(?:(?:a|an)\s+)?(?:[\w-]+\s+){0,3}?(?:at|@|with)\s+`, 'i'), true, 'noun')),
+  anchored('work job employer company', own(P('employer', new RegExp(String.raw`${LABEL}(?:new\s+|day\s+)?(?:work|job|employer|company)\s*[:=]\s*(?:now\s+)?(?:(?:a|an)\s+)?(?:[\w-]+\s+){0,3}?(?:at|@|with)\s+`, 'i'), true, 'noun'))),
   P('employer', /\b(?:i|we)\s+(?:handle|manage|run|lead|oversee)\s+(?!(?:my|the|some|a|an|our|errands)\b)(?:[\w-]+\s+){1,3}?(?:at|for)\s+/i, true),
   P('employer', /\b(?:role|position|job)\s+as\s+(?:a|an|the)?\s*(?:[\w-]+\s+){1,4}?(?:at|with|for)\s+/i, true, 'noun'),
   P('employer', /\b(?:as|being)\s+(?:a|an)\s+(?:[\w-]+\s+){1,3}?(?:at|with|for|@)\s+/i, true),
@@ -111,7 +120,7 @@ export const PATTERNS: readonly SlotPattern[] = [
   own(P('employer', new RegExp(String.raw`${LABEL}(?:new\s+)?(?:work|job|employer|company)(?:\s+(?:update|alert|news))?\s*[:=]\s*(?:now\s+)?`, 'i'), true, 'noun')),
 
   // "I'm a data analyst at Globex", "I'm an accountant with Initech" (the match takes in "I'm", which names whose).
-  P('employer', /\b(?:i'm|i am|im)(?:,?\s+(?:uh|um|er|like),?)?\s+(?:now\s+)?(?:officially\s+)?(?:a|an|the)\s+(?:[\w-]+\s+){1,3}?(?:over\s+)?(?:at|for|with|@)\s+/i, true),
+  anchored("i'm i im", P('employer', /\b(?:i'm|i am|im)(?:,?\s+(?:uh|um|er|like),?)?\s+(?:now\s+)?(?:officially\s+)?(?:a|an|the)\s+(?:[\w-]+\s+){1,3}?(?:over\s+)?(?:at|for|with|@)\s+/i, true)),
   // A team, a shift or a boss at a named place: where one works ("I'm on the billing team at Initech").
   { ...P('employer', /\b(?:my|our)\s+(?:[\w-]+\s+){0,2}?(?:team|department|crew|shift|shifts|desk|division|branch|office|boss|manager|colleagues|coworkers|co-workers)\s+(?:over\s+)?(?:at|with)\s+/i, true, 'noun'), implied: true },
   P('employer', /\b(?:on|in|run|lead|manage|joined)\s+(?:the|a|an|our)\s+(?:[\w-]+\s+){0,3}?(?:team|department|crew|shift|desk|division|branch|office)\s+(?:over\s+)?(?:at|with)\s+/i, true),
@@ -141,7 +150,7 @@ export const PATTERNS: readonly SlotPattern[] = [
   own(P('home', /\bthe\s+(?:big\s+)?move\s+to\s+/i, true, 'noun')),
   own(P('home', /\bhome\s+(?:town\s+)?(?:for\s+(?:me|us)\s+)?is\s+(?:now\s+)?(?:in\s+)?/i, true)),
   P('home', /\b(?:based|settled|settling|unpacking|unpacked)\s+(?:(?:now|down|the\s+last\s+box(?:es)?|everything)\s+)?(?:in|into)\s+/i, true),
-  P('home', /\b(?:moving|moved)\s+house\s+to\s+|\b(?:posted|stationed)\s+to\s+/i, true),
+  anchored('moving moved posted stationed', P('home', /\b(?:moving|moved)\s+house\s+to\s+|\b(?:posted|stationed)\s+to\s+/i, true)),
   P('home', /\b(?:relocated|transferred|moved|posted)\s+(?<p>me|us)\s+to\s+/i, true),
   P('home', /\bbought\s+(?:one|a\s+(?:place|house|flat|home|condo))\s+in\s+/i, true),
   P('home', new RegExp(String.raw`\b(?<p>[Ii]|[Ww]e)\s+call\s+${NAME}\s+home\b`, 'u'), true),
@@ -167,35 +176,35 @@ export const PATTERNS: readonly SlotPattern[] = [
   P('car', /\b(?:[Bb]ought|[Gg]ot|[Pp]urchased|[Ll]eased)\s+(?:myself\s+)?(?:a|an)\s+(?:new\s+|used\s+)?(?=[A-Z])/, true),
   // A make of car owned, bought or driven ("I own a Kia Niro", "picked up my new Tesla Model 3", "traded it in for
   // a Mazda 3"), or simply the speaker's ("my Subaru Outback needs new tyres").
-  P('car', new RegExp(String.raw`\b(?:own|owns|have|has|got|bought|purchased|leased|financed|picked\s+up|upgraded\s+to|switch(?:ed|ing)\s+to|ended\s+up\s+(?:with|buying|getting|leasing)|treated\s+(?:myself|ourselves)\s+to|took\s+delivery\s+of|(?:switched|swapped|changed)\s+(?:[\w']+\s+){0,3}?(?:over\s+)?to|(?:fill(?:ed)?\s+up|park(?:ed|ing)?|wash(?:ed|ing)?|servic(?:e|ed|ing)|insur(?:e|ed|ing)|get\s+around\s+in|commute\s+in|pair\s+(?:my\s+)?phone\s+with)|went\s+with|replaced\s+(?:[\w'-]+\s+){0,3}?with|(?:drove|driving|drive)\s+(?:off|around|home)\s+in|(?:owner|keeper)\s+of|(?:traded|swapped|exchanged)\b[^,;.]*?\bfor)\s+(?:a|an|the|my|our)\s+(?:(?:new|used|brand[- ]new|shiny|second-?hand)\s+)?(?=${MAKE})`, 'i'), true),
+  anchored(MAKE_WORDS, P('car', new RegExp(String.raw`\b(?:own|owns|have|has|got|bought|purchased|leased|financed|picked\s+up|upgraded\s+to|switch(?:ed|ing)\s+to|ended\s+up\s+(?:with|buying|getting|leasing)|treated\s+(?:myself|ourselves)\s+to|took\s+delivery\s+of|(?:switched|swapped|changed)\s+(?:[\w']+\s+){0,3}?(?:over\s+)?to|(?:fill(?:ed)?\s+up|park(?:ed|ing)?|wash(?:ed|ing)?|servic(?:e|ed|ing)|insur(?:e|ed|ing)|get\s+around\s+in|commute\s+in|pair\s+(?:my\s+)?phone\s+with)|went\s+with|replaced\s+(?:[\w'-]+\s+){0,3}?with|(?:drove|driving|drive)\s+(?:off|around|home)\s+in|(?:owner|keeper)\s+of|(?:traded|swapped|exchanged)\b[^,;.]*?\bfor)\s+(?:a|an|the|my|our)\s+(?:(?:new|used|brand[- ]new|shiny|second-?hand)\s+)?(?=${MAKE})`, 'i'), true)),
   P('car', new RegExp(String.raw`\b(?:my|our)\s+(?:(?:new|current|trusty|beloved)\s+)?(?=${MAKE})`, 'i'), true, 'noun'),
   P('car', new RegExp(String.raw`\b(?:[Tt]he|[Mm]y|[Oo]ur)\s+(?<v>(?:${CAR_MAKES})(?:\s+[\p{Lu}\p{N}][\p{L}\p{N}-]*){0,2})\s+(?<p>I|we)(?:'m|\s+am)?\s+(?:now\s+|just\s+|recently\s+)?(?:drive|own|have|bought|got|leased|driving)\b`, 'u'), true, 'noun'),
   P('car', new RegExp(String.raw`\b(?:a|an)\s+(?<v>(?:${CAR_MAKES})(?:\s+[\p{Lu}\p{N}][\p{L}\p{N}-]*){0,2})\s+(?:driver|owner)\b`, 'u'), true),
   P('car', new RegExp(String.raw`\b[Ii]t's\s+(?:a|an)\s+(?<v>(?:${CAR_MAKES})(?:\s+[\p{Lu}\p{N}][\p{L}\p{N}-]*){0,2})\s+(?<p>I|we)(?:'m|\s+am|'re)?\s+(?:now\s+)?(?:drive|driving|have|own)\b`, 'u'), true),
-  own(P('car', new RegExp(String.raw`(?<v>(?:${CAR_MAKES})(?:\s+[\p{Lu}\p{N}][\p{L}\p{N}-]*){0,2})\s+(?:owner|driver)\s+here\b`, 'u'), true, 'noun')),
+  anchored(MAKE_WORDS, own(P('car', new RegExp(String.raw`(?<v>(?:${CAR_MAKES})(?:\s+[\p{Lu}\p{N}][\p{L}\p{N}-]*){0,2})\s+(?:owner|driver)\s+here\b`, 'u'), true, 'noun'))),
   P('car', new RegExp(String.raw`\bcar\s+(?<p>I|we)\s+(?:drive|have|own)(?:\s+now)?\s+is\s+(?:now\s+)?(?:a|an)\s+(?=${MAKE})`, 'i'), true),
   P('car', new RegExp(String.raw`\b(?<p>[Mm]ine)(?:'s|\s+is)\s+(?:now\s+)?(?:a|an)\s+(?:[a-z]+\s+)?(?=${MAKE})`, 'u'), true),
   own(P('car', new RegExp(String.raw`\bnew\s+(?:car|ride|wheels)\b(?:\s+(?:alert|update|news))?[\s!.:—–(,-]*(?:it's\s+)?(?:(?:a|an)\s+)?(?:(?:new|used)\s+)?(?=${MAKE})`, 'i'), true, 'noun')),
   own(P('car', new RegExp(String.raw`^\s*(?:[Tt]he|[Mm]y|[Oo]ur)\s+(?=(?:${CAR_MAKES})(?:\s+[\p{Lu}\p{N}][\p{L}\p{N}-]*){0,2}\s+(?:is|needs|won't|keeps|has|broke|started|makes|gets|'s)\b)`, 'u'), true, 'noun')),
-  own(P('car', new RegExp(String.raw`(?<v>(?:${CAR_MAKES})(?:\s+[\p{Lu}\p{N}][\p{L}\p{N}-]*){0,2})\W{0,3}\s*(?:[Tt]hat's|[Tt]hat\s+is|[Ii]t's)\s+(?<p>my|our|the)\s+(?:new\s+)?(?:car|ride|vehicle)\b`, 'u'), true, 'noun')),
+  anchored(MAKE_WORDS, own(P('car', new RegExp(String.raw`(?<v>(?:${CAR_MAKES})(?:\s+[\p{Lu}\p{N}][\p{L}\p{N}-]*){0,2})\W{0,3}\s*(?:[Tt]hat's|[Tt]hat\s+is|[Ii]t's)\s+(?<p>my|our|the)\s+(?:new\s+)?(?:car|ride|vehicle)\b`, 'u'), true, 'noun'))),
   own(P('car', new RegExp(String.raw`\bit's\s+(?:now\s+)?(?:a|an)\s+(?:(?:new|used)\s+)?(?=${MAKE})`, 'i'), true, 'verb', /\b(?:car|cars|vehicle)\b/i)),
   own(P('car', new RegExp(String.raw`${LABEL}(?:new\s+)?(?:car|vehicle|ride)\s*[:=]\s*(?:now\s+)?(?:a|an)?\s*(?=${MAKE})`, 'i'), true, 'noun')),
   // A car bought without its make ("got a new car"): after every pattern that reads a make.
   P('car', /\b(?:bought|got|purchased|leased)\s+(?:myself\s+)?(?:a|an)\s+(?:new\s+|used\s+)?(?=(?:[\w-]+\s+)?(?:car|suv|truck|sedan|hatchback|van|pickup)\b)/i, false),
   P('partner', /\b(?:dating|seeing|going\s+out\s+with)\s+(?:someone\s+(?:new\s+)?(?:now\s*)?[,—–:-]+\s*)?/i, true),
   P('partner', /\b(?:met|found)\s+someone(?:\s+new)?\s*[,—–:-]+\s*/i, true),
-  P('partner', /\b(?:married|engaged)\s+to\s+|\btied\s+the\s+knot\s+with\s+/i, true),
+  anchored('married engaged tied', P('partner', /\b(?:married|engaged)\s+to\s+|\btied\s+the\s+knot\s+with\s+/i, true)),
   P('partner', /\b(?:relationship|together|civil\s+partnership|moved\s+in)\s+(?:again\s*,?\s*)?with\s+/i, true),
   P('partner', /\b(?:been|i'm|i am|im|now)\s+(?:now\s+)?with\s+/i, true, 'verb', PARTNER_CUE),
   P('partner', /\b(?:been|i'm|i am|im)\s+with\s+(?=[\p{Lu}][\p{L}'-]*\s+(?:now|these days|for|since)\b)(?![^.!?]*\b(?:job|company|employer|department|team|work|working|pay|office|firm|boss|previous place|old place|signature)\b)/iu, true),
-  P('partner', new RegExp(String.raw`\b${PARTNER_NOUN}(?:'s\s+name)?\s+(?:now\s+)?(?:is\s+)(?:now\s+)?(?:called\s+|named\s+)?`, 'i'), true),
-  own(P('partner', new RegExp(String.raw`${LABEL}(?:new\s+)?(?:${PARTNER_NOUN.slice(3, -1)}|relationship)\s*[:=]\s*`, 'i'), true, 'noun')),
-  P('partner', new RegExp(String.raw`\b${PARTNER_NOUN},?\s+(?:(?:called|named)\s+)?`, 'i'), true, 'noun'),
-  P('partner', new RegExp(String.raw`${NAME}\s*(?:,|\(|[—–-])\s*(?:that's\s+|who's\s+)?(?<p>(?:[Mm]y|[Oo]ur)(?:\s+new)?)\s+${PARTNER_NOUN}(?![A-Za-zÀ-ÿ])`, 'u'), true, 'noun'),
+  anchored(PARTNER_WORDS, P('partner', new RegExp(String.raw`\b${PARTNER_NOUN}(?:'s\s+name)?\s+(?:now\s+)?(?:is\s+)(?:now\s+)?(?:called\s+|named\s+)?`, 'i'), true)),
+  anchored(`${PARTNER_WORDS} relationship`, own(P('partner', new RegExp(String.raw`${LABEL}(?:new\s+)?(?:${PARTNER_NOUN.slice(3, -1)}|relationship)\s*[:=]\s*`, 'i'), true, 'noun'))),
+  anchored(PARTNER_WORDS, P('partner', new RegExp(String.raw`\b${PARTNER_NOUN},?\s+(?:(?:called|named)\s+)?`, 'i'), true, 'noun')),
+  anchored('my our', P('partner', new RegExp(String.raw`${NAME}\s*(?:,|\(|[—–-])\s*(?:that's\s+|who's\s+)?(?<p>(?:[Mm]y|[Oo]ur)(?:\s+new)?)\s+${PARTNER_NOUN}(?![A-Za-zÀ-ÿ])`, 'u'), true, 'noun')),
   P('partner', new RegExp(String.raw`${NAME}\s+asked\s+(?<p>me)\s+out(?=[^.?!]*\b(?:couple|together|official|dating|said\s+yes|going\s+out|seeing\s+each\s+other))`, 'u'), true),
   P('partner', new RegExp(String.raw`\basked\s+${NAME}\s+to\s+be\s+(?<p>my)\s+${PARTNER_NOUN}(?![A-Za-zÀ-ÿ])`, 'iu'), true),
   P('partner', /\bproposed\s+to\s+by\s+/i, true),
-  P('partner', new RegExp(String.raw`${NAME}\s+(?:has\s+|just\s+)?moved\s+in\s+with\s+(?<p>me|us)\b`, 'u'), true),
+  anchored('moved', P('partner', new RegExp(String.raw`${NAME}\s+(?:has\s+|just\s+)?moved\s+in\s+with\s+(?<p>me|us)\b`, 'u'), true)),
   P('partner', new RegExp(String.raw`\b[Ii]t's\s+${NAME}\s+(?<p>I|we)(?:'m|\s+am|'re)\s+(?:now\s+)?with\b`, 'u'), true),
   P('partner', new RegExp(String.raw`${NAME}(?:\s+is|'s)\s+(?:now\s+)?(?:officially\s+)?(?<p>my)\s+(?:new\s+)?${PARTNER_NOUN}(?![A-Za-zÀ-ÿ])`, 'u'), true),
   P('partner', /\b(?:[Jj]ust\s+)?[Mm]arried\s+(?=[\p{Lu}])/u, true),
@@ -206,11 +215,11 @@ export const PATTERNS: readonly SlotPattern[] = [
   P('partner', new RegExp(String.raw`\b(?<p>[Mm]e)\s+and\s+${NAME}\s+(?:(?:just|finally|have|are|'ve|been|now)\s+)*(?:got\s+engaged|got\s+married|engaged|married|together|live\s+together|moved\s+in\s+together|got\s+together|tied\s+the\s+knot|(?:officially\s+)?a\s+couple|exclusive|going\s+out|seeing\s+each\s+other|dating|started\s+dating|made\s+it\s+official|celebrating)`, 'u'), true),
   own(P('partner', /\b(?:his|her|their)\s+name(?:\s+is|'s)\s+/i, true, 'verb', PARTNER_CUE)),
   // "… then I met Jonah and now we're living together", "Bea proposed last night", "it's Felix now" (of a relationship).
-  P('partner', new RegExp(String.raw`\b(?:(?<p>I)\s+)?(?:met|[Ff]ell\s+for|was\s+set\s+up\s+with|got\s+set\s+up\s+with)\s+${NAME}(?=[^.?!]*\b(?:we're|we are|we've been|we got)\s+(?:now\s+|officially\s+)?(?:a\s+couple|living together|moving in together|together|dating|engaged|married|a couple|exclusive|official|inseparable))`, 'u'), true),
-  P('partner', new RegExp(String.raw`${NAME}\s+(?:just\s+|finally\s+)?proposed\b(?!\s+to\b)`, 'u'), true),
+  anchored('met fell was got', P('partner', new RegExp(String.raw`\b(?:(?<p>I)\s+)?(?:met|[Ff]ell\s+for|was\s+set\s+up\s+with|got\s+set\s+up\s+with)\s+${NAME}(?=[^.?!]*\b(?:we're|we are|we've been|we got)\s+(?:now\s+|officially\s+)?(?:a\s+couple|living together|moving in together|together|dating|engaged|married|a couple|exclusive|official|inseparable))`, 'u'), true)),
+  anchored('proposed', P('partner', new RegExp(String.raw`${NAME}\s+(?:just\s+|finally\s+)?proposed\b(?!\s+to\b)`, 'u'), true)),
   own(P('partner', new RegExp(String.raw`\b[Ii]t's\s+${NAME}\s+now\b`, 'u'), true, 'verb', PARTNER_CUE)),
   P('school', /\b(?:study|studies|studying|enrolled|student)\s+(?:now\s+)?(?:at|in)\s+/i, true),
   P('school', /\b(?:transferred)\s+to\s+(?=(?:[\p{L}'-]+\s+){0,3}(?:University|College|School|Academy|Institute|Uni)\b)/iu, true),
   P('home', /\b(?:transferred)\s+to\s+/i, true),
-  P('favourite', /\bfavou?rite\s+([a-z]+(?:\s+[a-z]+)?)\s+is\s+(?:now\s+)?/i, false),
+  anchored('favourite favorite', P('favourite', /\bfavou?rite\s+([a-z]+(?:\s+[a-z]+)?)\s+is\s+(?:now\s+)?/i, false)),
 ];

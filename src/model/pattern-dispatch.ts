@@ -101,7 +101,7 @@ export class PatternDispatch {
   constructor(patterns: readonly SlotPattern[]) {
     this.#patterns = patterns;
     patterns.forEach((p, i) => {
-      const words = leadingWords(p.re.source);
+      const words = p.anchors ?? leadingWords(p.re.source);
       if (words === null) this.#always.push(i);
       else for (const w of new Set(words)) this.#byWord.set(w, [...(this.#byWord.get(w) ?? []), i]);
     });
@@ -114,8 +114,11 @@ export class PatternDispatch {
 
   /** The patterns that may match `sentence`, in order. */
   candidates(sentence: string): SlotPattern[] {
-    const picked = new Set<number>(this.#always);
-    for (const w of wordsOf(sentence)) for (const i of this.#byWord.get(w) ?? []) picked.add(i);
-    return [...picked].sort((a, b) => a - b).map((i) => this.#patterns[i]!);
+    const picked = new Uint8Array(this.#patterns.length);
+    for (const i of this.#always) picked[i] = 1;
+    for (const w of wordsOf(sentence)) for (const i of this.#byWord.get(w) ?? []) picked[i] = 1;
+    const out: SlotPattern[] = [];
+    for (let i = 0; i < picked.length; i++) if (picked[i] === 1) out.push(this.#patterns[i]!);
+    return out;
   }
 }
