@@ -6,17 +6,25 @@
  * The killed node is started again one second after the kill, as a supervisor (systemd `Restart=always`) would:
  * with one replica per primary, the promoted replica has no replica of its own until then, and 'replicated' writes
  * to its slots fail (no replica acknowledges them) until the restarted node has rejoined as its replica.
+ *
+ * The kill runs on a cluster of the test's own (the suite's ports + 20), started and stopped here: the suite's
+ * shared cluster serves other test files at the same time, and a primary killed under them would fail them.
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AkashicStore } from '../../src/index.js';
 import { isAkashicError } from '../../src/errors.js';
-import { REDIS_URL, dropPrefix, everyNode, quitAll, testPrefix, urlWithPrefix } from '../support/redis-test-url.js';
+import { REDIS_URL, everyNode, quitAll, testPrefix, urlWithPrefix } from '../support/redis-test-url.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const SCRIPT = join(ROOT, 'tools/redis/cluster.sh');
+/** The test's own cluster: 3 primaries and 3 replicas on the suite's base port + 20 … + 25. */
+const OWN_BASE = Number(process.env.AKASHIC_TEST_REDIS_PORT ?? 7400) + 20;
+const OWN_DIR = `/tmp/akashic-test-redis-failover-${OWN_BASE}`;
+const OWN_URL = `redis+cluster://127.0.0.1:${OWN_BASE},127.0.0.1:${OWN_BASE + 1},127.0.0.1:${OWN_BASE + 2}`;
 
 interface Acked {
   readonly user: string;
@@ -27,7 +35,7 @@ interface Acked {
 
 /** The primary holding `key`'s slot: its port, pid and data folder. */
 async function primaryOf(key: string): Promise<{ port: number; pid: number; root: string }> {
-  const nodes = await everyNode();
+  const nodes = await everyNode(OWN_URL);
   try {
     for (const n of nodes) {
       if ((await n.role())[0] !== 'master') continue;
@@ -69,7 +77,7 @@ async function waitHealthy(port: number): Promise<void> {
 /** Writes for 14 s, killing the primary of user0's partition after 1.5 s; reopens the store after a failed write. */
 async function writeThroughKill(durability: 'replicated' | 'relaxed', prefix: string): Promise<{ acked: Acked[]; failed: number; resumeMs: number; killedPort: number; root: string }> {
   let restarted: Promise<void> | null = null;
-  const url = urlWithPrefix(prefix);
+  const url = urlWithPrefix(prefix, OWN_URL);
   // The primary of user0's partition (every eighth put is user0's); resumption is user0's first put after the kill.
   const victim = await primaryOf(`{${prefix}:user0}:h`);
   const open = (): Promise<AkashicStore> => AkashicStore.open({ url, durability, gc: { intervalMs: 0 } });
@@ -113,7 +121,7 @@ async function writeThroughKill(durability: 'replicated' | 'relaxed', prefix: st
 }
 
 async function countLost(prefix: string, acked: readonly Acked[]): Promise<number> {
-  const store = await AkashicStore.open({ url: urlWithPrefix(prefix), gc: { intervalMs: 0 }, readOnly: true });
+  const store = await AkashicStore.open({ url: urlWithPrefix(prefix, OWN_URL), gc: { intervalMs: 0 }, readOnly: true });
   try {
     let lost = 0;
     for (const a of acked) {
@@ -128,15 +136,16 @@ async function countLost(prefix: string, acked: readonly Acked[]): Promise<numbe
 
 
 describe.skipIf(REDIS_URL === null || !REDIS_URL.startsWith('redis+cluster:'))('failover of a primary under writes', () => {
-  const prefixes: string[] = [];
-  afterAll(async () => {
-    for (const p of prefixes) await dropPrefix(p);
+  beforeAll(() => {
+    execFileSync('bash', [SCRIPT, 'start', String(OWN_BASE)], { env: { ...process.env, AKASHIC_REDIS_DIR: OWN_DIR }, stdio: ['ignore', 'ignore', 'inherit'], timeout: 120_000 });
+  }, 130_000);
+  afterAll(() => {
+    execFileSync('bash', [SCRIPT, 'stop', String(OWN_BASE)], { env: { ...process.env, AKASHIC_REDIS_DIR: OWN_DIR }, stdio: 'ignore' });
   });
 
   for (const durability of ['replicated', 'relaxed'] as const) {
     it(`durability '${durability}': ${durability === 'replicated' ? 'nothing acknowledged is lost, writes resume within 10 s' : 'reports what is lost'}`, async () => {
       const prefix = testPrefix();
-      prefixes.push(prefix);
       const run = await writeThroughKill(durability, prefix);
       try {
         const lost = await countLost(prefix, run.acked);

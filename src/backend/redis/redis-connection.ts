@@ -72,7 +72,7 @@ export function createClient(target: RedisTarget, o: ConnectionOptions): RedisCl
  * it returns true for an error, gives the retries a fresh `retryMs` from then (a new phase of waiting, e.g. for a
  * replica after the failover itself).
  */
-export async function withRetry<T>(retryMs: number, fn: () => Promise<T>, restart?: (err: unknown) => boolean): Promise<T> {
+export async function withRetry<T>(retryMs: number, fn: () => Promise<T>, restart?: (err: unknown) => boolean, client?: RedisClient): Promise<T> {
   let deadline = Date.now() + retryMs;
   let delay = 50;
   for (;;) {
@@ -81,6 +81,9 @@ export async function withRetry<T>(retryMs: number, fn: () => Promise<T>, restar
     } catch (err) {
       if (restart?.(err) === true) deadline = Date.now() + retryMs;
       if (!isTransient(err) || Date.now() + delay > deadline) throw err;
+      // A MOVED that reached us (a command auto-pipelined with others is not redirected by ioredis): the slot map is
+      // stale, and a retry would go to the old primary again until something else refreshes it.
+      if (client !== undefined) await refreshIfMoved(client, err);
       await new Promise((r) => setTimeout(r, delay));
       delay = Math.min(delay * 2, 500);
     }
@@ -129,12 +132,10 @@ export async function runScript(client: RedisClient, s: LuaScript, keys: readonl
   try {
     return await attempt(false);
   } catch (err) {
-    if (isMoved(err) && client instanceof Cluster) {
-      // ioredis follows MOVED inside a pipeline only when every command in it is read-only, so a script's MOVED
-      // comes back to us with the slot map unchanged: refresh it before the caller retries, or the retry goes to
-      // the old primary again.
-      await new Promise<void>((resolve) => client.refreshSlotsCache(() => resolve()));
-    }
+    // ioredis follows MOVED inside a pipeline only when every command in it is read-only, so a script's MOVED
+    // comes back to us with the slot map unchanged: refresh it before the caller retries, or the retry goes to the
+    // old primary again.
+    await refreshIfMoved(client, err);
     if (!isNoScript(err)) throw err;
     return attempt(true);
   }
@@ -143,3 +144,22 @@ export async function runScript(client: RedisClient, s: LuaScript, keys: readonl
 function isMoved(err: unknown): boolean {
   return err instanceof Error && err.message.startsWith('MOVED ');
 }
+
+/**
+ * Refreshes a cluster client's slot map after a MOVED error, waiting at most `SLOT_REFRESH_WAIT_MS` (the caller
+ * retries either way); anything else, or a single node, is left alone.
+ */
+async function refreshIfMoved(client: RedisClient, err: unknown): Promise<void> {
+  if (!isMoved(err) || !(client instanceof Cluster)) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    new Promise<void>((resolve) => client.refreshSlotsCache(() => resolve())),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, SLOT_REFRESH_WAIT_MS);
+    }),
+  ]);
+  clearTimeout(timer);
+}
+
+/** How long a retry waits for a slot map refresh after MOVED (ioredis bounds a refresh by its own timeout too). */
+const SLOT_REFRESH_WAIT_MS = 2_500;

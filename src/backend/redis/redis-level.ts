@@ -185,7 +185,7 @@ export class RedisLevel extends AbstractLevel<Buffer | string, string, Buffer> {
     client.on('error', () => undefined);
     try {
       await client.connect();
-      await withRetry(this.#retryMs, () => client.ping());
+      await withRetry(this.#retryMs, () => client.ping(), undefined, client);
     } catch (err) {
       client.disconnect();
       throw new AkashicError('AKASHIC_IO', `cannot connect to ${this.#url}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
@@ -207,7 +207,7 @@ export class RedisLevel extends AbstractLevel<Buffer | string, string, Buffer> {
     // the caller's other commands, and a stack trace names the caller).
     const found = this.#readKeys(p, options.snapshot);
     const where = found instanceof Promise ? await found : found;
-    const v = await withRetry(this.#retryMs, () => this.client.hgetBuffer(where.values, bytes(key)));
+    const v = await withRetry(this.#retryMs, () => this.client.hgetBuffer(where.values, bytes(key)), undefined, this.client);
     return v === null ? undefined : decodeAs(options.valueEncoding, v);
   }
 
@@ -224,7 +224,7 @@ export class RedisLevel extends AbstractLevel<Buffer | string, string, Buffer> {
       [...groups].map(async ([p, idx]) => {
         const found = this.#readKeys(p, options.snapshot);
         const where = found instanceof Promise ? await found : found;
-        const vs = await withRetry(this.#retryMs, () => this.client.hmgetBuffer(where.values, ...idx.map((i) => bytes(keys[i]!))));
+        const vs = await withRetry(this.#retryMs, () => this.client.hmgetBuffer(where.values, ...idx.map((i) => bytes(keys[i]!))), undefined, this.client);
         idx.forEach((i, j) => {
           const v = vs[j];
           out[i] = v === null || v === undefined ? undefined : decodeAs(options.valueEncoding, v);
@@ -275,7 +275,7 @@ export class RedisLevel extends AbstractLevel<Buffer | string, string, Buffer> {
     const fresh = parts.filter((p) => !this.#registered.has(p));
     // Registered before the data is written, so a crash between the two leaves a registered empty partition
     // (harmless) rather than data no cross-partition scan would find.
-    if (fresh.length > 0) await withRetry(this.#retryMs, () => client.sadd(registryKey(this.#target.prefix), ...fresh));
+    if (fresh.length > 0) await withRetry(this.#retryMs, () => client.sadd(registryKey(this.#target.prefix), ...fresh), undefined, client);
     for (const p of fresh) this.#registered.add(p);
     const keys: string[] = [];
     const args: (string | Buffer)[] = [randomBytes(12).toString('base64'), String(parts.length)];
@@ -318,22 +318,22 @@ export class RedisLevel extends AbstractLevel<Buffer | string, string, Buffer> {
   async #keepRegistry(p: string, readd: boolean, emptied: boolean): Promise<void> {
     const client = this.client;
     const reg = registryKey(this.#target.prefix);
-    if (readd) await withRetry(this.#retryMs, () => client.sadd(reg, p));
+    if (readd) await withRetry(this.#retryMs, () => client.sadd(reg, p), undefined, client);
     if (!emptied) return;
     this.#registered.delete(p);
-    await withRetry(this.#retryMs, () => client.srem(reg, p));
-    if ((await withRetry(this.#retryMs, () => client.exists(this.#keys(p).order))) > 0) await withRetry(this.#retryMs, () => client.sadd(reg, p));
+    await withRetry(this.#retryMs, () => client.srem(reg, p), undefined, client);
+    if ((await withRetry(this.#retryMs, () => client.exists(this.#keys(p).order), undefined, client)) > 0) await withRetry(this.#retryMs, () => client.sadd(reg, p), undefined, client);
   }
 
   /** The partitions that hold data (the registry), for scans across partitions. */
   async partitions(): Promise<string[]> {
-    const members = await withRetry(this.#retryMs, () => this.client.smembers(registryKey(this.#target.prefix)));
+    const members = await withRetry(this.#retryMs, () => this.client.smembers(registryKey(this.#target.prefix)), undefined, this.client);
     return members.sort();
   }
 
   /** A partition's version: '0' when it holds nothing; otherwise it moves with every batch that writes it. */
   async partitionVersion(partition: string): Promise<string> {
-    const v = await withRetry(this.#retryMs, () => this.client.hget(this.#keys(partition).version, 'n'));
+    const v = await withRetry(this.#retryMs, () => this.client.hget(this.#keys(partition).version, 'n'), undefined, this.client);
     return v ?? '0';
   }
 
