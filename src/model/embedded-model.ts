@@ -263,7 +263,7 @@ export class EmbeddedModel implements MemoryModel {
     // Updates: a statement of the new chunk that gives a known fact of the same person a new value retires the
     // prior statement, and only it (fact-updates.ts); a chunk left with nothing else is retired whole.
     const duplicate = new Set(deletions);
-    const retired = findUpdates(fresh.text, related.filter((chunk) => !duplicate.has(chunk.id)));
+    const retired = await findUpdates(fresh.text, related.filter((chunk) => !duplicate.has(chunk.id)));
     const updates: { id: string; text: string }[] = [];
     const reasons: Record<string, string> = {};
     for (const chunk of related) {

@@ -12,6 +12,7 @@
  */
 
 import { factOf, sameValue, type FactSlot } from './fact-reading.js';
+import { mapYielding } from '../util/yielding.js';
 
 /** A prior statement an update retires, with why. */
 export interface RetiredStatement {
@@ -69,16 +70,15 @@ export function statementsOf(text: string): Statement[] {
  * another value, and a new statement that replaces rather than adds. Each prior statement is retired at most once
  * (by the first new statement that updates it).
  */
-export function findUpdates(freshText: string, related: readonly { readonly id: string; readonly text: string }[]): RetiredStatement[] {
-  const fresh = statementsOf(freshText).flatMap((s) => {
-    const f = factOf(s.text);
-    return f === null || f.addition || f.implied === true ? [] : [{ s, f }];
-  });
+export async function findUpdates(freshText: string, related: readonly { readonly id: string; readonly text: string }[]): Promise<RetiredStatement[]> {
+  // Statements are read in slices that yield to the event loop: a large turn holds thousands of them.
+  const fresh = (await mapYielding(statementsOf(freshText), (s) => ({ s, f: factOf(s.text) }))).flatMap(({ s, f }) =>
+    f === null || f.addition || f.implied === true ? [] : [{ s, f }],
+  );
   if (fresh.length === 0) return [];
   const out: RetiredStatement[] = [];
   for (const r of related) {
-    for (const old of statementsOf(r.text)) {
-      const o = factOf(old.text);
+    for (const { old, o } of await mapYielding(statementsOf(r.text), (old) => ({ old, o: factOf(old.text) }))) {
       if (o === null) continue;
       const hit = fresh.find(({ s, f }) => s.speaker === old.speaker && f.slot === o.slot && f.subject === o.subject && !sameValue(f.value, o.value));
       if (hit === undefined) continue;

@@ -5,8 +5,8 @@ import { EmbeddedModel } from '../../src/model/embedded-model.js';
 describe('statement-level updates', () => {
   const old = '[2024-01-01]\nBob: I work at Acme as an engineer. I love my dog Rex.\nassistant: Nice!\nBob: My brother works at Initech.';
 
-  it('retires only the statement a new one updates, and says what matched', () => {
-    const r = findUpdates('Bob: I started at Globex last week. The weather was fine.', [{ id: 'a', text: old }]);
+  it('retires only the statement a new one updates, and says what matched', async () => {
+    const r = await findUpdates('Bob: I started at Globex last week. The weather was fine.', [{ id: 'a', text: old }]);
     expect(r).toEqual([
       {
         id: 'a',
@@ -22,7 +22,7 @@ describe('statement-level updates', () => {
     expect(withoutStatements(old, r.map((x) => x.statement))).toBe('[2024-01-01]\nBob: I love my dog Rex.\nassistant: Nice!\nBob: My brother works at Initech.');
   });
 
-  it("never retires for another person's fact, an addition, another speaker, the same value or an unrelated sentence", () => {
+  it("never retires for another person's fact, an addition, another speaker, the same value or an unrelated sentence", async () => {
     for (const fresh of [
       'Bob: My sister works at Globex.',
       'Bob: I also work at Globex on weekends.',
@@ -32,10 +32,10 @@ describe('statement-level updates', () => {
       'Bob: We had lunch near the Globex offices.',
       'Bob: I might join Globex next year.',
     ]) {
-      expect(findUpdates(fresh, [{ id: 'a', text: old }]), fresh).toEqual([]);
+      expect(await findUpdates(fresh, [{ id: 'a', text: old }]), fresh).toEqual([]);
     }
     // The brother's own fact is updated by a statement about the brother.
-    expect(findUpdates('Bob: My brother works at Hooli now.', [{ id: 'a', text: old }]).map((x) => x.statement)).toEqual(['Bob: My brother works at Initech.']);
+    expect((await findUpdates('Bob: My brother works at Hooli now.', [{ id: 'a', text: old }])).map((x) => x.statement)).toEqual(['Bob: My brother works at Initech.']);
   });
 
   it('a chunk left with nothing but emptied turns is retired whole', () => {
