@@ -61,7 +61,7 @@ export const CAR_MAKES =
   'Polestar|Lucid|BYD|Saab|Smart|Lotus|Maserati|Ferrari|Lamborghini|Bentley|Aston Martin|Rolls-Royce|Scion|Pontiac|Saturn|Plymouth';
 export const MAKE = `(?:${CAR_MAKES})\\b`;
 /** A value written as a name (backward patterns): capitalised words. */
-const NAME = String.raw`(?<v>[\p{Lu}\p{N}][\p{L}\p{N}&'.-]*(?:\s+[\p{Lu}\p{N}][\p{L}\p{N}&'.-]*){0,3})`;
+export const NAME = String.raw`(?<v>[\p{Lu}\p{N}][\p{L}\p{N}&'.-]*(?:\s+[\p{Lu}\p{N}][\p{L}\p{N}&'.-]*){0,3})`;
 const PARTNER_NOUN = String.raw`(?:girlfriend|boyfriend|partner|wife|husband|fianc[eé]e?|spouse|bf|gf|hubby|missus|other half|better half|significant other)`;
 /** Business functions a person does for an employer ("I do payroll for Initech", "I'm in sales at Globex"). */
 const BUSINESS = String.raw`(?:payroll|accounts|accounting|books|bookkeeping|hiring|recruiting|recruitment|marketing|sales|support|customer\s+service|it|logistics|procurement|admin|operations|ops|hr|scheduling|security|deliveries|inventory|reception|training|apprentices|interns|warehouse|kitchen|store|shop|lab|clinic|site|floor|dev|development|backend|frontend|engineering|qa|testing|design|finance|legal|compliance|research|analytics|data|content|pr|communications|consulting)`;

@@ -6,10 +6,7 @@
  * pattern in order — only faster: most sentences hold the leading words of few patterns.
  * @internal
  */
-import type { SlotPattern } from './fact-patterns.js';
-
-/** The source of the name group the backward patterns open with (see `fact-patterns.ts`). */
-const NAME_GROUP = String.raw`(?<v>[\p{Lu}\p{N}][\p{L}\p{N}&'.-]*(?:\s+[\p{Lu}\p{N}][\p{L}\p{N}&'.-]*){0,3})`;
+import { NAME as NAME_GROUP, type SlotPattern } from './fact-patterns.js';
 /** What may open a source before its leading words: a word boundary, a label's start, the start of the text. */
 const OPENING = /^(?:\\b|\(\?:\^\|\[[^\]]*\]\)\\s\*|\^\\s\*)/;
 /** What may sit between a name group and the words after it: commas, spaces, "'s" or "is", an opening bracket. */

@@ -22,7 +22,7 @@ describe('a retry after MOVED', () => {
       if (calls === 1) throw new Error('MOVED 1795 127.0.0.1:7400');
       if (calls === 2) throw new Error('TRYAGAIN Multiple keys request during rehashing of slot');
       return 'ok';
-    }, undefined, c);
+    }, { client: c });
     expect(v).toBe('ok');
     expect(calls).toBe(3);
     expect(refreshes()).toBe(1);
@@ -37,7 +37,7 @@ describe('a retry after MOVED', () => {
       calls++;
       if (calls === 1) throw new Error('MOVED 1795 127.0.0.1:7400');
       return 'ok';
-    }, undefined, c);
+    }, { client: c });
     expect(v).toBe('ok');
     expect(refreshes()).toBe(1);
     expect(Date.now() - t).toBeLessThan(5_000);

@@ -93,7 +93,7 @@ export class FrozenSnapshot extends AbstractSnapshot {
       all.map(async (r) => {
         if (r.status !== 'fulfilled') return;
         const k = r.value.keys;
-        await withRetry(this.#src.retryMs, () => this.#src.client.del(k.order, k.values, k.version, k.recent), undefined, this.#src.client).catch(() => undefined);
+        await withRetry(this.#src.retryMs, () => this.#src.client.del(k.order, k.values, k.version, k.recent), { client: this.#src.client }).catch(() => undefined);
       }),
     );
   }

@@ -67,12 +67,16 @@ export function createClient(target: RedisTarget, o: ConnectionOptions): RedisCl
   );
 }
 
-/**
- * Runs `fn` again after transient errors until `retryMs` have passed; the last error then escapes. `restart`, when
- * it returns true for an error, gives the retries a fresh `retryMs` from then (a new phase of waiting, e.g. for a
- * replica after the failover itself).
- */
-export async function withRetry<T>(retryMs: number, fn: () => Promise<T>, restart?: (err: unknown) => boolean, client?: RedisClient): Promise<T> {
+/** How `withRetry` retries. */
+export interface RetryOptions {
+  /** When it returns true for an error, the retries get a fresh `retryMs` from then (a new phase of waiting, e.g. for a replica after the failover itself). */
+  readonly restart?: (err: unknown) => boolean;
+  /** The client `fn` calls: after a MOVED, its slot map is refreshed before the next try. */
+  readonly client?: RedisClient;
+}
+
+/** Runs `fn` again after transient errors until `retryMs` have passed; the last error then escapes. */
+export async function withRetry<T>(retryMs: number, fn: () => Promise<T>, { restart, client }: RetryOptions = {}): Promise<T> {
   let deadline = Date.now() + retryMs;
   let delay = 50;
   for (;;) {

@@ -185,7 +185,7 @@ export class RedisLevel extends AbstractLevel<Buffer | string, string, Buffer> {
     client.on('error', () => undefined);
     try {
       await client.connect();
-      await withRetry(this.#retryMs, () => client.ping(), undefined, client);
+      await withRetry(this.#retryMs, () => client.ping(), { client: client });
     } catch (err) {
       client.disconnect();
       throw new AkashicError('AKASHIC_IO', `cannot connect to ${this.#url}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
@@ -207,7 +207,7 @@ export class RedisLevel extends AbstractLevel<Buffer | string, string, Buffer> {
     // the caller's other commands, and a stack trace names the caller).
     const found = this.#readKeys(p, options.snapshot);
     const where = found instanceof Promise ? await found : found;
-    const v = await withRetry(this.#retryMs, () => this.client.hgetBuffer(where.values, bytes(key)), undefined, this.client);
+    const v = await withRetry(this.#retryMs, () => this.client.hgetBuffer(where.values, bytes(key)), { client: this.client });
     return v === null ? undefined : decodeAs(options.valueEncoding, v);
   }
 
@@ -224,7 +224,7 @@ export class RedisLevel extends AbstractLevel<Buffer | string, string, Buffer> {
       [...groups].map(async ([p, idx]) => {
         const found = this.#readKeys(p, options.snapshot);
         const where = found instanceof Promise ? await found : found;
-        const vs = await withRetry(this.#retryMs, () => this.client.hmgetBuffer(where.values, ...idx.map((i) => bytes(keys[i]!))), undefined, this.client);
+        const vs = await withRetry(this.#retryMs, () => this.client.hmgetBuffer(where.values, ...idx.map((i) => bytes(keys[i]!))), { client: this.client });
         idx.forEach((i, j) => {
           const v = vs[j];
           out[i] = v === null || v === undefined ? undefined : decodeAs(options.valueEncoding, v);
@@ -275,7 +275,7 @@ export class RedisLevel extends AbstractLevel<Buffer | string, string, Buffer> {
     const fresh = parts.filter((p) => !this.#registered.has(p));
     // Registered before the data is written, so a crash between the two leaves a registered empty partition
     // (harmless) rather than data no cross-partition scan would find.
-    if (fresh.length > 0) await withRetry(this.#retryMs, () => client.sadd(registryKey(this.#target.prefix), ...fresh), undefined, client);
+    if (fresh.length > 0) await withRetry(this.#retryMs, () => client.sadd(registryKey(this.#target.prefix), ...fresh), { client: client });
     for (const p of fresh) this.#registered.add(p);
     const keys: string[] = [];
     const args: (string | Buffer)[] = [randomBytes(12).toString('base64'), String(parts.length)];
@@ -291,7 +291,7 @@ export class RedisLevel extends AbstractLevel<Buffer | string, string, Buffer> {
     // promoted primary has none until one rejoins).
     let replicaPhase = false;
     const toReplicaPhase = (err: unknown): boolean => err instanceof NoReplicaError && !replicaPhase && (replicaPhase = true);
-    const reply = (await withRetry(this.#retryMs, () => runScript(client, APPLY_BATCH, keys, args, replicas, this.#waitMs), toReplicaPhase).catch((err: unknown) => {
+    const reply = (await withRetry(this.#retryMs, () => runScript(client, APPLY_BATCH, keys, args, replicas, this.#waitMs), { restart: toReplicaPhase }).catch((err: unknown) => {
       throw err instanceof NoReplicaError ? replicationError(err) : err;
     })) as (Buffer | number)[];
     const status = Number(reply[0]);
@@ -318,22 +318,22 @@ export class RedisLevel extends AbstractLevel<Buffer | string, string, Buffer> {
   async #keepRegistry(p: string, readd: boolean, emptied: boolean): Promise<void> {
     const client = this.client;
     const reg = registryKey(this.#target.prefix);
-    if (readd) await withRetry(this.#retryMs, () => client.sadd(reg, p), undefined, client);
+    if (readd) await withRetry(this.#retryMs, () => client.sadd(reg, p), { client: client });
     if (!emptied) return;
     this.#registered.delete(p);
-    await withRetry(this.#retryMs, () => client.srem(reg, p), undefined, client);
-    if ((await withRetry(this.#retryMs, () => client.exists(this.#keys(p).order), undefined, client)) > 0) await withRetry(this.#retryMs, () => client.sadd(reg, p), undefined, client);
+    await withRetry(this.#retryMs, () => client.srem(reg, p), { client: client });
+    if ((await withRetry(this.#retryMs, () => client.exists(this.#keys(p).order), { client: client })) > 0) await withRetry(this.#retryMs, () => client.sadd(reg, p), { client: client });
   }
 
   /** The partitions that hold data (the registry), for scans across partitions. */
   async partitions(): Promise<string[]> {
-    const members = await withRetry(this.#retryMs, () => this.client.smembers(registryKey(this.#target.prefix)), undefined, this.client);
+    const members = await withRetry(this.#retryMs, () => this.client.smembers(registryKey(this.#target.prefix)), { client: this.client });
     return members.sort();
   }
 
   /** A partition's version: '0' when it holds nothing; otherwise it moves with every batch that writes it. */
   async partitionVersion(partition: string): Promise<string> {
-    const v = await withRetry(this.#retryMs, () => this.client.hget(this.#keys(partition).version, 'n'), undefined, this.client);
+    const v = await withRetry(this.#retryMs, () => this.client.hget(this.#keys(partition).version, 'n'), { client: this.client });
     return v ?? '0';
   }
 
